@@ -1,0 +1,204 @@
+package unwind
+
+import (
+	"errors"
+	"fmt"
+)
+
+// DefaultMaxFrames is the frame limit when Options.MaxFrames is zero.
+const DefaultMaxFrames = 4096
+
+// Options configure a Cursor.
+type Options struct {
+	// Cache is the address space's rule cache; nil disables caching.
+	Cache *Cache
+	// MaxFrames bounds the number of frames (DefaultMaxFrames if zero).
+	MaxFrames int
+}
+
+// Cursor walks one thread's stack from its innermost frame toward older
+// ones, as libunwind's unw_cursor_t.
+type Cursor struct {
+	as    AddrSpace
+	arch  Arch
+	opts  Options
+	cur   *Frame
+	next  *Frame
+	depth int
+	seen  map[[2]uint64]struct{}
+	proc  *ProcInfo
+	done  bool
+	err   error
+}
+
+// NewCursor starts a cursor at initial, the thread's registers (copied).
+// initial must have arch.NumRegs() registers, a valid PC and SP.
+func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, error) {
+	n := arch.NumRegs()
+	if len(initial.Regs) != n || len(initial.Valid) != n || len(initial.Locs) != n {
+		return nil, fmt.Errorf("initial frame has %d registers, %s has %d", len(initial.Regs), arch.Name(), n)
+	}
+	if _, ok := initial.Get(arch.PCReg()); !ok {
+		return nil, fmt.Errorf("initial frame: %w: %s", ErrNoReg, arch.RegName(arch.PCReg()))
+	}
+	if opts.MaxFrames <= 0 {
+		opts.MaxFrames = DefaultMaxFrames
+	}
+	c := &Cursor{as: as, arch: arch, opts: opts, cur: NewFrame(n), next: NewFrame(n), seen: map[[2]uint64]struct{}{}}
+	c.cur.CopyFrom(initial)
+	if c.cur.Trust == TrustNone {
+		c.cur.Trust = TrustContext
+	}
+	c.cur.ExactPC = true
+	c.seen[c.key(c.cur)] = struct{}{}
+	return c, nil
+}
+
+func (c *Cursor) key(f *Frame) [2]uint64 {
+	pc, _ := f.Get(c.arch.PCReg())
+	sp, _ := f.Get(c.arch.SPReg())
+	if f.HasCFA {
+		sp = f.CFA
+	}
+	return [2]uint64{pc, sp}
+}
+
+// Step moves the cursor to the caller's frame. It returns true when it
+// moved, false at the end of the chain; err tells why the chain ended
+// early (nil when the outermost frame was reached normally). After a
+// false return the cursor stays on the last good frame.
+func (c *Cursor) Step() (bool, error) {
+	if c.done {
+		return false, c.err
+	}
+	stop := func(err error) (bool, error) {
+		c.done, c.err = true, err
+		return false, err
+	}
+	if c.depth+1 >= c.opts.MaxFrames {
+		return stop(ErrMaxFrames)
+	}
+	c.next.Reset()
+	res, err := c.safeStep()
+	if err != nil {
+		return stop(err)
+	}
+	if res == StepEnd {
+		return stop(nil)
+	}
+	pc, ok := c.next.Get(c.arch.PCReg())
+	if !ok || pc == 0 {
+		// A zero return address ends the chain (the convention of _start
+		// and thread entry points that clear the frame pointer).
+		return stop(nil)
+	}
+	if _, ok := c.next.Get(c.arch.SPReg()); !ok {
+		return stop(fmt.Errorf("frame %d: %w: caller's %s unknown", c.depth, ErrBadFrame, c.arch.RegName(c.arch.SPReg())))
+	}
+	k := c.key(c.next)
+	if k == c.key(c.cur) && c.next.Trust != TrustContext {
+		return stop(fmt.Errorf("frame %d: %w", c.depth, ErrNoProgress))
+	}
+	if _, dup := c.seen[k]; dup {
+		return stop(fmt.Errorf("frame %d: %w at pc %#x", c.depth, ErrCycle, k[0]))
+	}
+	c.seen[k] = struct{}{}
+	c.cur, c.next = c.next, c.cur
+	c.depth++
+	c.proc = nil
+	return true, nil
+}
+
+// safeStep runs the arch stepper and turns a panic (a bug, or hostile
+// input that slipped past a check) into an error: one bad frame must not
+// take down a whole report.
+func (c *Cursor) safeStep() (res StepResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = StepEnd, fmt.Errorf("frame %d: %w: unwinder panic: %v", c.depth, ErrBadFrame, r)
+		}
+	}()
+	return c.arch.Step(c.as, c.opts.Cache, c.cur, c.next, c.depth)
+}
+
+// Depth is the index of the current frame (0: innermost).
+func (c *Cursor) Depth() int { return c.depth }
+
+// Frame returns the current frame. It is owned by the cursor and changes
+// on Step; copy what must outlive it.
+func (c *Cursor) Frame() *Frame { return c.cur }
+
+// Err is why the last Step stopped the walk, nil if it ended normally.
+func (c *Cursor) Err() error { return c.err }
+
+// Truncated reports that the walk stopped at the frame limit.
+func (c *Cursor) Truncated() bool { return errors.Is(c.err, ErrMaxFrames) }
+
+// PC returns the current frame's program counter.
+func (c *Cursor) PC() uint64 { v, _ := c.cur.Get(c.arch.PCReg()); return v }
+
+// SP returns the current frame's stack pointer.
+func (c *Cursor) SP() uint64 { v, _ := c.cur.Get(c.arch.SPReg()); return v }
+
+// Reg returns register r of the current frame.
+func (c *Cursor) Reg(r int) (uint64, error) {
+	if v, ok := c.cur.Get(r); ok {
+		return v, nil
+	}
+	return 0, fmt.Errorf("%w: %s", ErrNoReg, c.arch.RegName(r))
+}
+
+// SetReg would change a register; a cursor over a read-only address space
+// refuses with ErrReadOnly.
+func (c *Cursor) SetReg(r int, v uint64) error {
+	if _, ok := c.as.(Writer); !ok {
+		return ErrReadOnly
+	}
+	return fmt.Errorf("set %s: %w", c.arch.RegName(r), errors.ErrUnsupported)
+}
+
+// Resume would continue execution in the current frame; on a core that is
+// ErrReadOnly.
+func (c *Cursor) Resume() error {
+	return ErrReadOnly
+}
+
+// SaveLoc says where the current frame's register r is saved.
+func (c *Cursor) SaveLoc(r int) (SaveLoc, error) {
+	if r < 0 || r >= len(c.cur.Locs) {
+		return SaveLoc{}, fmt.Errorf("%w: register %d", ErrNoReg, r)
+	}
+	return c.cur.Locs[r], nil
+}
+
+// IsSignalFrame reports whether the current frame is a signal frame.
+func (c *Cursor) IsSignalFrame() bool { return c.cur.Signal }
+
+// LookupPC is the address to symbolize the current frame with.
+func (c *Cursor) LookupPC() uint64 { return c.cur.LookupPC(c.arch.PCReg()) }
+
+// ProcInfo returns the procedure covering the current frame's PC.
+func (c *Cursor) ProcInfo() (*ProcInfo, error) {
+	if c.proc != nil {
+		return c.proc, nil
+	}
+	pi, err := c.opts.Cache.FindProcInfo(c.as, c.LookupPC())
+	if err != nil {
+		return nil, err
+	}
+	c.proc = pi
+	return pi, nil
+}
+
+// ProcName returns the current frame's procedure name and the offset of
+// the PC in it.
+func (c *Cursor) ProcName() (string, uint64, error) {
+	name, off, err := c.as.ProcName(c.LookupPC())
+	if err != nil {
+		return "", 0, err
+	}
+	if !c.cur.ExactPC {
+		off++
+	}
+	return name, off, nil
+}
