@@ -71,3 +71,11 @@ type ProcInfo struct {
 	// a *cfi.FDE from elfx/cfi; for unwind tables the arch package's entry.
 	Info any
 }
+
+// CodeChecker is an optional AddrSpace accessor: IsCode reports whether
+// addr lies in executable memory of the target. Fallback unwinders
+// (frame pointers, stack scanning) use it to reject candidate return
+// addresses.
+type CodeChecker interface {
+	IsCode(addr uint64) bool
+}

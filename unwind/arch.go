@@ -1,6 +1,7 @@
 package unwind
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"sync"
@@ -70,4 +71,17 @@ func Arches() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// CoreRegsArch is implemented by arches that can build a thread's initial
+// frame from the register set a core stores for it (the raw elf_gregset_t
+// of NT_PRSTATUS, in the target's byte order).
+type CoreRegsArch interface {
+	FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*Frame, error)
+}
+
+// SignalFrameDetector is implemented by arches that can tell whether a
+// frame is a signal trampoline before stepping it.
+type SignalFrameDetector interface {
+	IsSignalFrame(as AddrSpace, cache *Cache, f *Frame) bool
 }

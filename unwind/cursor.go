@@ -171,8 +171,17 @@ func (c *Cursor) SaveLoc(r int) (SaveLoc, error) {
 	return c.cur.Locs[r], nil
 }
 
-// IsSignalFrame reports whether the current frame is a signal frame.
-func (c *Cursor) IsSignalFrame() bool { return c.cur.Signal }
+// IsSignalFrame reports whether the current frame is a signal frame (the
+// trampoline through which a signal handler returns).
+func (c *Cursor) IsSignalFrame() bool {
+	if c.cur.Signal {
+		return true
+	}
+	if d, ok := c.arch.(SignalFrameDetector); ok && d.IsSignalFrame(c.as, c.opts.Cache, c.cur) {
+		c.cur.Signal = true
+	}
+	return c.cur.Signal
+}
 
 // LookupPC is the address to symbolize the current frame with.
 func (c *Cursor) LookupPC() uint64 { return c.cur.LookupPC(c.arch.PCReg()) }

@@ -1,0 +1,176 @@
+package analyze
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// Version is coreunwind's version, written into every report.
+const Version = "0.1.0"
+
+// Options say where to find what the core refers to and how far to go.
+type Options struct {
+	Executable string   // the executable named on the command line
+	Sysroot    string   // root for the core's recorded paths
+	SearchPath []string // extra directories searched by file name
+	DebugDirs  []string // separate debug file roots (default /usr/lib/debug)
+	MaxFrames  int      // per thread; 0: unwind.DefaultMaxFrames
+	// CrashedOnly limits the report to the crashing thread.
+	CrashedOnly bool
+	// Objects shares opened binaries between cores of a batch; nil opens
+	// a cache for this core only.
+	Objects *elfx.Cache
+	// CachePolicy for unwind rules (CacheGlobal by default).
+	CachePolicy unwind.CachePolicy
+}
+
+// ErrNotCore is returned (wrapped) when the input cannot be read as a
+// core at all.
+var ErrNotCore = errors.New("cannot read core")
+
+// Analyze reads the core at path and returns its report. An error means
+// there is no report at all; a partial result is a report whose threads
+// or warnings say what is missing.
+func Analyze(path string, opts Options) (*report.Report, error) {
+	c, err := corefile.Open(path, corefile.Options{
+		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
+	}
+	defer c.Close()
+	return AnalyzeCore(c, opts)
+}
+
+// AnalyzeCore builds the report of an opened core.
+func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
+	objs := opts.Objects
+	if objs == nil {
+		objs = elfx.NewCache()
+		defer objs.Close()
+	}
+	debugDirs := opts.DebugDirs
+	if len(debugDirs) == 0 {
+		debugDirs = []string{"/usr/lib/debug"}
+	}
+	r := &report.Report{
+		Schema: report.Schema,
+		Tool:   report.Tool{Name: "coreunwind", Version: Version},
+		Core:   coreInfo(c),
+	}
+	r.Warnings = append(r.Warnings, c.Warnings...)
+	t, warnings := newTarget(c, objs, debugDirs)
+	r.Warnings = append(r.Warnings, warnings...)
+	r.Modules = moduleInfo(t)
+
+	arch, err := unwind.LookupArch(c.Arch)
+	if err != nil {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("cannot unwind: %v", err))
+	}
+	threads := orderThreads(c, opts.CrashedOnly)
+	r.Threads = make([]report.Thread, len(threads))
+	cache := unwind.NewCache(opts.CachePolicy)
+	sym := newSymbolizer(t)
+	parallel(len(threads), func(i int) {
+		r.Threads[i] = walkThread(t, arch, cache, sym, threads[i], c, opts.MaxFrames)
+	})
+	return r, nil
+}
+
+// orderThreads puts the crashed thread first, the others in core order.
+func orderThreads(c *corefile.Core, crashedOnly bool) []*corefile.Thread {
+	var out []*corefile.Thread
+	for _, th := range c.Threads {
+		if th.TID == c.CrashedTID {
+			out = append(out, th)
+		}
+	}
+	if crashedOnly {
+		return out
+	}
+	for _, th := range c.Threads {
+		if th.TID != c.CrashedTID {
+			out = append(out, th)
+		}
+	}
+	return out
+}
+
+// parallel runs f(0..n-1) on all CPUs: threads unwind independently, and
+// the rule cache and objects are safe to share.
+func parallel(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolizer, th *corefile.Thread, c *corefile.Core, maxFrames int) report.Thread {
+	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID}
+	if th.TID == c.PID && c.Comm != "" {
+		rt.Name = report.Ptr(c.Comm)
+	}
+	fail := func(err error) report.Thread {
+		rt.Error = report.Ptr(fmt.Sprintf("thread %d: %v", th.TID, err))
+		return rt
+	}
+	if arch == nil {
+		return fail(unwind.ErrNoArch)
+	}
+	dec, ok := arch.(unwind.CoreRegsArch)
+	if !ok {
+		return fail(fmt.Errorf("%w: no core register decoder for %s", unwind.ErrNoArch, arch.Name()))
+	}
+	initial, err := dec.FrameFromCoreRegs(th.GRegs, byteOrder(c))
+	if err != nil {
+		return fail(err)
+	}
+	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: maxFrames})
+	if err != nil {
+		return fail(err)
+	}
+	for {
+		f := cur.Frame()
+		sig := cur.IsSignalFrame()
+		rt.Frames = sym.frames(rt.Frames, f, arch, sig)
+		more, err := cur.Step()
+		if more {
+			continue
+		}
+		if errors.Is(err, unwind.ErrMaxFrames) {
+			rt.Truncated = true
+		} else if err != nil {
+			rt.Error = report.Ptr(err.Error())
+		}
+		return rt
+	}
+}
+
+func byteOrder(c *corefile.Core) binary.ByteOrder { return c.ByteOrder }

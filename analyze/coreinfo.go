@@ -1,0 +1,68 @@
+package analyze
+
+import (
+	"encoding/binary"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+func coreInfo(c *corefile.Core) report.Core {
+	rc := report.Core{
+		Path:        c.Path,
+		Format:      c.Format,
+		Arch:        c.Arch,
+		ByteOrder:   "little",
+		PointerSize: c.PtrSize,
+		OS:          c.OS,
+	}
+	if c.ByteOrder == binary.BigEndian {
+		rc.ByteOrder = "big"
+	}
+	if c.PID != 0 {
+		rc.PID = report.Ptr(c.PID)
+	}
+	if c.Executable != "" {
+		rc.Executable = report.Ptr(c.Executable)
+	}
+	if c.CommandLine != "" {
+		rc.CommandLine = report.Ptr(c.CommandLine)
+	}
+	if s := c.Signal; s != nil {
+		rs := &report.Signal{Number: s.Number, Name: s.Name(), Code: s.Code}
+		if n := s.CodeName(); n != "" {
+			rs.CodeName = report.Ptr(n)
+		}
+		if s.HasAddr {
+			rs.Address = report.Ptr(report.Hex(s.Addr))
+		}
+		rc.Signal = rs
+	}
+	if len(c.Threads) > 0 {
+		rc.CrashedTID = report.Ptr(c.CrashedTID)
+	}
+	return rc
+}
+
+func moduleInfo(t *target) []report.Module {
+	out := make([]report.Module, 0, len(t.modules))
+	for _, m := range t.modules {
+		rm := report.Module{
+			Path:       m.core.Path,
+			Start:      report.Hex(m.start),
+			End:        report.Hex(m.end),
+			FileOffset: report.Hex(m.core.FileOffset),
+			Found:      m.obj != nil,
+		}
+		if id := m.core.BuildID; id != "" {
+			rm.BuildID = report.Ptr(id)
+		} else if m.obj != nil && m.obj.BuildID() != "" {
+			rm.BuildID = report.Ptr(m.obj.BuildID())
+		}
+		if m.obj != nil && m.obj.DebugFile() != "" {
+			rm.DebugFile = report.Ptr(m.obj.DebugFile())
+		}
+		out = append(out, rm)
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package analyze
+
+import (
+	"sync"
+
+	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// symbolizer names frames. What it learns about a lookup address is kept:
+// deep recursion and many threads in one function ask for the same
+// addresses again and again.
+type symbolizer struct {
+	t    *target
+	mu   sync.Mutex
+	memo map[uint64][]report.Frame
+}
+
+func newSymbolizer(t *target) *symbolizer {
+	return &symbolizer{t: t, memo: map[uint64][]report.Frame{}}
+}
+
+// frames appends the report frames for f — one per inlined call at its
+// PC, innermost first, then the function they were inlined into.
+func (s *symbolizer) frames(out []report.Frame, f *unwind.Frame, arch unwind.Arch, signal bool) []report.Frame {
+	pc, _ := f.Get(arch.PCReg())
+	lookup := f.LookupPC(arch.PCReg())
+	base := report.Frame{PC: report.Hex(pc), Trust: f.Trust.String(), Signal: signal}
+	if sp, ok := f.Get(arch.SPReg()); ok {
+		base.SP = report.Ptr(report.Hex(sp))
+	}
+	if f.HasCFA {
+		base.CFA = report.Ptr(report.Hex(f.CFA))
+	}
+	for _, sf := range s.lookup(lookup, pc) {
+		fr := base
+		fr.Module, fr.ModuleOffset = sf.Module, sf.ModuleOffset
+		fr.Function, fr.FunctionOffset = sf.Function, sf.FunctionOffset
+		fr.File, fr.Line, fr.Column, fr.Inlined = sf.File, sf.Line, sf.Column, sf.Inlined
+		fr.Index = len(out)
+		out = append(out, fr)
+	}
+	return out
+}
+
+// lookup returns the symbolic part of the frames at lookup address addr
+// (pc is the address the frame reports, for the offsets).
+func (s *symbolizer) lookup(addr, pc uint64) []report.Frame {
+	key := addr ^ (pc-addr)<<63 // exact and return-address lookups differ in offsets
+	s.mu.Lock()
+	fs, ok := s.memo[key]
+	s.mu.Unlock()
+	if ok {
+		return fs
+	}
+	fs = s.resolve(addr, pc)
+	s.mu.Lock()
+	s.memo[key] = fs
+	s.mu.Unlock()
+	return fs
+}
+
+func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
+	m := s.t.module(addr)
+	if m == nil {
+		return []report.Frame{{}}
+	}
+	outer := report.Frame{
+		Module:       report.Ptr(m.core.Path),
+		ModuleOffset: report.Ptr(report.Hex(pc - m.core.Base)),
+	}
+	if m.obj == nil {
+		return []report.Frame{outer}
+	}
+	link := addr - m.bias
+	if sym, ok := m.obj.Symbol(link); ok {
+		outer.Function = report.Ptr(sym.Name)
+		outer.FunctionOffset = report.Ptr(report.Hex(pc - m.bias - sym.Addr))
+	}
+	src, _ := m.obj.SourceFrames(link)
+	if len(src) == 0 {
+		return []report.Frame{outer}
+	}
+	out := make([]report.Frame, len(src))
+	for i, sf := range src {
+		fr := report.Frame{Module: outer.Module, ModuleOffset: outer.ModuleOffset, Inlined: i < len(src)-1}
+		if sf.Function != "" {
+			fr.Function = report.Ptr(sf.Function)
+		}
+		if sf.File != "" {
+			fr.File = report.Ptr(sf.File)
+		}
+		if sf.Line > 0 {
+			fr.Line = report.Ptr(sf.Line)
+		}
+		if sf.Column > 0 {
+			fr.Column = report.Ptr(sf.Column)
+		}
+		out[i] = fr
+	}
+	last := &out[len(out)-1]
+	if last.Function == nil {
+		last.Function = outer.Function
+	}
+	last.FunctionOffset = outer.FunctionOffset
+	return out
+}

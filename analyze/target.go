@@ -1,0 +1,141 @@
+package analyze
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// module is one mapped object with what the unwinder needs of it.
+type module struct {
+	core  *corefile.Module
+	obj   *elfx.Object // nil when the file was not found
+	bias  uint64       // runtime address = link-time address + bias
+	start uint64
+	end   uint64
+}
+
+// target is a core as an unwind.AddrSpace: memory from corefile, unwind
+// info and names from the modules' elfx objects.
+type target struct {
+	core    *corefile.Core
+	modules []*module // sorted by start
+	code    []span    // executable memory, sorted
+}
+
+type span struct{ lo, hi uint64 }
+
+var _ unwind.AddrSpace = (*target)(nil)
+var _ unwind.CodeChecker = (*target)(nil)
+
+func (t *target) ByteOrder() binary.ByteOrder { return t.core.ByteOrder }
+func (t *target) PtrSize() int                { return t.core.PtrSize }
+
+func (t *target) ReadMem(addr uint64, p []byte) error { return t.core.ReadMem(addr, p) }
+
+// module returns the module whose mappings cover addr.
+func (t *target) module(addr uint64) *module {
+	i := sort.Search(len(t.modules), func(i int) bool { return t.modules[i].start > addr }) - 1
+	if i < 0 || addr >= t.modules[i].end {
+		return nil
+	}
+	return t.modules[i]
+}
+
+func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
+	m := t.module(ip)
+	if m == nil || m.obj == nil {
+		return nil, unwind.ErrNoInfo
+	}
+	fde, err := m.obj.FindFDE(ip - m.bias)
+	if err != nil || fde == nil {
+		return nil, unwind.ErrNoInfo
+	}
+	return &unwind.ProcInfo{
+		StartIP: fde.Begin + m.bias,
+		EndIP:   fde.End + m.bias,
+		LSDA:    fde.LSDA,
+		Format:  unwind.FormatCFI,
+		Module:  m.core.Path,
+		Bias:    m.bias,
+		Info:    fde,
+	}, nil
+}
+
+func (t *target) ProcName(ip uint64) (string, uint64, error) {
+	m := t.module(ip)
+	if m == nil || m.obj == nil {
+		return "", 0, unwind.ErrNoInfo
+	}
+	s, ok := m.obj.Symbol(ip - m.bias)
+	if !ok {
+		return "", 0, unwind.ErrNoInfo
+	}
+	return s.Name, ip - m.bias - s.Addr, nil
+}
+
+func (t *target) DynInfoListAddr() (uint64, error) { return 0, unwind.ErrNoInfo }
+
+// IsCode reports whether addr lies in a mapping the process could execute.
+func (t *target) IsCode(addr uint64) bool {
+	i := sort.Search(len(t.code), func(i int) bool { return t.code[i].lo > addr }) - 1
+	return i >= 0 && addr < t.code[i].hi
+}
+
+// newTarget opens the objects of the core's modules through objs.
+func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target, []string) {
+	t := &target{core: c}
+	var warnings []string
+	for _, s := range c.Segments {
+		if s.Flags&elf.PF_X != 0 {
+			t.code = append(t.code, span{s.Vaddr, s.Vaddr + s.Memsz})
+		}
+	}
+	sort.Slice(t.code, func(i, j int) bool { return t.code[i].lo < t.code[j].lo })
+	for _, cm := range c.Modules {
+		m := &module{core: cm, start: cm.Start, end: cm.End}
+		obj, err := openModule(c, cm, objs, debugDirs)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("module %s: %v", cm.Path, err))
+		}
+		if obj != nil {
+			m.obj = obj
+			m.bias = loadBias(obj, cm.Base)
+		}
+		t.modules = append(t.modules, m)
+	}
+	sort.Slice(t.modules, func(i, j int) bool { return t.modules[i].start < t.modules[j].start })
+	return t, warnings
+}
+
+// openModule opens a module's object: the file corefile accepted, or for
+// the vDSO the image in the core's memory.
+func openModule(c *corefile.Core, cm *corefile.Module, objs *elfx.Cache, debugDirs []string) (*elfx.Object, error) {
+	if cm.File != "" {
+		return objs.Open(cm.File, debugDirs)
+	}
+	if cm.Path != "[vdso]" || cm.End <= cm.Start || cm.End-cm.Start > 1<<20 {
+		return nil, nil
+	}
+	img := make([]byte, cm.End-cm.Start)
+	if err := c.ReadMem(cm.Start, img); err != nil {
+		return nil, fmt.Errorf("vDSO image: %w", err)
+	}
+	return elfx.NewObject(bytes.NewReader(img), int64(len(img)), "[vdso]")
+}
+
+// loadBias is what the loader added to the object's link-time addresses:
+// the ELF header (file offset 0) was mapped at base, and the first
+// PT_LOAD maps file offset p_offset at p_vaddr.
+func loadBias(obj *elfx.Object, base uint64) uint64 {
+	for _, p := range obj.LoadSegments() {
+		return base - (p.Vaddr - p.Off)
+	}
+	return base
+}

@@ -1,0 +1,55 @@
+// Command coreunwind prints, for every thread of a core dump, how it got
+// where it was when the process died.
+//
+// Exit codes (also in the README):
+//
+//	0  the report was written
+//	1  usage error (bad flags or arguments)
+//	2  the core could not be read at all (missing, not a core, corrupt headers)
+//	3  partial result: the report was written, but some thread's unwinding
+//	   stopped with an error
+//	4  the output could not be written
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	_ "github.com/coreunwind/coreunwind/x86_64" // registers the x86_64 unwinder
+)
+
+const (
+	exitOK      = 0
+	exitUsage   = 1
+	exitNoCore  = 2
+	exitPartial = 3
+	exitOutput  = 4
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it directly.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "tables":
+			return runTables(args[1:], stdout, stderr)
+		case "help":
+			printUsage(stdout)
+			return exitOK
+		}
+	}
+	return runReport(args, stdout, stderr)
+}
+
+// errUsage marks errors that are the user's invocation, not the input.
+var errUsage = errors.New("usage")
+
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "coreunwind: %v\nRun 'coreunwind --help' for usage.\n", err)
+	return exitUsage
+}

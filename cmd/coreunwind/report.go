@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("coreunwind", stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
+	var (
+		format, out, threads, sysroot string
+		maxFrames                     int
+		searchPath, debugDirs         stringList
+		version                       bool
+	)
+	fs.StringVar(&format, "format", "text", "output format: text or json")
+	fs.StringVar(&out, "o", "", "write the report to `FILE`")
+	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
+	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
+	fs.IntVar(&maxFrames, "max-frames", 4096, "frames per thread")
+	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
+	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
+	fs.BoolVar(&version, "version", false, "print the version")
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout)
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage // flag already printed the problem
+	}
+	if version {
+		fmt.Fprintf(stdout, "coreunwind %s\n", analyze.Version)
+		return exitOK
+	}
+	switch {
+	case len(pos) == 0:
+		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
+	case len(pos) > 2:
+		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
+	case format != "text" && format != "json":
+		return usageError(stderr, fmt.Errorf("%w: --format %q: want text or json", errUsage, format))
+	case threads != "all" && threads != "crashed":
+		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
+	case maxFrames < 1:
+		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
+	}
+	opts := analyze.Options{
+		Sysroot:     sysroot,
+		SearchPath:  searchPath,
+		DebugDirs:   debugDirs,
+		MaxFrames:   maxFrames,
+		CrashedOnly: threads == "crashed",
+	}
+	if len(pos) == 2 {
+		opts.Executable = pos[1]
+	}
+	rep, err := analyze.Analyze(pos[0], opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+		return exitNoCore
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
+	}
+	if err := writeReport(rep, format, out, stdout); err != nil {
+		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+		return exitOutput
+	}
+	for _, t := range rep.Threads {
+		if t.Error != nil {
+			return exitPartial
+		}
+	}
+	return exitOK
+}
+
+// writeReport writes to -o FILE when given (the only file coreunwind ever
+// writes), else to stdout.
+func writeReport(rep *report.Report, format, out string, stdout io.Writer) error {
+	w := stdout
+	var f *os.File
+	if out != "" {
+		var err error
+		if f, err = os.Create(out); err != nil {
+			return err
+		}
+		w = f
+	}
+	var err error
+	if format == "json" {
+		err = report.WriteJSON(w, rep)
+	} else {
+		err = report.WriteText(w, rep)
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}

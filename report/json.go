@@ -1,0 +1,66 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+)
+
+// MarshalJSON writes an address as a lower-case "0x" hex string: JSON
+// numbers lose precision past 2^53.
+func (h Hex) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 20)
+	b = append(b, '"', '0', 'x')
+	b = strconv.AppendUint(b, uint64(h), 16)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (h *Hex) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return err
+	}
+	*h = Hex(v)
+	return nil
+}
+
+// WriteJSON writes r as one indented JSON object.
+func WriteJSON(w io.Writer, r *Report) error {
+	fixNil(r)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteJSONLine writes r as one line (the jsonl format).
+func WriteJSONLine(w io.Writer, r *Report) error {
+	fixNil(r)
+	return json.NewEncoder(w).Encode(r)
+}
+
+// fixNil makes empty lists print as [] rather than null: the schema's
+// lists are always present.
+func fixNil(r *Report) {
+	if r.Schema == "" {
+		r.Schema = Schema
+	}
+	if r.Modules == nil {
+		r.Modules = []Module{}
+	}
+	if r.Threads == nil {
+		r.Threads = []Thread{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	for i := range r.Threads {
+		if r.Threads[i].Frames == nil {
+			r.Threads[i].Frames = []Frame{}
+		}
+	}
+}

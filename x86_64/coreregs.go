@@ -1,0 +1,35 @@
+package x86_64
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// userRegsSize is sizeof(struct user_regs_struct): 27 eight-byte slots.
+const userRegsSize = 27 * 8
+
+// gregSlots maps struct user_regs_struct (asm/user_64.h: r15 r14 r13 r12
+// rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs eflags rsp ss
+// fs_base gs_base ds es fs gs), the elf_gregset_t of NT_PRSTATUS, to
+// DWARF numbers.
+var gregSlots = [...]struct{ slot, reg int }{
+	{0, R15}, {1, R14}, {2, R13}, {3, R12}, {4, RBP}, {5, RBX}, {6, R11}, {7, R10},
+	{8, R9}, {9, R8}, {10, RAX}, {11, RCX}, {12, RDX}, {13, RSI}, {14, RDI},
+	{16, RIP}, {19, RSP},
+}
+
+// FrameFromCoreRegs builds frame 0 from a thread's NT_PRSTATUS registers.
+func (Arch) FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {
+	if len(gregs) < userRegsSize {
+		return nil, fmt.Errorf("x86_64 register set: %d bytes, want %d", len(gregs), userRegsSize)
+	}
+	f := unwind.NewFrame(NumRegs)
+	for _, s := range gregSlots {
+		f.Set(s.reg, order.Uint64(gregs[s.slot*8:]), unwind.SaveLoc{Kind: unwind.LocSame})
+	}
+	f.Trust = unwind.TrustContext
+	f.ExactPC = true
+	return f, nil
+}
