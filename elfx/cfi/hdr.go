@@ -1,0 +1,140 @@
+package cfi
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// hdrTable is a parsed .eh_frame_hdr: the version byte, three encodings,
+// eh_frame_ptr, fde_count and a table of (initial_location, FDE address)
+// pairs sorted by initial_location, as the LSB specifies.
+type hdrTable struct {
+	data       []byte // the table bytes only
+	addr       uint64 // .eh_frame_hdr's address (the datarel base)
+	tableOff   uint64 // offset of the table in the section
+	order      binary.ByteOrder
+	ptrSize    int
+	enc        uint8
+	entSize    int // bytes per field; an entry is two fields
+	count      uint64
+	ehFramePtr uint64
+}
+
+// parseHdr decodes the header of an .eh_frame_hdr. It fails when the
+// binary-search table is absent or uses a variable-size encoding: the
+// caller then indexes the .eh_frame itself.
+func parseHdr(b []byte, addr uint64, order binary.ByteOrder, ptrSize int) (*hdrTable, error) {
+	r := reader{b: b, order: order}
+	bad := func(format string, args ...any) (*hdrTable, error) {
+		return nil, formatErr(".eh_frame_hdr", uint64(r.pos), format, args...)
+	}
+	var hd [4]uint8
+	for i := range hd {
+		v, err := r.u8()
+		if err != nil {
+			return bad("truncated header")
+		}
+		hd[i] = v
+	}
+	if hd[0] != 1 {
+		return bad("unsupported version %d", hd[0])
+	}
+	bases := ptrBases{pc: addr, data: addr, hasData: true}
+	ehPtr, err := readEncoded(&r, hd[1], ptrSize, bases)
+	if err != nil {
+		return bad("eh_frame_ptr: %v", err)
+	}
+	if hd[2] == PEOmit || hd[3] == PEOmit {
+		return bad("no binary search table")
+	}
+	count, err := readEncoded(&r, hd[2], ptrSize, bases)
+	if err != nil {
+		return bad("fde_count: %v", err)
+	}
+	enc := hd[3]
+	size := encodedSize(enc, ptrSize)
+	if size == 0 || !validEncoding(enc) || enc&PEIndirect != 0 {
+		return bad("table encoding %#x is not a fixed-size direct encoding", enc)
+	}
+	switch enc & 0x70 {
+	case PEAbsPtr, PEPCRel, PEDataRel:
+	default:
+		return bad("table encoding %#x has an unsupported base", enc)
+	}
+	if count > uint64(r.remaining())/uint64(2*size) {
+		return bad("fde_count %d exceeds the %d bytes of table present", count, r.remaining())
+	}
+	return &hdrTable{
+		data: b[r.pos : r.pos+int(count)*2*size], addr: addr, tableOff: uint64(r.pos),
+		order: order, ptrSize: ptrSize, enc: enc, entSize: size, count: count, ehFramePtr: ehPtr,
+	}, nil
+}
+
+// field decodes field k (0 = initial_location, 1 = FDE address) of entry i.
+// Bounds were checked by parseHdr.
+func (h *hdrTable) field(i uint64, k int) uint64 {
+	pos := (int(i)*2 + k) * h.entSize
+	b := h.data[pos : pos+h.entSize]
+	var v uint64
+	switch h.entSize {
+	case 2:
+		v = uint64(h.order.Uint16(b))
+		if h.enc&0x08 != 0 {
+			v = uint64(int64(int16(v)))
+		}
+	case 4:
+		v = uint64(h.order.Uint32(b))
+		if h.enc&0x08 != 0 {
+			v = uint64(int64(int32(v)))
+		}
+	default:
+		v = h.order.Uint64(b)
+	}
+	switch h.enc & 0x70 {
+	case PEDataRel:
+		v += h.addr
+	case PEPCRel:
+		v += h.addr + h.tableOff + uint64(pos)
+	}
+	return truncPtr(v, h.ptrSize)
+}
+
+// validate checks once that the table is sorted and that every FDE address
+// falls inside the .eh_frame, so lookups can trust it.
+func (h *hdrTable) validate(ehSize, ehAddr uint64) error {
+	var prev uint64
+	for i := uint64(0); i < h.count; i++ {
+		loc := h.field(i, 0)
+		if i > 0 && loc < prev {
+			return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "table not sorted at entry %d", i)
+		}
+		prev = loc
+		if fde := h.field(i, 1); fde < ehAddr || fde-ehAddr >= ehSize {
+			return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "entry %d points outside .eh_frame", i)
+		}
+	}
+	return nil
+}
+
+// lookup returns the .eh_frame offset of the FDE of the last entry whose
+// initial_location is <= pc.
+func (h *hdrTable) lookup(pc, ehAddr uint64) (uint64, bool) {
+	lo, hi := uint64(0), h.count // find the first entry with loc > pc
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if h.field(mid, 0) > pc {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo == 0 {
+		return 0, false
+	}
+	return h.field(lo-1, 1) - ehAddr, true
+}
+
+// String describes the header for diagnostics.
+func (h *hdrTable) String() string {
+	return fmt.Sprintf(".eh_frame_hdr@%#x: %d entries, encoding %#x", h.addr, h.count, h.enc)
+}
