@@ -1,0 +1,446 @@
+package corefile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Options say where to find the files a core refers to.
+type Options struct {
+	// Executable is the program given on the command line, tried first for
+	// the main executable's mappings ("" if none).
+	Executable string
+	// Sysroot: the core's recorded paths are resolved under this directory.
+	// When set, the recorded paths themselves are not tried.
+	Sysroot string
+	// SearchPath: directories searched by base name, after the sysroot or
+	// the recorded path.
+	SearchPath []string
+}
+
+// Core is an opened core file.
+type Core struct {
+	Path   string // the core file ("" when opened from bytes)
+	Format string // "elf-linux"
+	// Arch names the target machine: "x86_64", "i386", "ia64", "hppa"
+	// (32-bit PA-RISC), "hppa64", "aarch64", ...
+	Arch    string
+	Machine elf.Machine
+	OS      string // "linux"
+
+	PID, PPID, UID int
+	Comm           string // pr_fname: the first 15 bytes of the program name
+	CommandLine    string // pr_psargs: the first 80 bytes of the arguments
+	// Executable is the path of the program: AT_EXECFN when absolute, else
+	// the path of the main executable's mapping, else AT_EXECFN as given,
+	// else Comm.
+	Executable string
+
+	Signal     *Signal   // nil when the core records no signal
+	Threads    []*Thread // in note order; the kernel puts the dumping thread first
+	CrashedTID int       // the first thread whose pr_cursig is Signal, else the first thread
+
+	Auxv []AuxEntry
+	VDSO uint64 // AT_SYSINFO_EHDR, 0 if none
+
+	Mappings []Mapping  // NT_FILE entries, sorted by Start
+	Modules  []*Module  // the main executable first, then by address
+	Segments []Segment  // PT_LOAD headers in file order
+	Warnings []string   // problems that did not stop loading
+
+	order    binary.ByteOrder
+	ptrSize  int
+	data     []byte // the core file's bytes
+	ranges   []memRange
+	overlays []overlay
+	// fileStatus says, per recorded module path, why its file is not used
+	// ("" when it is): the reason unavailable memory gives.
+	fileStatus map[string]string
+	mapped     [][]byte // mmapped regions to release on Close
+}
+
+// Thread is one thread's register notes.
+type Thread struct {
+	TID        int
+	Signal     int    // pr_cursig: the signal being delivered to this thread, 0 if none
+	PendingSig uint64 // pr_sigpend
+	HeldSig    uint64 // pr_sighold (blocked)
+	// GRegs is pr_reg (elf_gregset_t) as raw bytes in the target's byte
+	// order; the arch package decodes it.
+	GRegs  []byte
+	FPRegs []byte // NT_FPREGSET, nil if absent
+	XState []byte // NT_X86_XSTATE, nil if absent
+	// Notes holds the thread's other notes by type (NT_PPC_VMX, NT_ARM_VFP,
+	// NT_386_TLS, ...), for the arch packages.
+	Notes map[uint32][]byte
+}
+
+// Open opens the core file at path. It maps the file read-only and decodes
+// the headers and notes; memory is read on demand.
+func Open(path string, opts Options) (*Core, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := mapFile(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	c, err := load(data, opts)
+	if err != nil {
+		unmap(data)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.Path = path
+	c.mapped = append(c.mapped, data)
+	return c, nil
+}
+
+// OpenBytes opens a core held in memory (tests, fuzzing, decompressed
+// cores). data must not change while the Core is in use.
+func OpenBytes(data []byte, opts Options) (*Core, error) {
+	return load(data, opts)
+}
+
+// Close releases the mapped core and files. The Core must not be used
+// afterwards.
+func (c *Core) Close() error {
+	var errs []error
+	for _, b := range c.mapped {
+		errs = append(errs, unmap(b))
+	}
+	c.mapped, c.data, c.ranges, c.overlays = nil, nil, nil, nil
+	return errors.Join(errs...)
+}
+
+// ErrNotCore is wrapped by the error Open returns for input that is not a
+// core file.
+var ErrNotCore = errors.New("not a core file")
+
+func load(data []byte, opts Options) (*Core, error) {
+	if !isELF(data) {
+		if kind := compressionKind(data); kind != "" {
+			return nil, fmt.Errorf("%w: %s-compressed data (decompress it first)", ErrNotCore, kind)
+		}
+		return nil, fmt.Errorf("%w: no ELF header", ErrNotCore)
+	}
+	h, err := parseFileHeader(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
+	}
+	if h.Type != elf.ET_CORE {
+		return nil, fmt.Errorf("%w: ELF type is %v, not ET_CORE", ErrNotCore, h.Type)
+	}
+	if h.OSABI == elf.ELFOSABI_HPUX {
+		return nil, errors.New("HP-UX ELF core: not supported by this version")
+	}
+	c := &Core{
+		Format:     "elf-linux",
+		OS:         "linux",
+		Machine:    h.Machine,
+		Arch:       archName(h.Machine, h.Class, h.Order),
+		order:      h.Order,
+		ptrSize:    h.ptrSize(),
+		data:       data,
+		fileStatus: map[string]string{},
+	}
+	phnum, err := h.progCount(data)
+	if err != nil {
+		return nil, err
+	}
+	tabLen := uint64(phnum) * uint64(h.Phentsize)
+	tab, _ := sliceAt(data, h.Phoff, tabLen)
+	phs, err := parseProgHeaders(tab, h, phnum, h.Phoff)
+	if err != nil {
+		if len(phs) == 0 && phnum > 0 {
+			return nil, err
+		}
+		c.warnf("%v", err)
+	}
+	var notes []Note
+	for _, ph := range phs {
+		switch ph.Type {
+		case elf.PT_LOAD:
+			c.addSegment(ph)
+		case elf.PT_NOTE:
+			raw, whole := sliceAt(data, ph.Off, ph.Filesz)
+			if !whole {
+				c.warnf("note segment at offset 0x%x truncated: %d of %d bytes present", ph.Off, len(raw), ph.Filesz)
+			}
+			// Copied: notes are small, and the thread registers must
+			// outlive the core's mapping.
+			ns, err := ParseNotes(bytes.Clone(raw), h.Order, int(ph.Align))
+			if err != nil {
+				c.warnf("notes: %v", err)
+			}
+			notes = append(notes, ns...)
+		}
+	}
+	sort.SliceStable(c.ranges, func(i, j int) bool { return c.ranges[i].start < c.ranges[j].start })
+	c.applyNotes(notes)
+	c.findModules(opts)
+	c.findExecutable()
+	return c, nil
+}
+
+func (c *Core) warnf(format string, args ...any) {
+	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (c *Core) addSegment(ph progHeader) {
+	c.Segments = append(c.Segments, Segment{Vaddr: ph.Vaddr, Memsz: ph.Memsz, Filesz: ph.Filesz, Offset: ph.Off, Flags: ph.Flags})
+	r := memRange{start: ph.Vaddr, end: ph.Vaddr + ph.Memsz, off: ph.Off, flags: ph.Flags}
+	if r.end < r.start {
+		r.end = ^uint64(0)
+	}
+	if r.end == r.start {
+		return
+	}
+	r.avail = min(ph.Filesz, r.end-r.start)
+	if present := uint64(len(c.data)); ph.Off >= present {
+		r.avail = 0
+	} else if present-ph.Off < r.avail {
+		r.avail = present - ph.Off
+	}
+	if r.avail < min(ph.Filesz, r.end-r.start) {
+		c.warnf("core truncated: segment 0x%x-0x%x has %d of %d bytes", r.start, r.end, r.avail, ph.Filesz)
+	}
+	c.ranges = append(c.ranges, r)
+}
+
+// applyNotes decodes the notes: process-wide ones into the Core, the
+// others into the thread whose NT_PRSTATUS precedes them.
+func (c *Core) applyNotes(notes []Note) {
+	var cur *Thread
+	var psinfo *prpsinfo
+	var firstPPID int32
+	for _, n := range notes {
+		if n.Name != "CORE" && n.Name != "LINUX" {
+			continue
+		}
+		switch {
+		case n.Type == NTPrstatus && n.Name == "CORE":
+			p, err := parsePrstatus(n.Desc, c.order, c.ptrSize)
+			if err != nil {
+				c.warnf("thread %d: %v", len(c.Threads), err)
+				cur = nil
+				continue
+			}
+			cur = &Thread{TID: int(p.PID), Signal: int(p.Cursig), PendingSig: p.Sigpend, HeldSig: p.Sighold, GRegs: p.Reg}
+			if len(c.Threads) == 0 {
+				firstPPID = p.PPID
+			}
+			c.Threads = append(c.Threads, cur)
+		case n.Type == NTPrpsinfo && n.Name == "CORE" && psinfo == nil:
+			p, err := parsePrpsinfo(n.Desc, c.order, c.ptrSize)
+			if err != nil {
+				c.warnf("%v", err)
+				continue
+			}
+			psinfo = &p
+		case n.Type == NTSiginfo && c.Signal == nil:
+			s, err := parseSiginfo(n.Desc, c.order, c.ptrSize, c.Machine)
+			if err != nil {
+				c.warnf("%v", err)
+				continue
+			}
+			c.Signal = s
+		case n.Type == NTAuxv && c.Auxv == nil:
+			c.Auxv = parseAuxv(n.Desc, c.order, c.ptrSize)
+		case n.Type == NTFile && c.Mappings == nil:
+			m, err := parseNTFile(n.Desc, c.order, c.ptrSize)
+			if err != nil {
+				c.warnf("%v", err)
+			}
+			c.Mappings = m
+		case cur == nil:
+			// A per-thread note before any NT_PRSTATUS belongs to no thread.
+		case n.Type == NTFPRegset && n.Name == "CORE" && cur.FPRegs == nil:
+			cur.FPRegs = n.Desc
+		case n.Type == NTX86XState && n.Name == "LINUX" && cur.XState == nil:
+			cur.XState = n.Desc
+		default:
+			if cur.Notes == nil {
+				cur.Notes = map[uint32][]byte{}
+			}
+			if _, dup := cur.Notes[n.Type]; !dup {
+				cur.Notes[n.Type] = n.Desc
+			}
+		}
+	}
+	if psinfo != nil {
+		c.PID, c.PPID, c.UID = int(psinfo.PID), int(psinfo.PPID), int(psinfo.UID)
+		c.Comm, c.CommandLine = psinfo.FName, psinfo.PSArgs
+	} else {
+		c.warnf("no NT_PRPSINFO note: pid and command line unknown")
+		c.PPID = int(firstPPID)
+	}
+	if v, ok := c.AuxVal(AT_SYSINFO_EHDR); ok {
+		c.VDSO = v
+	}
+	sort.SliceStable(c.Mappings, func(i, j int) bool { return c.Mappings[i].Start < c.Mappings[j].Start })
+	if len(c.Threads) == 0 {
+		c.warnf("no NT_PRSTATUS note: the core has no threads")
+		return
+	}
+	if c.Signal == nil {
+		for _, t := range c.Threads {
+			if t.Signal != 0 {
+				c.Signal = &Signal{Number: t.Signal, machine: c.Machine}
+				break
+			}
+		}
+	}
+	c.CrashedTID = c.Threads[0].TID
+	if c.Signal != nil {
+		for _, t := range c.Threads {
+			if t.Signal == c.Signal.Number {
+				c.CrashedTID = t.TID
+				break
+			}
+		}
+	}
+}
+
+// AuxVal returns the value of the first auxiliary vector entry with tag.
+func (c *Core) AuxVal(tag uint64) (uint64, bool) {
+	for _, e := range c.Auxv {
+		if e.Tag == tag {
+			return e.Val, true
+		}
+	}
+	return 0, false
+}
+
+// Thread returns the thread with the given id, or nil.
+func (c *Core) Thread(tid int) *Thread {
+	for _, t := range c.Threads {
+		if t.TID == tid {
+			return t
+		}
+	}
+	return nil
+}
+
+// findExecutable fills Executable (see the field's comment for the order).
+func (c *Core) findExecutable() {
+	execfn := ""
+	if a, ok := c.AuxVal(AT_EXECFN); ok {
+		execfn = c.readCString(a, 4096)
+	}
+	switch {
+	case strings.HasPrefix(execfn, "/"):
+		c.Executable = execfn
+	case len(c.Modules) > 0 && c.Modules[0].Main:
+		c.Executable = c.Modules[0].Path
+	case execfn != "":
+		c.Executable = execfn
+	default:
+		c.Executable = c.Comm
+	}
+}
+
+// readCString reads a NUL-terminated string of at most max bytes from the
+// core's memory; "" if unreadable.
+func (c *Core) readCString(addr uint64, max int) string {
+	var buf []byte
+	var b [1]byte
+	for len(buf) < max {
+		if c.readCore(addr+uint64(len(buf)), b[:]) != nil {
+			return ""
+		}
+		if b[0] == 0 {
+			return string(buf)
+		}
+		buf = append(buf, b[0])
+	}
+	return ""
+}
+
+// archName names the target the way the report does.
+func archName(m elf.Machine, class elf.Class, order binary.ByteOrder) string {
+	is64 := class == elf.ELFCLASS64
+	big := order == binary.BigEndian
+	switch m {
+	case elf.EM_X86_64:
+		if !is64 {
+			return "x32"
+		}
+		return "x86_64"
+	case elf.EM_386:
+		return "i386"
+	case elf.EM_IA_64:
+		return "ia64"
+	case elf.EM_PARISC:
+		if is64 {
+			return "hppa64"
+		}
+		return "hppa"
+	case elf.EM_AARCH64:
+		if big {
+			return "aarch64_be"
+		}
+		return "aarch64"
+	case elf.EM_ARM:
+		if big {
+			return "armeb"
+		}
+		return "arm"
+	case elf.EM_PPC64:
+		if big {
+			return "ppc64"
+		}
+		return "ppc64le"
+	case elf.EM_PPC:
+		return "ppc"
+	case elf.EM_S390:
+		if is64 {
+			return "s390x"
+		}
+		return "s390"
+	case elf.EM_RISCV:
+		if is64 {
+			return "riscv64"
+		}
+		return "riscv32"
+	case elf.EM_MIPS:
+		s := "mips"
+		if is64 {
+			s = "mips64"
+		}
+		if !big {
+			s += "el"
+		}
+		return s
+	case elf.EM_SPARCV9:
+		return "sparc64"
+	case elf.EM_SPARC:
+		return "sparc"
+	case elf.EM_LOONGARCH:
+		return "loongarch64"
+	}
+	return strings.ToLower(strings.TrimPrefix(m.String(), "EM_"))
+}
+
+// compressionKind recognises the compressed formats cores are often
+// stored in, to say so instead of "not a core".
+func compressionKind(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "zstd"
+	case bytes.HasPrefix(b, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return "xz"
+	case bytes.HasPrefix(b, []byte{0x1f, 0x8b}):
+		return "gzip"
+	case bytes.HasPrefix(b, []byte{0x04, 0x22, 0x4d, 0x18}), bytes.HasPrefix(b, []byte{0x02, 0x21, 0x4c, 0x18}):
+		return "lz4"
+	}
+	return ""
+}

@@ -1,0 +1,51 @@
+package corefile
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// mapFile maps the whole of f read-only. ReadAt on an *os.File costs a
+// system call per read; the unwinder reads memory in small pieces, so
+// cores and overlay files are mapped instead.
+func mapFile(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return nil, nil
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", f.Name())
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("%s: too large to map (%d bytes)", f.Name(), size)
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
+	}
+	return b, nil
+}
+
+// mapPath opens and maps the file at path; the descriptor is closed once
+// the mapping exists.
+func mapPath(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return mapFile(f)
+}
+
+func unmap(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return unix.Munmap(b)
+}

@@ -1,0 +1,310 @@
+package corefile
+
+import (
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Module is one ELF object mapped into the process: the main executable,
+// a shared library or the vDSO.
+type Module struct {
+	Path       string // as recorded in the core ("[vdso]" for the vDSO)
+	Start, End uint64 // lowest start and highest end of its mappings
+	// Base is the address of its ELF header (the mapping with file offset
+	// 0), 0 if no such mapping exists.
+	Base       uint64
+	FileOffset uint64 // file offset of the lowest mapping
+	// BuildID is the GNU build ID (hex) read from the core's memory, ""
+	// when the core does not hold it.
+	BuildID string
+	// File is the file on disk that fills the module's memory where the
+	// core lacks it, "" if none was found or accepted.
+	File        string
+	FileBuildID string // the build ID in File, "" if it has none
+	// Found: memory beyond the core is available (a file was accepted), or
+	// the whole image is in the core (InCore).
+	Found    bool
+	InCore   bool // the vDSO: the core holds the whole image
+	Main     bool // the main executable
+	Mappings []Mapping
+
+	headerUnknown bool // the core lacks the page at Base: ELF-ness unchecked
+	notELF        bool // headerUnknown, and the file found is not ELF: drop
+}
+
+// Bounds on what is read from an ELF image for its build ID: headers and
+// notes are small, and a hostile size field must not drive allocation.
+const (
+	maxPhdrTable = 64 << 10
+	maxNoteSeg   = 64 << 10
+)
+
+const deletedSuffix = " (deleted)"
+
+// findModules groups NT_FILE mappings into modules, adds the vDSO, puts the
+// main executable first and looks for each module's file.
+func (c *Core) findModules(opts Options) {
+	byPath := map[string]*Module{}
+	var mods []*Module
+	for _, m := range c.Mappings {
+		mod := byPath[m.Path]
+		if mod == nil || (m.Offset == 0 && mod.Base != 0) {
+			mod = &Module{Path: m.Path, Start: m.Start, End: m.End, FileOffset: m.Offset}
+			byPath[m.Path] = mod
+			mods = append(mods, mod)
+		}
+		mod.Mappings = append(mod.Mappings, m)
+		if m.Start < mod.Start {
+			mod.Start, mod.FileOffset = m.Start, m.Offset
+		}
+		mod.End = max(mod.End, m.End)
+		if m.Offset == 0 && mod.Base == 0 {
+			mod.Base = m.Start
+		}
+	}
+
+	entry, _ := c.AuxVal(AT_ENTRY)
+	phdr, _ := c.AuxVal(AT_PHDR)
+	for _, mod := range mods {
+		if mod.Base == 0 {
+			continue // no header mapping: cannot be checked, rarely an ELF object
+		}
+		var magic [4]byte
+		inCore := c.readCore(mod.Base, magic[:]) == nil
+		if inCore && !isELF(magic[:]) {
+			continue // a mapped data file
+		}
+		mod.headerUnknown = !inCore
+		if inCore {
+			id, err := imageBuildID(c.readCore, true, mod.Base)
+			if err != nil {
+				c.warnf("module %s: build ID not readable from core: %v", mod.Path, err)
+			}
+			mod.BuildID = id
+		}
+		for _, m := range mod.Mappings {
+			if (entry != 0 && entry >= m.Start && entry < m.End) || (phdr != 0 && phdr >= m.Start && phdr < m.End) {
+				mod.Main = true
+			}
+		}
+		c.Modules = append(c.Modules, mod)
+	}
+	if c.VDSO != 0 {
+		c.addVDSO()
+	}
+	sort.SliceStable(c.Modules, func(i, j int) bool {
+		a, b := c.Modules[i], c.Modules[j]
+		if a.Main != b.Main {
+			return a.Main
+		}
+		return a.Start < b.Start
+	})
+	kept := c.Modules[:0]
+	for _, mod := range c.Modules {
+		if !mod.InCore {
+			c.resolveFile(mod, opts)
+		}
+		if !mod.notELF {
+			kept = append(kept, mod)
+		}
+	}
+	c.Modules = kept
+	sort.Slice(c.overlays, func(i, j int) bool { return c.overlays[i].start < c.overlays[j].start })
+}
+
+func (c *Core) addVDSO() {
+	mod := &Module{Path: "[vdso]", Start: c.VDSO, End: c.VDSO, Base: c.VDSO, InCore: true, Found: true}
+	if i := c.findRange(c.VDSO); i >= 0 {
+		mod.End = c.ranges[i].end
+	}
+	id, err := imageBuildID(c.readCore, true, c.VDSO)
+	if err != nil {
+		c.warnf("module [vdso]: %v", err)
+		mod.Found = false
+	}
+	mod.BuildID = id
+	mod.Mappings = []Mapping{{Start: mod.Start, End: mod.End, Path: mod.Path}}
+	c.Modules = append(c.Modules, mod)
+}
+
+// candidates lists the files that may hold mod, in the order they are
+// tried: the executable argument (main executable only), the recorded path
+// under the sysroot (or the recorded path itself when there is no
+// sysroot), then each search directory with the base name.
+func candidates(mod *Module, opts Options) []string {
+	rec := strings.TrimSuffix(mod.Path, deletedSuffix)
+	var out []string
+	add := func(p string) {
+		for _, q := range out {
+			if q == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	if mod.Main && opts.Executable != "" {
+		add(opts.Executable)
+	}
+	if opts.Sysroot != "" {
+		add(filepath.Join(opts.Sysroot, rec))
+	} else if rec != "" {
+		add(rec)
+	}
+	for _, dir := range opts.SearchPath {
+		add(filepath.Join(dir, filepath.Base(rec)))
+	}
+	return out
+}
+
+// resolveFile finds, checks and maps the file for mod and registers its
+// mappings as overlays.
+func (c *Core) resolveFile(mod *Module, opts Options) {
+	var looked []string
+	refused := false
+	for _, path := range candidates(mod, opts) {
+		data, err := mapPath(path)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				looked = append(looked, path)
+			} else {
+				c.warnf("module %s: %s: %v", mod.Path, path, err)
+			}
+			continue
+		}
+		reject := func(format string, args ...any) {
+			c.warnf("module %s: "+format+": not used", append([]any{mod.Path}, args...)...)
+			unmap(data)
+			refused = true
+		}
+		if !isELF(data) {
+			if mod.headerUnknown {
+				// Not a module after all: a mapped data file.
+				mod.notELF = true
+				unmap(data)
+				return
+			}
+			reject("%s is not an ELF file", path)
+			continue
+		}
+		fileID, err := imageBuildID(sliceReader(data), false, 0)
+		if err != nil {
+			reject("%s: %v", path, err)
+			continue
+		}
+		if mod.BuildID != "" && fileID != mod.BuildID {
+			if fileID == "" {
+				fileID = "none"
+			}
+			reject("build ID %s in core differs from %s in %s", mod.BuildID, fileID, path)
+			continue
+		}
+		if mod.BuildID == "" {
+			c.warnf("module %s: no build ID in core; using %s unverified", mod.Path, path)
+		}
+		mod.File, mod.FileBuildID, mod.Found = path, fileID, true
+		c.mapped = append(c.mapped, data)
+		for _, m := range mod.Mappings {
+			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: data, path: path})
+		}
+		c.fileStatus[mod.Path] = ""
+		return
+	}
+	if refused {
+		c.fileStatus[mod.Path] = "refused (build ID mismatch or not ELF)"
+		if len(looked) == 0 {
+			return
+		}
+	} else {
+		c.fileStatus[mod.Path] = "not found"
+	}
+	c.warnf("module %s: not found (looked in %s)", mod.Path, strings.Join(looked, ", "))
+}
+
+// sliceReader reads an image held in a byte slice by offset.
+func sliceReader(b []byte) func(uint64, []byte) error {
+	return func(off uint64, p []byte) error {
+		s, whole := sliceAt(b, off, uint64(len(p)))
+		if !whole {
+			return fmt.Errorf("offset 0x%x: %d bytes past the end of the file", off, len(p))
+		}
+		copy(p, s)
+		return nil
+	}
+}
+
+// imageBuildID returns the GNU build ID (hex) of the ELF image whose header
+// is at base, read with read. inMemory says that read takes process
+// addresses (the image as loaded: notes are found at their p_vaddr plus the
+// load bias); otherwise read takes file offsets. "" with a nil error means
+// the image has no build ID note.
+func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (string, error) {
+	var hb [elf64HeaderSize]byte
+	if err := read(base, hb[:elf.EI_NIDENT]); err != nil {
+		return "", err
+	}
+	n := elf32HeaderSize
+	if elf.Class(hb[elf.EI_CLASS]) == elf.ELFCLASS64 {
+		n = elf64HeaderSize
+	}
+	if err := read(base, hb[:n]); err != nil {
+		return "", err
+	}
+	h, err := parseFileHeader(hb[:n])
+	if err != nil {
+		return "", err
+	}
+	if h.Phnum == 0 || h.Phnum == pnXNum || h.Phentsize < h.phdrSize() {
+		return "", nil
+	}
+	size := h.Phnum * h.Phentsize
+	if size > maxPhdrTable {
+		return "", fmt.Errorf("program header table of %d bytes", size)
+	}
+	tab := make([]byte, size)
+	if err := read(base+h.Phoff, tab); err != nil {
+		return "", fmt.Errorf("program headers: %w", err)
+	}
+	phs, err := parseProgHeaders(tab, h, h.Phnum, h.Phoff)
+	if err != nil {
+		return "", err
+	}
+	bias := base
+	if inMemory {
+		for _, ph := range phs {
+			if ph.Type == elf.PT_LOAD {
+				bias = base - (ph.Vaddr - ph.Off)
+				break
+			}
+		}
+	}
+	var firstErr error
+	for _, ph := range phs {
+		if ph.Type != elf.PT_NOTE || ph.Filesz == 0 {
+			continue
+		}
+		buf := make([]byte, min(ph.Filesz, maxNoteSeg))
+		at := base + ph.Off
+		if inMemory {
+			at = bias + ph.Vaddr
+		}
+		if err := read(at, buf); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("note segment: %w", err)
+			}
+			continue
+		}
+		notes, _ := ParseNotes(buf, h.Order, int(ph.Align))
+		for _, nt := range notes {
+			if nt.Name == "GNU" && nt.Type == NTGNUBuildID && len(nt.Desc) > 0 {
+				return hex.EncodeToString(nt.Desc), nil
+			}
+		}
+	}
+	return "", firstErr
+}

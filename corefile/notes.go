@@ -1,0 +1,99 @@
+package corefile
+
+import (
+	"encoding/binary"
+	"strings"
+)
+
+// Note types found in Linux cores (include/uapi/linux/elf.h).
+const (
+	NTPrstatus   = 1          // NT_PRSTATUS: struct elf_prstatus, one per thread
+	NTFPRegset   = 2          // NT_PRFPREG / NT_FPREGSET: floating-point registers
+	NTPrpsinfo   = 3          // NT_PRPSINFO: struct elf_prpsinfo
+	NTTaskstruct = 4          // NT_TASKSTRUCT
+	NTAuxv       = 6          // NT_AUXV: the auxiliary vector
+	NTSiginfo    = 0x53494749 // NT_SIGINFO ("SIGI"): siginfo_t of the killing signal
+	NTFile       = 0x46494c45 // NT_FILE ("FILE"): file-backed mappings
+	NTX86XState  = 0x202      // NT_X86_XSTATE: XSAVE area
+	NTGNUBuildID = 3          // NT_GNU_BUILD_ID, in "GNU" notes of ELF images
+)
+
+// Note is one ELF note. Desc aliases the buffer the notes were parsed from.
+type Note struct {
+	Name string // owner, without the trailing NUL ("CORE", "LINUX", "GNU")
+	Type uint32
+	Desc []byte
+	Off  uint64 // offset of the note header within the parsed buffer
+}
+
+// maxNoteAlign bounds what ParseNotes accepts as alignment.
+const maxNoteAlign = 8
+
+// ParseNotes decodes the notes in b (the contents of a PT_NOTE segment or a
+// SHT_NOTE section) in file order. align is the note alignment: 4 for
+// Linux kernel cores (even ELF64 ones), 8 for notes whose segment says
+// p_align 8; other values are treated as 4. Truncated or inconsistent data
+// yields the notes decoded so far and a *FormatError.
+func ParseNotes(b []byte, order binary.ByteOrder, align int) ([]Note, error) {
+	if align != maxNoteAlign {
+		align = 4
+	}
+	var notes []Note
+	off := uint64(0)
+	n := uint64(len(b))
+	for off < n {
+		if n-off < 12 {
+			// The kernel never leaves a partial header; padding shorter
+			// than a header is tolerated only if it is all zero.
+			if allZero(b[off:]) {
+				break
+			}
+			return notes, formatErr(off, "truncated note header (%d bytes left)", n-off)
+		}
+		namesz := uint64(order.Uint32(b[off:]))
+		descsz := uint64(order.Uint32(b[off+4:]))
+		typ := order.Uint32(b[off+8:])
+		p := off + 12
+		if namesz > n-p {
+			return notes, formatErr(off, "note name size %d exceeds the %d bytes left", namesz, n-p)
+		}
+		name := b[p : p+namesz]
+		p = alignUp(p+namesz, uint64(align))
+		if p > n || descsz > n-p {
+			return notes, formatErr(off, "note %q type 0x%x: descriptor size %d exceeds the bytes left", cString(name), typ, descsz)
+		}
+		desc := b[p : p+descsz : p+descsz]
+		notes = append(notes, Note{Name: cString(name), Type: typ, Desc: desc, Off: off})
+		next := alignUp(p+descsz, uint64(align))
+		if next > n {
+			next = n
+		}
+		off = next
+	}
+	return notes, nil
+}
+
+func alignUp(v, a uint64) uint64 {
+	r := (v + a - 1) &^ (a - 1)
+	if r < v { // overflow
+		return ^uint64(0)
+	}
+	return r
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// cString returns b up to its first NUL.
+func cString(b []byte) string {
+	if i := strings.IndexByte(string(b), 0); i >= 0 {
+		return string(b[:i])
+	}
+	return string(b)
+}
