@@ -1,0 +1,110 @@
+package elfx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Cache shares one Object per binary across a batch of cores, so each
+// library is mapped, indexed and symbolized once. Objects are keyed by
+// build ID, so two paths to one build (a sysroot copy and the installed
+// file) share an object; files without a build ID are keyed by path, size
+// and modification time. A Cache is safe for concurrent use. Objects it
+// returns belong to it: close the Cache, not the objects.
+type Cache struct {
+	mu      sync.Mutex
+	byFile  map[fileKey]*cacheEntry
+	byBuild map[string]*Object
+	objects []*Object
+}
+
+// fileKey identifies a file version without reading it.
+type fileKey struct {
+	path  string
+	size  int64
+	mtime int64
+	dirs  string // debug dirs the object was attached with
+}
+
+// cacheEntry is one Open in flight or done; concurrent callers for the
+// same file wait on once instead of opening it twice.
+type cacheEntry struct {
+	once sync.Once
+	obj  *Object
+	err  error
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{byFile: map[fileKey]*cacheEntry{}, byBuild: map[string]*Object{}}
+}
+
+// Open returns the shared Object for path, opening it and attaching its
+// separate debug file (searched in debugDirs, DefaultDebugDirs when empty)
+// on first use. A missing debug file is not an error.
+func (c *Cache) Open(path string, debugDirs []string) (*Object, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("elfx: %w", err)
+	}
+	key := fileKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano(), dirs: fmt.Sprint(debugDirs)}
+	c.mu.Lock()
+	if c.byFile == nil {
+		c.byFile, c.byBuild = map[fileKey]*cacheEntry{}, map[string]*Object{}
+	}
+	e, ok := c.byFile[key]
+	if !ok {
+		e = &cacheEntry{}
+		c.byFile[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.obj, e.err = c.open(path, debugDirs) })
+	return e.obj, e.err
+}
+
+func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
+	o, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if id := o.BuildID(); id != "" {
+		c.mu.Lock()
+		shared, ok := c.byBuild[id]
+		c.mu.Unlock()
+		if ok {
+			o.Close()
+			return shared, nil
+		}
+	}
+	// A missing or rejected debug file leaves the object usable with the
+	// symbols and tables it carries itself.
+	_, _ = o.AttachDebugFile(debugDirs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id := o.BuildID(); id != "" {
+		if shared, ok := c.byBuild[id]; ok {
+			// Another path to the same build won the race.
+			o.Close()
+			return shared, nil
+		}
+		c.byBuild[id] = o
+	}
+	c.objects = append(c.objects, o)
+	return o, nil
+}
+
+// Close closes every object the cache opened.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, o := range c.objects {
+		errs = append(errs, o.Close())
+	}
+	c.objects = nil
+	c.byFile = map[fileKey]*cacheEntry{}
+	c.byBuild = map[string]*Object{}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,311 @@
+package elfx
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+)
+
+// dwarfIndex is the address index over one object's DWARF: compile unit
+// ranges built once, everything inside a unit built on its first use.
+type dwarfIndex struct {
+	name string // object name, for errors
+	d    *dwarf.Data
+	cus  []*cuIndex
+	byPC intervalIndex // over cus
+
+	names sync.Map // dwarf.Offset -> string: resolved function names
+}
+
+// cuIndex is one compile unit. Its line table and scope tree are built
+// together on first use.
+type cuIndex struct {
+	entry *dwarf.Entry
+
+	once    sync.Once
+	err     error
+	seqs    []lineSeq
+	seqPC   intervalIndex     // over seqs
+	fileTab []*dwarf.LineFile // indexed by DW_AT_call_file
+	scopes  []scope
+	funcs   intervalIndex // over the scopes that are subprograms
+}
+
+// lineRow is one row of a line table.
+type lineRow struct {
+	addr      uint64
+	file      *dwarf.LineFile
+	line, col int32
+}
+
+// lineSeq is one sequence of a line program: rows in address order,
+// covering [rows[0].addr, end).
+type lineSeq struct {
+	rows []lineRow
+	end  uint64
+}
+
+// scope is a subprogram or inlined_subroutine with code. Lexical blocks
+// are folded into their enclosing scope: they never name a frame.
+type scope struct {
+	ranges   [][2]uint64
+	die      dwarf.Offset // where the name comes from (via origin chains)
+	callFile int64        // for inlined scopes: DW_AT_call_file
+	callLine int64
+	callCol  int64
+	inlined  bool
+	children []int32
+}
+
+func (s *scope) contains(pc uint64) bool {
+	for _, r := range s.ranges {
+		if pc >= r[0] && pc < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// newDWARFIndex reads the top entry of every compile unit and indexes
+// their address ranges. Units without ranges of their own (some assemblers
+// emit none) are indexed by their line table's sequences instead.
+func newDWARFIndex(name string, d *dwarf.Data) (*dwarfIndex, error) {
+	x := &dwarfIndex{name: name, d: d}
+	var ivs []interval
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			if len(x.cus) == 0 {
+				return nil, fmt.Errorf("elfx: %s: reading DWARF units: %w", name, err)
+			}
+			break // keep what was indexed before the damage
+		}
+		if e == nil {
+			break
+		}
+		r.SkipChildren()
+		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagSkeletonUnit && e.Tag != dwarf.TagPartialUnit {
+			continue
+		}
+		cu := &cuIndex{entry: e}
+		idx := int32(len(x.cus))
+		x.cus = append(x.cus, cu)
+		ranges, _ := d.Ranges(e)
+		if len(ranges) == 0 {
+			cu.load(x)
+			for _, s := range cu.seqs {
+				ranges = append(ranges, [2]uint64{s.rows[0].addr, s.end})
+			}
+		}
+		for _, rg := range ranges {
+			ivs = append(ivs, interval{lo: rg[0], hi: rg[1], idx: idx})
+		}
+	}
+	x.byPC = newIntervalIndex(ivs)
+	return x, nil
+}
+
+// load builds the unit's line table and scope tree once.
+func (cu *cuIndex) load(x *dwarfIndex) error {
+	cu.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				cu.err = fmt.Errorf("elfx: %s: malformed DWARF unit at %#x (%v)", x.name, cu.entry.Offset, p)
+			}
+		}()
+		lerr := cu.loadLines(x.d)
+		serr := cu.loadScopes(x.d)
+		cu.err = errors.Join(lerr, serr)
+		if cu.err != nil {
+			cu.err = fmt.Errorf("elfx: %s: DWARF unit at %#x: %w", x.name, cu.entry.Offset, cu.err)
+		}
+	})
+	return cu.err
+}
+
+// loadLines reads the whole line program once and splits it into
+// sequences sorted by address. (LineReader.SeekPC assumes sorted
+// sequences and misses PCs when they are not.)
+func (cu *cuIndex) loadLines(d *dwarf.Data) error {
+	lr, err := d.LineReader(cu.entry)
+	if err != nil {
+		return fmt.Errorf("line table: %w", err)
+	}
+	if lr == nil {
+		return nil
+	}
+	var rows []lineRow
+	var le dwarf.LineEntry
+	var ivs []interval
+	for {
+		err := lr.Next(&le)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("line table: %w", err)
+		}
+		if le.EndSequence {
+			if len(rows) > 0 && le.Address > rows[0].addr {
+				ivs = append(ivs, interval{lo: rows[0].addr, hi: le.Address, idx: int32(len(cu.seqs))})
+				cu.seqs = append(cu.seqs, lineSeq{rows: rows, end: le.Address})
+			}
+			rows = nil
+			continue
+		}
+		if n := len(rows); n > 0 && le.Address < rows[n-1].addr {
+			continue // not monotonic: corrupt; ignore the row
+		}
+		rows = append(rows, lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)})
+	}
+	cu.seqPC = newIntervalIndex(ivs)
+	cu.fileTab = lr.Files()
+	return nil
+}
+
+// files is the unit's file table, complete once the line program has
+// been read.
+func (cu *cuIndex) files(*dwarf.Data) []*dwarf.LineFile { return cu.fileTab }
+
+// fileName is a line table file's full path ("" for none).
+func fileName(f *dwarf.LineFile) string {
+	if f == nil {
+		return ""
+	}
+	return f.Name
+}
+
+// lookupLine returns the line table row covering pc: the last row at or
+// below pc in the sequence containing it.
+func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
+	var row lineRow
+	found := false
+	cu.seqPC.each(pc, func(i int32) bool {
+		rows := cu.seqs[i].rows
+		j := sort.Search(len(rows), func(j int) bool { return rows[j].addr > pc }) - 1
+		if j < 0 {
+			return true
+		}
+		row, found = rows[j], true
+		return false
+	})
+	return row, found
+}
+
+// loadScopes walks the unit's DIEs once, keeping subprograms with code,
+// the inlined subroutines inside them and nothing else.
+func (cu *cuIndex) loadScopes(d *dwarf.Data) error {
+	r := d.Reader()
+	r.Seek(cu.entry.Offset)
+	if _, err := r.Next(); err != nil {
+		return fmt.Errorf("DIEs: %w", err)
+	}
+	if !cu.entry.Children {
+		return nil
+	}
+	// stack[i] is the scope enclosing entries at depth i+1, -1 for none.
+	stack := []int32{-1}
+	var funcs []interval
+	for len(stack) > 0 {
+		e, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("DIEs: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		parent := stack[len(stack)-1]
+		self := parent // what this entry's children see as enclosing scope
+		switch e.Tag {
+		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+			ranges, _ := d.Ranges(e)
+			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
+				// Declarations and abstract instances: their inlined
+				// children have no code either.
+				r.SkipChildren()
+				continue
+			}
+			s := scope{ranges: ranges, die: e.Offset}
+			if e.Tag == dwarf.TagInlinedSubroutine {
+				s.inlined = true
+				s.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
+				s.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
+				s.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
+			}
+			self = int32(len(cu.scopes))
+			cu.scopes = append(cu.scopes, s)
+			if e.Tag == dwarf.TagSubprogram {
+				for _, rg := range ranges {
+					funcs = append(funcs, interval{lo: rg[0], hi: rg[1], idx: self})
+				}
+			} else {
+				cu.scopes[parent].children = append(cu.scopes[parent].children, self)
+			}
+		case dwarf.TagLexDwarfBlock, dwarf.TagNamespace, dwarf.TagModule,
+			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+			// Transparent: may contain function definitions (namespaces
+			// in GCC's C++ output, Fortran modules) or inlined calls.
+		default:
+			r.SkipChildren()
+			continue
+		}
+		if e.Children {
+			stack = append(stack, self)
+		}
+	}
+	cu.funcs = newIntervalIndex(funcs)
+	return nil
+}
+
+// attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the pre-DWARF-4
+// spelling of DW_AT_linkage_name that GCC still emits with -gstrict-dwarf
+// off for DWARF 2/3.
+const attrMIPSLinkageName dwarf.Attr = 0x2007
+
+// funcName resolves the name addr2line prints for the function a DIE
+// stands for: the first linkage name along its DW_AT_abstract_origin /
+// DW_AT_specification chain, demangled, else the first DW_AT_name.
+func (x *dwarfIndex) funcName(off dwarf.Offset) string {
+	if v, ok := x.names.Load(off); ok {
+		return v.(string)
+	}
+	r := x.d.Reader()
+	name, linkage := "", ""
+	next := off
+	for depth := 0; depth < 8 && linkage == ""; depth++ {
+		r.Seek(next)
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+			linkage = s
+		} else if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
+			linkage = s
+		}
+		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
+			name = s
+		}
+		ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			ref, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+		}
+		if !ok || ref == next {
+			break
+		}
+		next = ref
+	}
+	if linkage != "" {
+		name = Demangle(linkage)
+	}
+	x.names.Store(off, name)
+	return name
+}

@@ -1,0 +1,25 @@
+package elfx
+
+// dwarfIndex returns the object's DWARF index, building it on first use,
+// or nil when the object and its debug file have no DWARF.
+func (o *Object) dwarfIndex() (*dwarfIndex, error) {
+	d := o.state()
+	d.dwarfOnce.Do(func() {
+		src := o.dwarfSource()
+		if src == nil {
+			return
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				d.dwarf, d.dwarfErr = nil, errorf("%s: malformed DWARF (%v)", src.name, p)
+			}
+		}()
+		data, err := src.loadDWARF()
+		if err != nil {
+			d.dwarfErr = err
+			return
+		}
+		d.dwarf, d.dwarfErr = newDWARFIndex(src.name, data)
+	})
+	return d.dwarf, d.dwarfErr
+}

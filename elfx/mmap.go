@@ -1,0 +1,47 @@
+package elfx
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// mapFile maps path read-only. ReadAt on an *os.File costs a system call
+// per read; symbolizing a backtrace does thousands of small reads, so the
+// object is parsed from memory instead. An empty file cannot be mapped and
+// yields an empty slice.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	size := fi.Size()
+	if size == 0 {
+		return []byte{}, nil
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// unmapFile releases a mapping made by mapFile.
+func unmapFile(data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	return unix.Munmap(data)
+}

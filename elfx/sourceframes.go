@@ -1,0 +1,116 @@
+package elfx
+
+import "fmt"
+
+// SourceFrame is one function at a code address: the innermost inlined
+// function first, the out-of-line function that contains them last.
+type SourceFrame struct {
+	Function string // demangled
+	File     string // full path
+	Line     int
+	Column   int
+	Inlined  bool // true for every frame but the last
+}
+
+// maxInlineDepth bounds inline chains in hostile DWARF; real ones are a
+// few dozen deep at most.
+const maxInlineDepth = 256
+
+// SourceFrames returns the source location of addr (link-time) with its
+// inline chain, as `addr2line -f -i -C -e FILE ADDR` prints it: the
+// innermost inlined function with the file:line at addr, then each
+// function it was inlined into with the call site's file:line, ending with
+// the out-of-line function. Where the DWARF has a line table but no
+// function (assembly), the function name comes from the symbol table. Go
+// binaries without DWARF use .gopclntab. An object without debug
+// information gives an empty slice and a nil error.
+func (o *Object) SourceFrames(addr uint64) (frames []SourceFrame, err error) {
+	x, err := o.dwarfIndex()
+	if err != nil {
+		return nil, err
+	}
+	if x != nil {
+		defer func() {
+			if p := recover(); p != nil {
+				frames, err = nil, fmt.Errorf("elfx: %s: malformed DWARF near %#x (%v)", o.name, addr, p)
+			}
+		}()
+		frames, err = x.sourceFrames(addr, o)
+		if len(frames) > 0 || err != nil {
+			return frames, err
+		}
+	}
+	if g := o.goTable(); g != nil {
+		return g.sourceFrames(addr), nil
+	}
+	return []SourceFrame{}, nil
+}
+
+func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
+	var out []SourceFrame
+	var firstErr error
+	var lineOnly *lineRow
+	x.byPC.each(pc, func(i int32) bool {
+		cu := x.cus[i]
+		if err := cu.load(x); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		var sub int32 = -1
+		cu.funcs.each(pc, func(s int32) bool { sub = s; return false })
+		row, haveRow := cu.lookupLine(pc)
+		if sub < 0 {
+			if haveRow && lineOnly == nil {
+				lineOnly = &row
+			}
+			return true
+		}
+		// Descend into the inlined call containing pc at each level.
+		chain := []int32{sub}
+		for len(chain) < maxInlineDepth {
+			cur := &cu.scopes[chain[len(chain)-1]]
+			next := int32(-1)
+			for _, c := range cur.children {
+				if cu.scopes[c].contains(pc) {
+					next = c
+					break
+				}
+			}
+			if next < 0 {
+				break
+			}
+			chain = append(chain, next)
+		}
+		file, line, col := "", 0, 0
+		if haveRow {
+			file, line, col = fileName(row.file), int(row.line), int(row.col)
+		}
+		files := cu.files(x.d)
+		for k := len(chain) - 1; k >= 0; k-- {
+			s := &cu.scopes[chain[k]]
+			out = append(out, SourceFrame{
+				Function: x.funcName(s.die),
+				File:     file,
+				Line:     line,
+				Column:   col,
+				Inlined:  k > 0,
+			})
+			// The caller's location is where this scope was inlined.
+			file, line, col = "", int(s.callLine), int(s.callCol)
+			if s.callFile >= 0 && s.callFile < int64(len(files)) {
+				file = fileName(files[s.callFile])
+			}
+		}
+		return false
+	})
+	if len(out) == 0 && lineOnly != nil {
+		f := SourceFrame{File: fileName(lineOnly.file), Line: int(lineOnly.line), Column: int(lineOnly.col)}
+		if s, ok := o.Symbol(pc); ok {
+			f.Function = s.Name
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}

@@ -1,0 +1,234 @@
+package elfx
+
+import (
+	"debug/elf"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Symbol is a code symbol from the object's symbol tables.
+type Symbol struct {
+	Name string // demangled
+	Raw  string // as in the symbol table
+	Addr uint64 // link-time address
+	Size uint64 // 0 when the symbol table gives no size
+}
+
+// symEntry is a Symbol plus what lookup needs to rank aliases.
+type symEntry struct {
+	Symbol
+	section elf.SectionIndex
+	rank    int // lower is preferred among symbols at one address
+}
+
+// symbolTable holds code symbols sorted by address. byAddr has one entry
+// per distinct address (the preferred alias); all keeps every alias for
+// name lookups.
+type symbolTable struct {
+	byAddr []symEntry
+	all    []symEntry
+
+	nameOnce sync.Once
+	byName   map[string]int // raw and demangled name -> index in all
+}
+
+// maxAliasScan bounds the backward walk that looks for a sized symbol
+// containing an address when the nearest preceding one does not.
+const maxAliasScan = 16
+
+// Symbol returns the code symbol covering addr (link-time). It prefers a
+// sized symbol that contains addr; otherwise it takes the nearest
+// preceding unsized symbol in the same section, which is how gdb prints
+// foo+123 for hand-written assembly without sizes.
+func (o *Object) Symbol(addr uint64) (Symbol, bool) {
+	t := o.symbols()
+	syms := t.byAddr
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
+	if i < 0 {
+		return Symbol{}, false
+	}
+	for j := i; j >= 0 && j > i-maxAliasScan; j-- {
+		s := &syms[j]
+		if s.Size > 0 && addr-s.Addr < s.Size {
+			return s.demangled(), true
+		}
+	}
+	s := &syms[i]
+	if s.Size == 0 && s.section == o.sectionIndexOf(addr) {
+		return s.demangled(), true
+	}
+	return Symbol{}, false
+}
+
+// LookupSymbol finds a code symbol by its raw (mangled) or demangled name.
+// Among aliases of one name the preferred one (global, sized) wins.
+func (o *Object) LookupSymbol(name string) (Symbol, bool) {
+	t := o.symbols()
+	t.nameOnce.Do(func() {
+		t.byName = make(map[string]int, 2*len(t.all))
+		// all is sorted with preferred aliases first at each address, so
+		// the first entry recorded for a name is the preferred one.
+		for i := range t.all {
+			s := &t.all[i]
+			if _, ok := t.byName[s.Raw]; !ok {
+				t.byName[s.Raw] = i
+			}
+			if name := Demangle(s.Raw); name != s.Raw {
+				if _, ok := t.byName[name]; !ok {
+					t.byName[name] = i
+				}
+			}
+		}
+	})
+	i, ok := t.byName[name]
+	if !ok {
+		return Symbol{}, false
+	}
+	return t.all[i].demangled(), true
+}
+
+// demangled returns the symbol with its demangled name. Names are
+// demangled on lookup rather than when the table is built: a C++ library
+// has hundreds of thousands of symbols and a backtrace needs a few dozen.
+func (s *symEntry) demangled() Symbol {
+	sym := s.Symbol
+	sym.Name = Demangle(sym.Raw)
+	return sym
+}
+
+// sectionIndexOf returns the index of the allocated section containing
+// addr, or SHN_UNDEF.
+func (o *Object) sectionIndexOf(addr uint64) elf.SectionIndex {
+	for i, s := range o.ef.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && addr >= s.Addr && addr-s.Addr < s.Size {
+			return elf.SectionIndex(i)
+		}
+	}
+	return elf.SHN_UNDEF
+}
+
+func (o *Object) symbols() *symbolTable {
+	d := o.state()
+	d.symOnce.Do(func() { d.syms = o.buildSymbols() })
+	return d.syms
+}
+
+// buildSymbols merges .symtab of the binary and of its debug file with
+// .dynsym, keeps code symbols only and sorts them once.
+func (o *Object) buildSymbols() *symbolTable {
+	var raw []symEntry
+	add := func(f *elf.File, dynamic bool) {
+		var syms []elf.Symbol
+		var err error
+		if dynamic {
+			syms, err = f.DynamicSymbols()
+		} else {
+			syms, err = f.Symbols()
+		}
+		if err != nil {
+			return // absent or unreadable: the other tables may still serve
+		}
+		for _, s := range syms {
+			if e, ok := codeSymbol(f, s); ok {
+				raw = append(raw, e)
+			}
+		}
+	}
+	add(o.ef, false)
+	if dbg := o.debugObject(); dbg != nil {
+		add(dbg.ef, false)
+	}
+	add(o.ef, true)
+
+	sort.Slice(raw, func(i, j int) bool {
+		a, b := &raw[i], &raw[j]
+		if a.Addr != b.Addr {
+			return a.Addr < b.Addr
+		}
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		if a.Size != b.Size {
+			return a.Size > b.Size
+		}
+		return a.Raw < b.Raw
+	})
+	// Drop exact duplicates (the same symbol from .symtab and .dynsym).
+	all := raw[:0]
+	for i := range raw {
+		if n := len(all); n > 0 && all[n-1].Addr == raw[i].Addr && all[n-1].Raw == raw[i].Raw {
+			continue
+		}
+		all = append(all, raw[i])
+	}
+	var byAddr []symEntry
+	for i := range all {
+		if n := len(byAddr); n > 0 && byAddr[n-1].Addr == all[i].Addr {
+			continue
+		}
+		byAddr = append(byAddr, all[i])
+	}
+	return &symbolTable{byAddr: byAddr, all: all}
+}
+
+// codeSymbol decides whether s names code and ranks it among aliases:
+// functions before untyped labels, global before weak before local, and
+// names without a leading underscore before internal ones.
+func codeSymbol(f *elf.File, s elf.Symbol) (symEntry, bool) {
+	typ := elf.ST_TYPE(s.Info)
+	switch typ {
+	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+	case elf.STT_NOTYPE:
+		// Hand-written assembly and stripped code: accept labels in
+		// executable sections only.
+		if int(s.Section) >= len(f.Sections) || f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 {
+			return symEntry{}, false
+		}
+	default:
+		return symEntry{}, false
+	}
+	if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || s.Name == "" {
+		return symEntry{}, false
+	}
+	if isMappingSymbol(s.Name) || strings.HasPrefix(s.Name, ".L") {
+		return symEntry{}, false
+	}
+	rank := 0
+	if typ == elf.STT_NOTYPE {
+		rank += 8
+	}
+	switch elf.ST_BIND(s.Info) {
+	case elf.STB_GLOBAL:
+	case elf.STB_WEAK:
+		rank += 2
+	default:
+		rank += 4
+	}
+	if strings.HasPrefix(s.Name, "_") {
+		rank++
+	}
+	name := s.Name
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	return symEntry{
+		Symbol:  Symbol{Raw: name, Addr: s.Value, Size: s.Size},
+		section: s.Section,
+		rank:    rank,
+	}, true
+}
+
+// isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
+// $t, $x and their $x.foo forms), which mark code/data boundaries, not
+// functions.
+func isMappingSymbol(name string) bool {
+	if len(name) < 2 || name[0] != '$' {
+		return false
+	}
+	switch name[1] {
+	case 'a', 'd', 't', 'x':
+		return len(name) == 2 || name[2] == '.'
+	}
+	return false
+}
