@@ -173,4 +173,4 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolize
 	}
 }
 
-func byteOrder(c *corefile.Core) binary.ByteOrder { return c.ByteOrder }
+func byteOrder(c *corefile.Core) binary.ByteOrder { return c.ByteOrder() }

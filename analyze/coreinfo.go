@@ -13,10 +13,10 @@ func coreInfo(c *corefile.Core) report.Core {
 		Format:      c.Format,
 		Arch:        c.Arch,
 		ByteOrder:   "little",
-		PointerSize: c.PtrSize,
+		PointerSize: c.PtrSize(),
 		OS:          c.OS,
 	}
-	if c.ByteOrder == binary.BigEndian {
+	if c.ByteOrder() == binary.BigEndian {
 		rc.ByteOrder = "big"
 	}
 	if c.PID != 0 {

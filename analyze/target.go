@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -26,16 +25,13 @@ type module struct {
 type target struct {
 	core    *corefile.Core
 	modules []*module // sorted by start
-	code    []span    // executable memory, sorted
 }
-
-type span struct{ lo, hi uint64 }
 
 var _ unwind.AddrSpace = (*target)(nil)
 var _ unwind.CodeChecker = (*target)(nil)
 
-func (t *target) ByteOrder() binary.ByteOrder { return t.core.ByteOrder }
-func (t *target) PtrSize() int                { return t.core.PtrSize }
+func (t *target) ByteOrder() binary.ByteOrder { return t.core.ByteOrder() }
+func (t *target) PtrSize() int                { return t.core.PtrSize() }
 
 func (t *target) ReadMem(addr uint64, p []byte) error { return t.core.ReadMem(addr, p) }
 
@@ -83,21 +79,12 @@ func (t *target) ProcName(ip uint64) (string, uint64, error) {
 func (t *target) DynInfoListAddr() (uint64, error) { return 0, unwind.ErrNoInfo }
 
 // IsCode reports whether addr lies in a mapping the process could execute.
-func (t *target) IsCode(addr uint64) bool {
-	i := sort.Search(len(t.code), func(i int) bool { return t.code[i].lo > addr }) - 1
-	return i >= 0 && addr < t.code[i].hi
-}
+func (t *target) IsCode(addr uint64) bool { return t.core.IsCode(addr) }
 
 // newTarget opens the objects of the core's modules through objs.
 func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target, []string) {
 	t := &target{core: c}
 	var warnings []string
-	for _, s := range c.Segments {
-		if s.Flags&elf.PF_X != 0 {
-			t.code = append(t.code, span{s.Vaddr, s.Vaddr + s.Memsz})
-		}
-	}
-	sort.Slice(t.code, func(i, j int) bool { return t.code[i].lo < t.code[j].lo })
 	for _, cm := range c.Modules {
 		m := &module{core: cm, start: cm.Start, end: cm.End}
 		obj, err := openModule(c, cm, objs, debugDirs)

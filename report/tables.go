@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// TablesSchema is the JSON schema string of a Tables document.
+const TablesSchema = "coreunwind.tables/v1"
+
+// Tables is `coreunwind tables FILE`: a binary's unwind table (schema
+// coreunwind.tables/v1, tables-json.md beside this file).
+type Tables struct {
+	Schema    string       `json:"schema"`
+	File      string       `json:"file"`
+	Arch      string       `json:"arch"`
+	ByteOrder string       `json:"byte_order"`
+	Section   string       `json:"section"`
+	Entries   []TableEntry `json:"entries"`
+	Warnings  []string     `json:"warnings"`
+}
+
+// TableEntry is one FDE or unwind-table entry. Fields of other
+// architectures' tables (IA-64 info blocks, PA-RISC descriptors) are
+// added by the issues that bring those tables.
+type TableEntry struct {
+	Start    Hex      `json:"start"`
+	End      Hex      `json:"end"`
+	Function *string  `json:"function"`
+	Records  []string `json:"records"`
+}
+
+// WriteTablesJSON writes t as one indented JSON object.
+func WriteTablesJSON(w io.Writer, t *Tables) error {
+	t.Schema = TablesSchema
+	if t.Entries == nil {
+		t.Entries = []TableEntry{}
+	}
+	if t.Warnings == nil {
+		t.Warnings = []string{}
+	}
+	for i := range t.Entries {
+		if t.Entries[i].Records == nil {
+			t.Entries[i].Records = []string{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
+}
+
+// WriteTablesText writes t for people: one block per entry, its rows
+// indented, as readelf's frames-interp lays them out.
+func WriteTablesText(w io.Writer, t *Tables) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s: %s (%s, %s-endian): %d entries\n", t.File, t.Section, t.Arch, t.ByteOrder, len(t.Entries))
+	for _, e := range t.Entries {
+		fmt.Fprintf(bw, "\n%#x..%#x", uint64(e.Start), uint64(e.End))
+		if e.Function != nil {
+			fmt.Fprintf(bw, " %s", *e.Function)
+		}
+		bw.WriteByte('\n')
+		for _, r := range e.Records {
+			fmt.Fprintf(bw, "  %s\n", r)
+		}
+	}
+	for _, w := range t.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", w)
+	}
+	return bw.Flush()
+}
