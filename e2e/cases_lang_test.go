@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestCxxException: an uncaught C++ exception: __cxa_throw ->
+// std::terminate -> abort.
+func TestCxxException(t *testing.T) {
+	t.Parallel()
+	c := crashAndUnwind(t, "exception", nil, nil)
+	compareWithReferences(t, c.GDB, c.EU, c.Report)
+	c.expectSignal(t, 6, "SIGABRT")
+	th := c.crashed(t)
+	expectFunctions(t, th, "abort", "std::terminate", "__cxa_throw", "shop::Basket::checkout", "shop::process", "main")
+	c.expectLines(t, th, "shop::Basket::checkout", "shop::process", "main")
+}
+
+// TestCxxInline: at -O2 the faulting load sits in functions inlined into
+// outer_call; gdb shows several frames at one pc. coreunwind must show the
+// same frames, position by position, with gdb's names, pcs, files and
+// lines, and mark the inlined ones.
+func TestCxxInline(t *testing.T) {
+	t.Parallel()
+	c := crashAndUnwind(t, "inline", nil, nil)
+	compareWithReferences(t, c.GDB, c.EU, c.Report)
+	th := c.crashed(t)
+	g := c.GDB[th.TID]
+	if g == nil {
+		t.Fatalf("gdb has no thread %d", th.TID)
+	}
+	// The chain starts at frame 0 in both tools, so indexes line up.
+	inlined := 0
+	for i, gf := range g.Frames {
+		if filepath.Base(gf.File) != "inline.cc" {
+			break
+		}
+		if i >= len(th.Frames) {
+			t.Errorf("coreunwind has no frame %d; gdb: %s", i, gf.Raw)
+			break
+		}
+		f := th.Frames[i]
+		pc, _ := f.pc()
+		if normalizeFunc(f.Function) != normalizeFunc(gf.Func) || pc != gf.PC ||
+			filepath.Base(f.File) != "inline.cc" || f.Line != gf.Line {
+			t.Errorf("frame %d differs:\n  gdb:        %s\n  coreunwind: %s", i, gf.Raw, f)
+		}
+		// gdb gives an inlined frame the pc of the frame it is inlined into.
+		wantInlined := i+1 < len(g.Frames) && g.Frames[i+1].PC == gf.PC
+		if wantInlined {
+			inlined++
+		}
+		if f.Inlined != wantInlined {
+			t.Errorf("frame %d inlined = %v, want %v (gdb: %s)", i, f.Inlined, wantInlined, gf.Raw)
+		}
+	}
+	if inlined == 0 {
+		t.Errorf("gdb shows no inlined frame; the test program no longer tests inlining:\n%s", c.GDBOut)
+	}
+	expectFunctions(t, th, "geo::scaled", "geo::outer_call", "main")
+}
+
+// TestRustPanic: a Rust panic with panic=abort goes through std's panic
+// machinery into abort().
+func TestRustPanic(t *testing.T) {
+	t.Parallel()
+	c := crashAndUnwind(t, "rust-panic", nil, nil)
+	compareWithReferences(t, c.GDB, c.EU, c.Report)
+	c.expectSignal(t, 6, "SIGABRT")
+	th := c.crashed(t)
+	expectFunctions(t, th, "abort", "rustcrash::check_order", "rustcrash::place_order", "rustcrash::main")
+	c.expectLines(t, th, "rustcrash::check_order", "rustcrash::place_order")
+}
+
+// TestGoTraceback: a Go program dying with GOTRACEBACK=crash (SIGABRT from
+// the runtime, several threads).
+func TestGoTraceback(t *testing.T) {
+	t.Parallel()
+	c := crashAndUnwind(t, "gocrash", []string{"GOTRACEBACK=crash"}, nil)
+	compareWithReferences(t, c.GDB, c.EU, c.Report)
+	c.expectSignal(t, 6, "SIGABRT")
+	if len(c.Report.Threads) < 2 {
+		t.Errorf("%d threads, want several", len(c.Report.Threads))
+	}
+	if len(c.Report.Threads) != len(c.GDB) {
+		t.Errorf("coreunwind reports %d threads, gdb %d", len(c.Report.Threads), len(c.GDB))
+	}
+	// The panicking goroutine's frames are on some thread's stack (the
+	// runtime may switch stacks for the crash, so look in every thread).
+	for _, th := range c.Report.Threads {
+		if frameOf(&th, "main.explode") != nil {
+			expectFunctions(t, &th, "main.explode", "main.trigger", "main.main")
+			return
+		}
+	}
+	t.Errorf("no thread shows main.explode; crashed thread:\n%s", formatFrames(c.crashed(t), 60))
+}

@@ -1,0 +1,186 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A program is one test program built from e2e/testdata/progs. Each is built
+// once per test run into its own directory under workDir, however many tests
+// use it.
+type program struct {
+	// tools the build needs; missing ones skip (or under CI fail) the test.
+	tools []string
+	// build compiles the sources into dir and returns the executable's path.
+	build func(src, dir string) (string, error)
+}
+
+// cc returns a build for one C or C++ program compiled in one step.
+func cc(compiler, out string, args ...string) program {
+	return program{
+		tools: []string{compiler},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, out)
+			full := append([]string{"-o", exe}, srcPaths(src, args)...)
+			return exe, runIn(dir, compiler, full...)
+		},
+	}
+}
+
+// srcPaths makes the arguments that name files of progs/ absolute.
+func srcPaths(src string, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.HasSuffix(a, ".c") || strings.HasSuffix(a, ".cc") || strings.HasSuffix(a, ".rs") {
+			a = filepath.Join(src, a)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+var programs = map[string]program{
+	"abort":        cc("gcc", "abort", "-g", "-O0", "abort.c"),
+	"null-O0":      cc("gcc", "nullderef", "-g", "-O0", "nullderef.c"),
+	"null-O2-nofp": cc("gcc", "nullderef", "-g", "-O2", "-fomit-frame-pointer", "nullderef.c"),
+	"null-static":  cc("gcc", "nullderef", "-g", "-O1", "-static", "nullderef.c"),
+	"null-pie":     cc("gcc", "nullderef", "-g", "-O1", "-fPIE", "-pie", "nullderef.c"),
+	"null-nopie":   cc("gcc", "nullderef", "-g", "-O1", "-fno-pie", "-no-pie", "nullderef.c"),
+	"sighandler":   cc("gcc", "sighandler", "-g", "-O1", "sighandler.c"),
+	"threads":      cc("gcc", "threads", "-g", "-O2", "-pthread", "threads.c"),
+	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
+	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
+	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
+	"rust-panic": {
+		tools: []string{"rustc"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "panic")
+			return exe, runIn(dir, "rustc", "-g", "-C", "panic=abort", "-C", "opt-level=1",
+				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
+		},
+	},
+	"gocrash": {
+		tools: []string{"go"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "gocrash")
+			return exe, runIn(filepath.Join(src, "gocrash"), goTool(), "build", "-o", exe, "main.go")
+		},
+	},
+	"nocfi": {
+		tools: []string{"gcc", "objcopy"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "nocfi")
+			obj := filepath.Join(dir, "nocfi_funcs.o")
+			if err := runIn(dir, "gcc", "-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
+				"-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c")); err != nil {
+				return "", err
+			}
+			// With -g, gcc still writes .debug_frame for these functions;
+			// drop it so they really have no CFI at all.
+			if err := runIn(dir, "objcopy", "--remove-section", ".debug_frame", obj); err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, "gcc", "-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj)
+		},
+	},
+	"dlopen": {
+		tools: []string{"gcc"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "dlopen_main")
+			if err := runIn(dir, "gcc", "-g", "-O1", "-shared", "-fPIC", "-o", filepath.Join(dir, "libplugin.so"),
+				filepath.Join(src, "plugin.c")); err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, "gcc", "-g", "-O0", "-o", exe, filepath.Join(src, "dlopen_main.c"), "-ldl")
+		},
+	},
+	// Stripped executables whose symbols and DWARF live in a separate file:
+	// one found through its build ID, one (built without a build ID) through
+	// .gnu_debuglink. The debug file is left as nullderef.debug in dir.
+	"null-stripped-buildid":   strippedBuild("-Wl,--build-id=sha1", false),
+	"null-stripped-debuglink": strippedBuild("-Wl,--build-id=none", true),
+}
+
+func strippedBuild(buildID string, debuglink bool) program {
+	return program{
+		tools: []string{"gcc", "objcopy", "strip"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "nullderef")
+			dbg := filepath.Join(dir, "nullderef.debug")
+			steps := [][]string{
+				{"gcc", "-g", "-O1", buildID, "-o", exe, filepath.Join(src, "nullderef.c")},
+				{"objcopy", "--only-keep-debug", exe, dbg},
+				{"strip", "--strip-all", exe},
+			}
+			if debuglink {
+				steps = append(steps, []string{"objcopy", "--add-gnu-debuglink=" + dbg, exe})
+			}
+			for _, s := range steps {
+				if err := runIn(dir, s[0], s[1:]...); err != nil {
+					return "", err
+				}
+			}
+			return exe, nil
+		},
+	}
+}
+
+type builtProgram struct {
+	once sync.Once
+	exe  string
+	err  error
+}
+
+var (
+	builtMu sync.Mutex
+	built   = map[string]*builtProgram{}
+)
+
+// buildProgram returns the executable of a named program, building it on
+// first use. A missing compiler skips (or under CI fails) the test; a build
+// error fails it.
+func buildProgram(t *testing.T, name string) string {
+	t.Helper()
+	p, ok := programs[name]
+	if !ok {
+		t.Fatalf("no program %q", name)
+	}
+	for _, tool := range p.tools {
+		requireTool(t, tool)
+	}
+	builtMu.Lock()
+	b := built[name]
+	if b == nil {
+		b = &builtProgram{}
+		built[name] = b
+	}
+	builtMu.Unlock()
+	b.once.Do(func() {
+		dir := filepath.Join(workDir, "progs", name)
+		if b.err = os.MkdirAll(dir, 0o755); b.err != nil {
+			return
+		}
+		src := filepath.Join(repoRoot, "e2e", "testdata", "progs")
+		b.exe, b.err = p.build(src, dir)
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v", name, b.err)
+	}
+	return b.exe
+}
+
+// runIn runs a build step and returns its output in the error.
+func runIn(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
