@@ -49,10 +49,10 @@ type Core struct {
 	Auxv []AuxEntry
 	VDSO uint64 // AT_SYSINFO_EHDR, 0 if none
 
-	Mappings []Mapping  // NT_FILE entries, sorted by Start
-	Modules  []*Module  // the main executable first, then by address
-	Segments []Segment  // PT_LOAD headers in file order
-	Warnings []string   // problems that did not stop loading
+	Mappings []Mapping // NT_FILE entries, sorted by Start
+	Modules  []*Module // the main executable first, then by address
+	Segments []Segment // PT_LOAD headers in file order
+	Warnings []string  // problems that did not stop loading
 
 	order    binary.ByteOrder
 	ptrSize  int
