@@ -87,8 +87,14 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		files := cu.files(x.d)
 		for k := len(chain) - 1; k >= 0; k-- {
 			s := &cu.scopes[chain[k]]
+			name := x.funcName(s.die)
+			if name == "" && k == 0 {
+				// An out-of-line copy without a name of its own (GCC's
+				// foo.part.0 and foo.cold): the symbol names it.
+				name = o.nearestSymbolName(pc)
+			}
 			out = append(out, SourceFrame{
-				Function: x.funcName(s.die),
+				Function: name,
 				File:     file,
 				Line:     line,
 				Column:   col,
@@ -102,12 +108,16 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		}
 		return false
 	})
+	// No function in the DWARF (assembly, split DWARF skeletons, padding
+	// between functions): like addr2line, take the function from the
+	// symbol table and the line from the line table.
 	if len(out) == 0 && lineOnly != nil {
-		f := SourceFrame{File: fileName(lineOnly.file), Line: int(lineOnly.line), Column: int(lineOnly.col)}
-		if s, ok := o.Symbol(pc); ok {
-			f.Function = s.Name
-		}
-		out = append(out, f)
+		out = append(out, SourceFrame{
+			Function: o.nearestSymbolName(pc),
+			File:     fileName(lineOnly.file),
+			Line:     int(lineOnly.line),
+			Column:   int(lineOnly.col),
+		})
 	}
 	if len(out) == 0 && firstErr != nil {
 		return nil, firstErr

@@ -61,6 +61,21 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 	return Symbol{}, false
 }
 
+// nearestSymbolName names the code at addr by the nearest symbol at or
+// below it, sized or not: what addr2line prints for code the DWARF does
+// not name, such as the alignment padding after a function.
+func (o *Object) nearestSymbolName(addr uint64) string {
+	if s, ok := o.Symbol(addr); ok {
+		return s.Name
+	}
+	syms := o.symbols().byAddr
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
+	if i < 0 || syms[i].section != o.sectionIndexOf(addr) {
+		return ""
+	}
+	return Demangle(syms[i].Raw)
+}
+
 // LookupSymbol finds a code symbol by its raw (mangled) or demangled name.
 // Among aliases of one name the preferred one (global, sized) wins.
 func (o *Object) LookupSymbol(name string) (Symbol, bool) {

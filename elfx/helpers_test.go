@@ -1,0 +1,233 @@
+package elfx
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// needTool returns the path of an external tool a test compares against.
+// Under CI=true a missing tool fails the test; elsewhere it skips.
+func needTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required (CI=true): %v", name, err)
+		}
+		t.Skipf("%s not installed: %v", name, err)
+	}
+	return p
+}
+
+// run runs a command and fails the test with its output on error.
+func run(t testing.TB, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// compile writes src to dir/name.<ext> and builds dir/name with the given
+// compiler and flags.
+func compile(t testing.TB, dir, compiler, name, ext, src string, flags ...string) string {
+	t.Helper()
+	needTool(t, compiler)
+	srcPath := filepath.Join(dir, name+"."+ext)
+	if err := os.WriteFile(srcPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, name)
+	args := append(append([]string{}, flags...), "-o", out, srcPath)
+	run(t, dir, compiler, args...)
+	return out
+}
+
+// refFrame is one line pair of addr2line -f -i output.
+type refFrame struct {
+	Function string
+	File     string
+	Line     int
+}
+
+var discriminator = regexp.MustCompile(` \(discriminator \d+\)$`)
+var fileLineCol = regexp.MustCompile(`^(.*?):(\d+|\?)(?::\d+)?$`)
+
+// addr2line symbolizes addrs with binutils' addr2line -a -f -i -C. The -a
+// marker line separates the inline groups of successive addresses.
+func addr2line(t testing.TB, file string, addrs []uint64) map[uint64][]refFrame {
+	return runAddr2line(t, "addr2line", file, addrs)
+}
+
+// runAddr2line runs binutils' addr2line or elfutils' eu-addr2line, which
+// share these options and the output format (eu-addr2line adds columns).
+func runAddr2line(t testing.TB, toolName, file string, addrs []uint64) map[uint64][]refFrame {
+	t.Helper()
+	tool := needTool(t, toolName)
+	out := map[uint64][]refFrame{}
+	const batch = 2000
+	for len(addrs) > 0 {
+		n := min(batch, len(addrs))
+		args := []string{"-a", "-f", "-i", "-C", "-e", file}
+		for _, a := range addrs[:n] {
+			args = append(args, "0x"+strconv.FormatUint(a, 16))
+		}
+		addrs = addrs[n:]
+		text := run(t, "", tool, args...)
+		sc := bufio.NewScanner(strings.NewReader(text))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var cur uint64
+		var lines []string
+		flush := func() {
+			var fr []refFrame
+			for i := 0; i+1 < len(lines); i += 2 {
+				fn, loc := lines[i], discriminator.ReplaceAllString(lines[i+1], "")
+				f := refFrame{Function: fn, File: loc}
+				if m := fileLineCol.FindStringSubmatch(loc); m != nil {
+					f.File = m[1]
+					f.Line, _ = strconv.Atoi(m[2])
+				}
+				fr = append(fr, f)
+			}
+			if lines != nil {
+				out[cur] = fr
+			}
+			lines = nil
+		}
+		for sc.Scan() {
+			l := sc.Text()
+			if strings.HasPrefix(l, "0x") {
+				flush()
+				v, err := strconv.ParseUint(l[2:], 16, 64)
+				if err != nil {
+					t.Fatalf("addr2line: bad address line %q", l)
+				}
+				cur, lines = v, []string{}
+				continue
+			}
+			lines = append(lines, l)
+		}
+		flush()
+	}
+	return out
+}
+
+var insnLine = regexp.MustCompile(`^\s+([0-9a-f]+):\t`)
+var funcLine = regexp.MustCompile(`^([0-9a-f]+) <(.*)>:$`)
+
+// instructionAddrs lists every instruction boundary objdump -d finds in
+// the functions accepted by keep (all functions when keep is nil).
+func instructionAddrs(t testing.TB, file string, keep func(fn string) bool) []uint64 {
+	t.Helper()
+	tool := needTool(t, "objdump")
+	text := run(t, "", tool, "-d", "--no-show-raw-insn", file)
+	var addrs []uint64
+	take := true
+	for _, l := range strings.Split(text, "\n") {
+		if m := funcLine.FindStringSubmatch(l); m != nil {
+			take = keep == nil || keep(m[2])
+			continue
+		}
+		if m := insnLine.FindStringSubmatch(l); m != nil && take {
+			v, _ := strconv.ParseUint(m[1], 16, 64)
+			addrs = append(addrs, v)
+		}
+	}
+	return addrs
+}
+
+// compareWithAddr2line checks SourceFrames against addr2line at every
+// address and returns how many addresses had an inline chain.
+func compareWithAddr2line(t *testing.T, o *Object, refFile string, addrs []uint64) (inlined int) {
+	t.Helper()
+	return compareWithTool(t, "addr2line", o, refFile, addrs)
+}
+
+// compareWithTool is compareWithAddr2line with a choice of tool.
+func compareWithTool(t *testing.T, tool string, o *Object, refFile string, addrs []uint64) (inlined int) {
+	t.Helper()
+	ref := runAddr2line(t, tool, refFile, addrs)
+	bad := 0
+	for _, a := range addrs {
+		want := ref[a]
+		got, err := o.SourceFrames(a)
+		if err != nil {
+			t.Fatalf("SourceFrames(%#x): %v", a, err)
+		}
+		if len(want) == 1 && want[0].Line == 0 {
+			// addr2line found no line: alignment padding between
+			// functions or code without DWARF. It may still print a
+			// symbol, or only the unit's name; elfx must not invent a
+			// line.
+			if len(got) > 1 || (len(got) == 1 && got[0].Line != 0) {
+				bad++
+				if bad <= 10 {
+					t.Errorf("%#x: addr2line has no line info, SourceFrames = %+v", a, got)
+				}
+			}
+			continue
+		}
+		if len(got) > 1 {
+			inlined++
+		}
+		if !sameFrames(got, want) {
+			bad++
+			if bad <= 10 {
+				t.Errorf("%#x:\n got  %+v\n want %+v", a, got, want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d addresses differ from addr2line", bad, len(addrs))
+	}
+	return inlined
+}
+
+func sameFrames(got []SourceFrame, want []refFrame) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		// eu-addr2line names only addresses inside a sized symbol ("??"
+		// for padding); binutils and elfx take the nearest symbol.
+		if (g.Function != w.Function && w.Function != "??") || g.Line != w.Line {
+			return false
+		}
+		// Where only the unit is known (line 0) addr2line prints the
+		// unit's DW_AT_name as written; we join it to the comp_dir.
+		if w.Line == 0 && path.Base(g.File) == path.Base(w.File) {
+			continue
+		}
+		if path.Clean(g.File) != path.Clean(w.File) {
+			return false
+		}
+		if g.Inlined != (i < len(got)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// readSymbols returns the named FUNC symbols of file.
+func mustOpen(t testing.TB, path string) *Object {
+	t.Helper()
+	o, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o
+}
