@@ -49,6 +49,12 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if stepScan(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
+	if fp, ok := callee.Get(RBP); ok && fp == 0 && r.kind == ruleNone {
+		// _start and thread entry points clear rbp: with no unwind info
+		// and no return address above, a zero frame pointer is the
+		// outermost frame, not a failure.
+		return unwind.StepEnd, nil
+	}
 	if why == nil {
 		why = unwind.ErrNoInfo
 	}

@@ -1,0 +1,163 @@
+package analyze
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/x86_64"
+)
+
+// The fallbacks (the rt_sigreturn trampoline recognized by its code, the
+// frame-pointer chain, stack scanning) are proven against CFI on the same
+// real core: the CFI walk is the reference, then the CFI of a range is
+// hidden and the fallback must find the same frames.
+
+const fallbackProg = `
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+int depth;
+__attribute__((noinline)) int c3(int *p) { return *p + depth; }
+__attribute__((noinline)) int c2(int *p) { int r = c3(p); depth++; return r + 1; }
+__attribute__((noinline)) int c1(int *p) { int r = c2(p); depth++; return r + 2; }
+static void handler(int sig) { abort(); }
+int main(int argc, char **argv) {
+	if (argc > 1) signal(SIGSEGV, handler);
+	return c1(argc > 5 ? &depth : 0);
+}
+`
+
+// hideCFI is a target whose unwind info for [lo, hi) is missing.
+type hideCFI struct {
+	*target
+	lo, hi uint64
+}
+
+func (h hideCFI) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
+	if ip >= h.lo && ip < h.hi {
+		return nil, unwind.ErrNoInfo
+	}
+	return h.target.FindProcInfo(ip)
+}
+
+type walked struct {
+	pcs    []uint64
+	trusts []unwind.Trust
+	signal []bool
+}
+
+func walkCrashed(t *testing.T, as unwind.AddrSpace, c *corefile.Core) walked {
+	t.Helper()
+	arch := x86_64.Arch{}
+	th := c.Thread(c.CrashedTID)
+	init, err := arch.FrameFromCoreRegs(th.GRegs, c.ByteOrder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := unwind.NewCursor(as, arch, init, unwind.Options{Cache: unwind.NewCache(unwind.CacheGlobal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w walked
+	for {
+		w.pcs = append(w.pcs, cur.PC())
+		w.trusts = append(w.trusts, cur.Frame().Trust)
+		w.signal = append(w.signal, cur.IsSignalFrame())
+		if more, err := cur.Step(); !more {
+			if err != nil {
+				t.Logf("walk ended: %v", err)
+			}
+			return w
+		}
+	}
+}
+
+func crashTarget(t *testing.T, flags []string, args ...string) (*target, *corefile.Core) {
+	t.Helper()
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "fallback", fallbackProg, flags...)
+	corePath, _ := testenv.Crash(t, exe, args...)
+	c, err := corefile.Open(corePath, corefile.Options{Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	objs := elfx.NewCache()
+	t.Cleanup(func() { objs.Close() })
+	tg, _ := newTarget(c, objs, []string{"/usr/lib/debug"})
+	return tg, c
+}
+
+// mainModule returns the executable's address range.
+func mainModule(t *testing.T, tg *target) (uint64, uint64) {
+	for _, m := range tg.modules {
+		if m.core.Main {
+			return m.start, m.end
+		}
+	}
+	t.Fatal("no main executable module")
+	return 0, 0
+}
+
+func TestSigreturnByCode(t *testing.T) {
+	tg, c := crashTarget(t, []string{"-O0", "-g"}, "handle")
+	ref := walkCrashed(t, tg, c)
+	sig := slices.Index(ref.signal, true)
+	if sig < 0 || sig+1 >= len(ref.pcs) {
+		t.Fatalf("CFI walk found no signal frame with a caller: %#x", ref.pcs)
+	}
+	if ref.trusts[sig+1] != unwind.TrustContext {
+		t.Errorf("frame after the signal frame has trust %v, want context", ref.trusts[sig+1])
+	}
+	// Hide the trampoline's FDE (glibc starts it one byte early so that
+	// the return-address lookup, pc-1, finds it).
+	pi, err := tg.FindProcInfo(ref.pcs[sig] - 1)
+	if err != nil {
+		t.Fatalf("no FDE for the trampoline: %v", err)
+	}
+	got := walkCrashed(t, hideCFI{tg, pi.StartIP, pi.EndIP}, c)
+	if !slices.Equal(got.pcs, ref.pcs) {
+		t.Fatalf("without the trampoline's CFI:\n got %#x\nwant %#x", got.pcs, ref.pcs)
+	}
+	if !got.signal[sig] || got.trusts[sig+1] != unwind.TrustContext {
+		t.Errorf("trampoline not recognized by its code: signal=%v trust=%v", got.signal[sig], got.trusts[sig+1])
+	}
+}
+
+// framesIn counts the leading frames of w after frame 0 up to the first
+// one outside [lo, hi): the frames a fallback must recover.
+func checkFallback(t *testing.T, flags []string, want unwind.Trust) {
+	tg, c := crashTarget(t, flags)
+	ref := walkCrashed(t, tg, c)
+	lo, hi := mainModule(t, tg)
+	got := walkCrashed(t, hideCFI{tg, lo, hi}, c)
+	// c3 <- c2 <- c1 (<- main at -O0): every frame of the executable
+	// below frame 0 must be recovered exactly, by the fallback.
+	n := 0
+	for n+1 < len(ref.pcs) && ref.pcs[n+1] >= lo && ref.pcs[n+1] < hi {
+		n++
+	}
+	if n < 2 {
+		t.Fatalf("reference walk has %d caller frames in the executable: %#x", n, ref.pcs)
+	}
+	if len(got.pcs) < n+1 || !slices.Equal(got.pcs[:n+1], ref.pcs[:n+1]) {
+		t.Fatalf("without CFI:\n got %#x\nwant %#x (first %d)", got.pcs, ref.pcs, n+1)
+	}
+	for i := 1; i <= n; i++ {
+		if got.trusts[i] != want {
+			t.Errorf("frame %d trust %v, want %v", i, got.trusts[i], want)
+		}
+	}
+}
+
+func TestFramePointerFallback(t *testing.T) {
+	checkFallback(t, []string{"-O0", "-g"}, unwind.TrustFramePointer)
+}
+
+func TestStackScanFallback(t *testing.T) {
+	checkFallback(t, []string{"-O2", "-g", "-fomit-frame-pointer"}, unwind.TrustScan)
+}
