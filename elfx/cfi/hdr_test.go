@@ -1,0 +1,63 @@
+package cfi
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// A header that cannot be trusted must be ignored, and lookups must still
+// be right (through the FDE index).
+func TestEHFrameHdrFallback(t *testing.T) {
+	const libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	secs, order, ptr := readSections(t, libc)
+	eh, hdr := secs[".eh_frame"], secs[".eh_frame_hdr"]
+	good, err := NewEHFrame(eh.data, eh.addr, hdr.data, hdr.addr, order, ptr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !good.HasHeaderIndex() {
+		t.Fatal("libc's .eh_frame_hdr not used")
+	}
+	fdes, err := good.FDEs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tableAt := 12 // version, 3 encodings, eh_frame_ptr (sdata4), fde_count (udata4)
+	if hdr.data[1] != 0x1b || hdr.data[2] != 0x03 || hdr.data[3] != 0x3b {
+		t.Fatalf("unexpected libc header encodings % x", hdr.data[:4])
+	}
+	corrupt := map[string]func(b []byte) ([]byte, uint64){
+		"unsorted": func(b []byte) ([]byte, uint64) {
+			// Swap the first two (initial_location, fde) pairs.
+			e0 := append([]byte(nil), b[tableAt:tableAt+8]...)
+			copy(b[tableAt:], b[tableAt+8:tableAt+16])
+			copy(b[tableAt+8:], e0)
+			return b, hdr.addr
+		},
+		"wrong eh_frame_ptr": func(b []byte) ([]byte, uint64) { return b, hdr.addr + 16 },
+		"version 2":          func(b []byte) ([]byte, uint64) { b[0] = 2; return b, hdr.addr },
+		"count too large": func(b []byte) ([]byte, uint64) {
+			binary.LittleEndian.PutUint32(b[8:], 0x7fffffff)
+			return b, hdr.addr
+		},
+		"truncated":  func(b []byte) ([]byte, uint64) { return b[:7], hdr.addr },
+		"uleb table": func(b []byte) ([]byte, uint64) { b[3] = 0x31; return b, hdr.addr },
+		"FDE outside eh_frame": func(b []byte) ([]byte, uint64) {
+			binary.LittleEndian.PutUint32(b[tableAt+4:], 0x7ffffff0)
+			return b, hdr.addr
+		},
+	}
+	for name, fn := range corrupt {
+		t.Run(name, func(t *testing.T) {
+			b, addr := fn(append([]byte(nil), hdr.data...))
+			tab, err := NewEHFrame(eh.data, eh.addr, b, addr, order, ptr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.HasHeaderIndex() {
+				t.Error("corrupt header used")
+			}
+			checkLookups(t, tab, fdes)
+		})
+	}
+}
