@@ -4,21 +4,82 @@ import (
 	"os"
 	"testing"
 
-	_ "github.com/coreunwind/coreunwind/x86_64"
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/x86_64"
 )
 
-// BenchmarkAnalyzeCore measures a whole report (unwinding, names, lines,
-// inlines) of the core named by $COREUNWIND_BENCH_CORE, with
-// $COREUNWIND_BENCH_EXE as its executable; the e2e and bench/ scripts make
-// such cores.
-func BenchmarkAnalyzeCore(b *testing.B) {
-	core := os.Getenv("COREUNWIND_BENCH_CORE")
-	if core == "" {
-		b.Skip("COREUNWIND_BENCH_CORE not set")
+// benchProg crashes with 32 threads blocked at different depths and the
+// main thread 2000 frames deep: many steps, many symbol lookups.
+const benchProg = `
+#include <pthread.h>
+#include <unistd.h>
+__attribute__((noinline)) int rec(int n, int *p) { if (n == 0) return *p; return rec(n - 1, p) + 1; }
+__attribute__((noinline)) void *worker(void *a) { long d = (long)a; if (d > 0) worker((void *)(d - 1)); else pause(); return 0; }
+int main(void) {
+	pthread_t t;
+	for (long i = 0; i < 32; i++) pthread_create(&t, 0, worker, (void *)(i % 20));
+	sleep(1);
+	return rec(2000, 0);
+}
+`
+
+// benchCore returns a core to measure: $COREUNWIND_BENCH_CORE (with
+// $COREUNWIND_BENCH_EXE) when set, else one crashed now.
+func benchCore(b *testing.B) (core, exe string) {
+	if core = os.Getenv("COREUNWIND_BENCH_CORE"); core != "" {
+		return core, os.Getenv("COREUNWIND_BENCH_EXE")
 	}
+	exe = testenv.BuildC(b, b.TempDir(), "bench", benchProg, "-O0", "-g")
+	core, _ = testenv.Crash(b, exe)
+	return core, exe
+}
+
+// BenchmarkAnalyzeCore is a whole report: open, unwind every thread,
+// names, lines and inlines; objects opened afresh each time, as one run
+// of the command does.
+func BenchmarkAnalyzeCore(b *testing.B) {
+	core, exe := benchCore(b)
 	for b.Loop() {
-		if _, err := Analyze(core, Options{Executable: os.Getenv("COREUNWIND_BENCH_EXE")}); err != nil {
+		if _, err := Analyze(core, Options{Executable: exe}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkUnwindOnly walks every thread without symbolizing, with warm
+// objects: the unwinder's own speed (compare with libunwind in bench/).
+func BenchmarkUnwindOnly(b *testing.B) {
+	core, exe := benchCore(b)
+	c, err := corefile.Open(core, corefile.Options{Executable: exe})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	objs := elfx.NewCache()
+	defer objs.Close()
+	tg, _ := newTarget(c, objs, nil)
+	arch := x86_64.Arch{}
+	frames := 0
+	for b.Loop() {
+		cache := unwind.NewCache(unwind.CacheGlobal)
+		for _, th := range c.Threads {
+			init, err := arch.FrameFromCoreRegs(th.GRegs, c.ByteOrder())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cur, err := unwind.NewCursor(tg, arch, init, unwind.Options{Cache: cache})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for frames++; ; frames++ {
+				if more, _ := cur.Step(); !more {
+					break
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
 }
