@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"sync"
 )
@@ -30,6 +31,7 @@ type cuIndex struct {
 	seqs    []lineSeq
 	seqPC   intervalIndex     // over seqs
 	fileTab []*dwarf.LineFile // indexed by DW_AT_call_file
+	paths   map[*dwarf.LineFile]string
 	scopes  []scope
 	funcs   intervalIndex // over the scopes that are subprograms
 }
@@ -164,6 +166,22 @@ func (cu *cuIndex) loadLines(d *dwarf.Data) error {
 	}
 	cu.seqPC = newIntervalIndex(ivs)
 	cu.fileTab = lr.Files()
+	cu.paths = make(map[*dwarf.LineFile]string, len(cu.fileTab))
+	compDir, _ := cu.entry.Val(dwarf.AttrCompDir).(string)
+	// DWARF 5 line tables have a file 0 (DWARF 4 ones start at 1), and
+	// their relative directories are relative to the compilation
+	// directory, which debug/dwarf does not join as it does for DWARF 4.
+	dwarf5 := len(cu.fileTab) > 0 && cu.fileTab[0] != nil
+	for _, f := range cu.fileTab {
+		if f == nil {
+			continue
+		}
+		name := f.Name
+		if dwarf5 && compDir != "" && !path.IsAbs(name) {
+			name = path.Join(compDir, name)
+		}
+		cu.paths[f] = name
+	}
 	return nil
 }
 
@@ -172,9 +190,12 @@ func (cu *cuIndex) loadLines(d *dwarf.Data) error {
 func (cu *cuIndex) files(*dwarf.Data) []*dwarf.LineFile { return cu.fileTab }
 
 // fileName is a line table file's full path ("" for none).
-func fileName(f *dwarf.LineFile) string {
+func (cu *cuIndex) fileName(f *dwarf.LineFile) string {
 	if f == nil {
 		return ""
+	}
+	if p, ok := cu.paths[f]; ok {
+		return p
 	}
 	return f.Name
 }

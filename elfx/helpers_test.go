@@ -63,6 +63,7 @@ type refFrame struct {
 }
 
 var discriminator = regexp.MustCompile(` \(discriminator \d+\)$`)
+var inlinedAt = regexp.MustCompile(` inlined at .* in .*$`)
 var fileLineCol = regexp.MustCompile(`^(.*?):(\d+|\?)(?::\d+)?$`)
 
 // addr2line symbolizes addrs with binutils' addr2line -a -f -i -C. The -a
@@ -93,7 +94,7 @@ func runAddr2line(t testing.TB, toolName, file string, addrs []uint64) map[uint6
 		flush := func() {
 			var fr []refFrame
 			for i := 0; i+1 < len(lines); i += 2 {
-				fn, loc := lines[i], discriminator.ReplaceAllString(lines[i+1], "")
+				fn, loc := inlinedAt.ReplaceAllString(lines[i], ""), discriminator.ReplaceAllString(lines[i+1], "")
 				f := refFrame{Function: fn, File: loc}
 				if m := fileLineCol.FindStringSubmatch(loc); m != nil {
 					f.File = m[1]
@@ -159,40 +160,63 @@ func compareWithAddr2line(t *testing.T, o *Object, refFile string, addrs []uint6
 func compareWithTool(t *testing.T, tool string, o *Object, refFile string, addrs []uint64) (inlined int) {
 	t.Helper()
 	ref := runAddr2line(t, tool, refFile, addrs)
-	bad := 0
+	var mismatched []uint64
+	got := map[uint64][]SourceFrame{}
 	for _, a := range addrs {
 		want := ref[a]
-		got, err := o.SourceFrames(a)
+		fr, err := o.SourceFrames(a)
 		if err != nil {
 			t.Fatalf("SourceFrames(%#x): %v", a, err)
 		}
-		if len(want) == 1 && want[0].Line == 0 {
-			// addr2line found no line: alignment padding between
-			// functions or code without DWARF. It may still print a
-			// symbol, or only the unit's name; elfx must not invent a
-			// line.
-			if len(got) > 1 || (len(got) == 1 && got[0].Line != 0) {
-				bad++
-				if bad <= 10 {
-					t.Errorf("%#x: addr2line has no line info, SourceFrames = %+v", a, got)
-				}
+		got[a] = fr
+		if !matches(fr, want) {
+			mismatched = append(mismatched, a)
+			continue
+		}
+		if len(fr) > 1 {
+			inlined++
+		}
+	}
+	if len(mismatched) == 0 {
+		return inlined
+	}
+	// binutils 2.40 picks the wrong DWARF 5 file entry in some units
+	// (libc's s_ldexpf128.c vs s_ldexp_template.c); elfutils reads them
+	// right. An address matching either independent tool passes.
+	other := "eu-addr2line"
+	if tool == other {
+		other = "addr2line"
+	}
+	ref2 := runAddr2line(t, other, refFile, mismatched)
+	bad := 0
+	for _, a := range mismatched {
+		if matches(got[a], ref2[a]) {
+			if len(got[a]) > 1 {
+				inlined++
 			}
 			continue
 		}
-		if len(got) > 1 {
-			inlined++
-		}
-		if !sameFrames(got, want) {
-			bad++
-			if bad <= 10 {
-				t.Errorf("%#x:\n got  %+v\n want %+v", a, got, want)
-			}
+		bad++
+		if bad <= 10 {
+			t.Errorf("%#x:\n got  %+v\n %s %+v\n %s %+v", a, got[a], tool, ref[a], other, ref2[a])
 		}
 	}
+	t.Logf("%d of %d addresses differ from %s; %d of those match %s", len(mismatched), len(addrs), tool, len(mismatched)-bad, other)
 	if bad > 0 {
-		t.Errorf("%d of %d addresses differ from addr2line", bad, len(addrs))
+		t.Errorf("%d of %d addresses match neither %s nor %s", bad, len(addrs), tool, other)
 	}
 	return inlined
+}
+
+// matches compares SourceFrames with one tool's answer.
+func matches(got []SourceFrame, want []refFrame) bool {
+	if len(want) == 1 && want[0].Line == 0 {
+		// The tool found no line: alignment padding between functions
+		// or code without DWARF. It may still print a symbol, or only
+		// the unit's name; elfx must not invent a line.
+		return len(got) == 0 || (len(got) == 1 && got[0].Line == 0)
+	}
+	return sameFrames(got, want)
 }
 
 func sameFrames(got []SourceFrame, want []refFrame) bool {

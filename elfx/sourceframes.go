@@ -50,6 +50,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 	var out []SourceFrame
 	var firstErr error
 	var lineOnly *lineRow
+	var lineCU *cuIndex
 	x.byPC.each(pc, func(i int32) bool {
 		cu := x.cus[i]
 		if err := cu.load(x); err != nil && firstErr == nil {
@@ -60,7 +61,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		row, haveRow := cu.lookupLine(pc)
 		if sub < 0 {
 			if haveRow && lineOnly == nil {
-				lineOnly = &row
+				lineOnly, lineCU = &row, cu
 			}
 			return true
 		}
@@ -82,7 +83,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		}
 		file, line, col := "", 0, 0
 		if haveRow {
-			file, line, col = fileName(row.file), int(row.line), int(row.col)
+			file, line, col = cu.fileName(row.file), int(row.line), int(row.col)
 		}
 		files := cu.files(x.d)
 		for k := len(chain) - 1; k >= 0; k-- {
@@ -103,7 +104,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 			// The caller's location is where this scope was inlined.
 			file, line, col = "", int(s.callLine), int(s.callCol)
 			if s.callFile >= 0 && s.callFile < int64(len(files)) {
-				file = fileName(files[s.callFile])
+				file = cu.fileName(files[s.callFile])
 			}
 		}
 		return false
@@ -114,7 +115,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 	if len(out) == 0 && lineOnly != nil {
 		out = append(out, SourceFrame{
 			Function: o.nearestSymbolName(pc),
-			File:     fileName(lineOnly.file),
+			File:     lineCU.fileName(lineOnly.file),
 			Line:     int(lineOnly.line),
 			Column:   int(lineOnly.col),
 		})
