@@ -203,13 +203,14 @@ func (c *Core) addSegment(ph progHeader) {
 	if r.end == r.start {
 		return
 	}
-	r.avail = min(ph.Filesz, r.end-r.start)
+	r.filesz = min(ph.Filesz, r.end-r.start)
+	r.avail = r.filesz
 	if present := uint64(len(c.data)); ph.Off >= present {
 		r.avail = 0
 	} else if present-ph.Off < r.avail {
 		r.avail = present - ph.Off
 	}
-	if r.avail < min(ph.Filesz, r.end-r.start) {
+	if r.avail < r.filesz {
 		c.warnf("core truncated: segment 0x%x-0x%x has %d of %d bytes", r.start, r.end, r.avail, ph.Filesz)
 	}
 	c.ranges = append(c.ranges, r)

@@ -19,11 +19,12 @@ type Segment struct {
 
 // memRange is a Segment prepared for lookup: [start, end) in the process,
 // of which the first avail bytes are present in the core data at off (less
-// than Filesz when the core file is truncated).
+// than filesz when the core file is truncated).
 type memRange struct {
 	start, end uint64
 	off        uint64
 	avail      uint64
+	filesz     uint64 // what the kernel dumped, capped at end-start
 	flags      elf.ProgFlag
 }
 
@@ -79,8 +80,15 @@ func (c *Core) readPiece(addr uint64, p []byte, files bool) int {
 	i := c.findRange(addr)
 	if i >= 0 {
 		r := &c.ranges[i]
-		if d := addr - r.start; d < r.avail {
+		d := addr - r.start
+		if d < r.avail {
 			return copy(p, c.data[r.off+d:r.off+r.avail])
+		}
+		if d < r.filesz {
+			// Dumped by the kernel but cut off from this file: the page
+			// may differ from the file (written private mapping), so the
+			// file must not stand in for it.
+			return 0
 		}
 		limit = r.end
 	} else if next := c.nextRange(addr); next < len(c.ranges) {
@@ -148,7 +156,11 @@ func (c *Core) findOverlay(addr uint64) int {
 // unavailable builds the error for a byte nobody has, saying why.
 func (c *Core) unavailable(addr uint64, files bool) error {
 	var why string
-	switch m := c.mappingAt(addr); {
+	i := c.findRange(addr)
+	m := c.mappingAt(addr)
+	switch {
+	case i >= 0 && addr-c.ranges[i].start < c.ranges[i].filesz:
+		why = "core file truncated"
 	case m != nil && !files:
 		why = "not in core"
 	case m != nil:
@@ -161,8 +173,8 @@ func (c *Core) unavailable(addr uint64, files bool) error {
 		default:
 			why = fmt.Sprintf("not in core, file %s %s", m.Path, st)
 		}
-	case c.findRange(addr) >= 0:
-		r := c.ranges[c.findRange(addr)]
+	case i >= 0:
+		r := c.ranges[i]
 		why = fmt.Sprintf("not in core (mapping 0x%x-0x%x has %d of %d bytes dumped)", r.start, r.end, r.avail, r.end-r.start)
 	default:
 		why = "not mapped in the process"
