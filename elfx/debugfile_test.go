@@ -1,0 +1,170 @@
+package elfx
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// splitDebug builds the C program, moves its DWARF and .symtab into a
+// separate file with objcopy --only-keep-debug and strips the binary.
+func splitDebug(t *testing.T, dir string) (stripped, debug string) {
+	t.Helper()
+	objcopy := needTool(t, "objcopy")
+	strip := needTool(t, "strip")
+	bin := compile(t, dir, "gcc", "prog", "c", cProgram, "-O2", "-g")
+	debug = filepath.Join(dir, "prog.debug")
+	run(t, dir, objcopy, "--only-keep-debug", bin, debug)
+	stripped = filepath.Join(dir, "prog.stripped")
+	run(t, dir, strip, "--strip-debug", "--strip-unneeded", "-o", stripped, bin)
+	return stripped, debug
+}
+
+// checkAttached verifies the stripped object symbolizes like the
+// unstripped build, per addr2line on the debug file.
+func checkAttached(t *testing.T, o *Object, debug string) {
+	t.Helper()
+	if o.hasDWARF() {
+		t.Fatal("stripped binary still has DWARF")
+	}
+	if _, ok := o.LookupSymbol("recurse"); !ok {
+		t.Error("recurse (only in the debug file's .symtab) not found")
+	}
+	addrs := instructionAddrs(t, o.Path(), nil)
+	inl := compareWithAddr2line(t, o, debug, addrs)
+	if inl == 0 {
+		t.Error("no inline chains via the debug file")
+	}
+	if _, _, err := o.UnwindTables(); err != nil {
+		t.Errorf("UnwindTables: %v", err)
+	}
+	eh, _, _ := o.UnwindTables()
+	if eh == nil {
+		t.Error(".eh_frame must come from the binary")
+	}
+}
+
+func TestDebugFileByBuildID(t *testing.T) {
+	dir := t.TempDir()
+	stripped, debug := splitDebug(t, dir)
+	o := mustOpen(t, stripped)
+	id := o.BuildID()
+	if len(id) < 8 {
+		t.Fatalf("build ID %q", id)
+	}
+	// The build ID must agree with readelf's.
+	if out := run(t, dir, needTool(t, "readelf"), "-n", stripped); !strings.Contains(out, "Build ID: "+id) {
+		t.Fatalf("readelf -n does not show build ID %s:\n%s", id, out)
+	}
+	dbgDir := filepath.Join(dir, "debugroot")
+	want := filepath.Join(dbgDir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(debug, want); err != nil {
+		t.Fatal(err)
+	}
+	// No debuglink was added, and the file is not next to the binary:
+	// only the build-id path can find it.
+	got, err := o.AttachDebugFile([]string{filepath.Join(dir, "elsewhere"), dbgDir})
+	if err != nil || got != want {
+		t.Fatalf("AttachDebugFile = %q, %v; want %q", got, err, want)
+	}
+	if o.DebugFile() != want {
+		t.Errorf("DebugFile = %q", o.DebugFile())
+	}
+	checkAttached(t, o, want)
+}
+
+func TestDebugFileByDebuglink(t *testing.T) {
+	for _, where := range []string{"same", ".debug", "debugdir"} {
+		t.Run(where, func(t *testing.T) {
+			dir := t.TempDir()
+			stripped, debug := splitDebug(t, dir)
+			run(t, dir, needTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+			dbgDir := filepath.Join(dir, "debugroot")
+			var want string
+			switch where {
+			case "same":
+				want = debug
+			case ".debug":
+				want = filepath.Join(dir, ".debug", "prog.debug")
+			case "debugdir":
+				want = filepath.Join(dbgDir, dir, "prog.debug")
+			}
+			if want != debug {
+				if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(debug, want); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Remove the build ID route: the debug dir has no .build-id.
+			o := mustOpen(t, stripped)
+			got, err := o.AttachDebugFile([]string{dbgDir})
+			if err != nil || got != want {
+				t.Fatalf("AttachDebugFile = %q, %v; want %q", got, err, want)
+			}
+			checkAttached(t, o, want)
+		})
+	}
+}
+
+func TestDebuglinkCRCMismatchRejected(t *testing.T) {
+	dir := t.TempDir()
+	stripped, debug := splitDebug(t, dir)
+	run(t, dir, needTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+	// Corrupt one byte of the debug file after the CRC was recorded.
+	data, err := os.ReadFile(debug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(debug, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := mustOpen(t, stripped)
+	got, err := o.AttachDebugFile([]string{filepath.Join(dir, "none")})
+	if err == nil {
+		t.Fatalf("AttachDebugFile accepted %q with a wrong CRC", got)
+	}
+	if !errors.Is(err, ErrNoDebugFile) || !strings.Contains(err.Error(), "CRC") || !strings.Contains(err.Error(), debug) {
+		t.Errorf("error %q should wrap ErrNoDebugFile and name the file and the CRC mismatch", err)
+	}
+	if o.DebugFile() != "" {
+		t.Errorf("DebugFile = %q after rejection", o.DebugFile())
+	}
+}
+
+func TestDebugFileBuildIDMismatchRejected(t *testing.T) {
+	dir := t.TempDir()
+	stripped, _ := splitDebug(t, dir)
+	// A debug file from a different build placed under this build ID.
+	other := compile(t, t.TempDir(), "gcc", "other", "c", "int main(void){return 1;}\n", "-g")
+	o := mustOpen(t, stripped)
+	id := o.BuildID()
+	dbgDir := filepath.Join(dir, "debugroot")
+	p := filepath.Join(dbgDir, ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	data, _ := os.ReadFile(other)
+	os.WriteFile(p, data, 0o644)
+	if got, err := o.AttachDebugFile([]string{dbgDir}); err == nil || !strings.Contains(err.Error(), "build ID") {
+		t.Fatalf("AttachDebugFile = %q, %v; want a build ID mismatch error", got, err)
+	}
+}
+
+func TestNoDebugFile(t *testing.T) {
+	dir := t.TempDir()
+	stripped, _ := splitDebug(t, dir)
+	o := mustOpen(t, stripped)
+	if _, err := o.AttachDebugFile([]string{filepath.Join(dir, "none")}); !errors.Is(err, ErrNoDebugFile) {
+		t.Fatalf("err = %v; want ErrNoDebugFile", err)
+	}
+	// Symbols from .dynsym still work; no DWARF means no frames.
+	if fr, err := o.SourceFrames(0x1000); err != nil || len(fr) != 0 {
+		t.Errorf("SourceFrames = %v, %v", fr, err)
+	}
+}
