@@ -1,0 +1,74 @@
+package elfx
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+func BenchmarkOpen(b *testing.B) {
+	paths, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6")
+	if len(paths) == 0 {
+		b.Skip("no libc.so.6")
+	}
+	for b.Loop() {
+		o, err := Open(paths[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.Close()
+	}
+}
+
+// benchAddrs spreads addresses over the object's functions.
+func benchAddrs(b *testing.B, o *Object) []uint64 {
+	var addrs []uint64
+	for _, s := range o.symbols().byAddr {
+		if s.Size > 4 {
+			addrs = append(addrs, s.Addr+s.Size/3)
+		}
+	}
+	if len(addrs) == 0 {
+		b.Fatal("no sized symbols")
+	}
+	return addrs
+}
+
+func BenchmarkSymbol(b *testing.B) {
+	o := libcWithDebug(b)
+	addrs := benchAddrs(b, o)
+	i := 0
+	for b.Loop() {
+		o.Symbol(addrs[i%len(addrs)])
+		i++
+	}
+}
+
+func BenchmarkSourceFrames(b *testing.B) {
+	b.Run("libc", func(b *testing.B) {
+		o := libcWithDebug(b)
+		benchSourceFrames(b, o)
+	})
+	b.Run("cxx", func(b *testing.B) {
+		bin := compile(b, b.TempDir(), "g++", "prog", "cc", cxxProgram, "-O2", "-g")
+		benchSourceFrames(b, mustOpen(b, bin))
+	})
+}
+
+// benchSourceFrames measures warm lookups: the units a backtrace touches
+// are indexed once, then every lookup is a few binary searches.
+func benchSourceFrames(b *testing.B, o *Object) {
+	addrs := benchAddrs(b, o)
+	if len(addrs) > 2000 {
+		addrs = addrs[:2000]
+	}
+	for _, a := range addrs {
+		if _, err := o.SourceFrames(a); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		o.SourceFrames(addrs[i%len(addrs)])
+		i++
+	}
+}
