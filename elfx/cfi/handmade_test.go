@@ -310,3 +310,48 @@ func TestAllCFAOperations(t *testing.T) {
 		t.Errorf("CFA expression % x", e)
 	}
 }
+
+// A crafted FDE that names register 4095 and then repeats remember_state
+// (or one-byte advances) tens of thousands of times must be refused
+// rather than copy gigabytes of rules.
+func TestCopyBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pair []byte
+	}{
+		{"remember_state", []byte{0x0a, 0x0b}}, // remember_state, restore_state
+		{"advance", []byte{0x41, 0x41}},        // advance_loc 1, twice
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &builder{order: binary.LittleEndian}
+			w.entry32(4, func() {
+				w.u32(0)
+				w.u8(3)
+				w.str("")
+				w.u8(1, 0x78, 16)
+				w.u8(0x07, 0xff, 0x1f) // undefined r4095
+			})
+			w.entry32(4, func() {
+				w.u32(uint32(len(w.b)))
+				w.u64(0x1000) // absptr, 8 bytes
+				w.u64(0x100000)
+				for i := 0; i < 30000; i++ {
+					w.u8(tc.pair...)
+				}
+			})
+			tab, _ := NewEHFrame(w.b, 0, nil, 0, binary.LittleEndian, 8)
+			f, err := tab.FDEForPC(0x1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rowsErr := f.Rows()
+			_, rowErr := f.RowAt(f.End - 1)
+			if rowsErr == nil {
+				t.Errorf("Rows: no error")
+			}
+			if tc.name == "remember_state" && rowErr == nil {
+				t.Errorf("RowAt: no error")
+			}
+		})
+	}
+}

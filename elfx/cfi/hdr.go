@@ -37,7 +37,7 @@ func parseHdr(b []byte, addr uint64, order binary.ByteOrder, ptrSize int) (*hdrT
 		hd[i] = v
 	}
 	if hd[0] != 1 {
-		return bad("unsupported version %d", hd[0])
+		return nil, formatErr(".eh_frame_hdr", 0, "unsupported version %d", hd[0])
 	}
 	bases := ptrBases{pc: addr, data: addr, hasData: true}
 	ehPtr, err := readEncoded(&r, hd[1], ptrSize, bases)

@@ -46,6 +46,12 @@ const (
 const (
 	maxRegister   = 4095
 	maxStateDepth = 128
+	// maxCopiedRules caps the rules one run copies in total (remembered
+	// states and the rows Rows returns, each registers long): real FDEs
+	// stay far below it, while a crafted one could otherwise ask for
+	// gigabytes (one high register, then thousands of one-byte
+	// remember_state or advance instructions).
+	maxCopiedRules = 1 << 18
 )
 
 // state is the rule set being built by the interpreter.
@@ -88,15 +94,21 @@ type interp struct {
 	initial *state // the CIE's state, nil while running the CIE itself
 	stack   []state
 	loc     uint64
+	copied  int // rules copied so far, against maxCopiedRules
 }
 
-// stopAt makes run stop before a row that starts past pc; rows makes it
-// call emit for every row.
+// charge accounts for copying n rules; false means over budget.
+func (in *interp) charge(n int) bool {
+	in.copied += n + 1
+	return in.copied <= maxCopiedRules
+}
+
+// runMode: with stop set, run stops before a row that starts past pc;
+// with emit set, it hands every finished row to emit.
 type runMode struct {
-	stop  bool
-	pc    uint64
-	emit  func(Row)
-	fdeID uint64
+	stop bool
+	pc   uint64
+	emit func(loc uint64, st *state) bool // false stops the run
 }
 
 // runInitial executes a CIE's initial instructions and returns the state
@@ -221,6 +233,9 @@ func (in *interp) run(instr []byte, addr uint64, m runMode) (bool, error) {
 			if len(in.stack) >= maxStateDepth {
 				return false, fail("remember_state", fmt.Errorf("state stack deeper than %d", maxStateDepth))
 			}
+			if !in.charge(len(in.st.regs)) {
+				return false, fail("remember_state", fmt.Errorf("more than %d rules copied", maxCopiedRules))
+			}
 			in.stack = append(in.stack, in.st.clone())
 		case cfaRestoreState:
 			if len(in.stack) == 0 {
@@ -320,8 +335,8 @@ func (in *interp) newLoc(loc uint64, m runMode) bool {
 	if m.stop && m.pc < loc {
 		return true
 	}
-	if m.emit != nil {
-		m.emit(in.st.row(in.loc))
+	if m.emit != nil && !m.emit(in.loc, &in.st) {
+		return true
 	}
 	in.loc = loc
 	return false
@@ -360,8 +375,20 @@ func (f *FDE) Rows() ([]Row, error) {
 		return nil, err
 	}
 	var rows []Row
-	if _, err := in.run(f.Instructions, f.instrAddr, runMode{emit: func(r Row) { rows = append(rows, r) }}); err != nil {
+	over := false
+	emit := func(loc uint64, st *state) bool {
+		if !in.charge(len(st.regs)) {
+			over = true
+			return false
+		}
+		rows = append(rows, st.row(loc))
+		return true
+	}
+	if _, err := in.run(f.Instructions, f.instrAddr, runMode{emit: emit}); err != nil {
 		return rows, fmt.Errorf("FDE at %#x: %w", f.Offset, err)
+	}
+	if over {
+		return rows, fmt.Errorf("cfi: FDE at %#x: more than %d rules copied into its rows", f.Offset, maxCopiedRules)
 	}
 	rows = append(rows, in.st.row(in.loc))
 	return rows, nil

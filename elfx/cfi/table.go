@@ -28,6 +28,7 @@ type Table struct {
 	hdr      *hdrTable // nil without a usable .eh_frame_hdr
 	hdrOnce  sync.Once
 	hdrValid bool
+	hdrErr   error // why a given .eh_frame_hdr is not used
 
 	cies sync.Map // uint64 offset -> cieResult
 
@@ -58,10 +59,11 @@ func NewEHFrame(data []byte, addr uint64, hdr []byte, hdrAddr uint64, order bina
 		if err == nil && h.ehFramePtr != addr {
 			err = formatErr(".eh_frame_hdr", 4, "eh_frame_ptr %#x is not the .eh_frame address %#x", h.ehFramePtr, addr)
 		}
-		if err == nil {
-			t.hdr = h
-		}
 		// A broken header only costs speed: lookups fall back to the index.
+		t.hdr, t.hdrErr = h, err
+		if err != nil {
+			t.hdr = nil
+		}
 	}
 	return t, nil
 }
@@ -95,8 +97,19 @@ func (t *Table) HasHeaderIndex() bool {
 
 func (t *Table) checkHdr() {
 	t.hdrOnce.Do(func() {
-		t.hdrValid = t.hdr != nil && t.hdr.validate(uint64(len(t.data)), t.addr) == nil
+		if t.hdr != nil {
+			t.hdrErr = t.hdr.validate(uint64(len(t.data)), t.addr)
+			t.hdrValid = t.hdrErr == nil
+		}
 	})
+}
+
+// HeaderError says why the .eh_frame_hdr given to NewEHFrame is not used
+// (nil when it is used or none was given). It validates the header if no
+// lookup has yet.
+func (t *Table) HeaderError() error {
+	t.checkHdr()
+	return t.hdrErr
 }
 
 // FDEForPC returns the FDE covering pc (a link-time address), or an error
