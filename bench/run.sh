@@ -1,0 +1,237 @@
+#!/bin/sh
+# run.sh [-n N] [OUTDIR]: time coreunwind against eu-stack, gdb and
+# libunwind on real kernel cores and print a table.
+#
+# Builds coreunwind and bench/libunwind-coredump.c into OUTDIR/bin, makes
+# the cores with cores.sh into OUTDIR/cores, runs every tool N times per
+# case (default 7) and prints the median wall time, the peak RSS and the
+# number of frames each tool printed, then the ratios against the targets
+# (coreunwind full report <= 0.5x eu-stack and <= 0.05x gdb on every
+# case). It reports; it does not fail when a target is missed.
+#
+# Environment: GO (go command), CC (C compiler), COREUNWIND_FLAGS (extra
+# flags for every coreunwind run).
+set -eu
+
+usage() {
+	echo "usage: $0 [-n RUNS] [OUTDIR]" >&2
+	exit 2
+}
+
+RUNS=7
+while getopts n:h opt; do
+	case $opt in
+	n) RUNS=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -le 1 ] || usage
+case $RUNS in
+'' | *[!0-9]* | 0) usage ;;
+esac
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+OUTDIR=${1:-${TMPDIR:-/tmp}/coreunwind-bench}
+mkdir -p "$OUTDIR/bin" "$OUTDIR/out"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+BIN=$OUTDIR/bin
+CC=${CC:-gcc}
+if [ -z "${GO:-}" ]; then
+	GO=go
+	command -v go >/dev/null 2>&1 || GO=/usr/local/go/bin/go
+fi
+
+say() { printf '%s\n' "$*" >&2; }
+
+# --- build -----------------------------------------------------------------
+
+say "building coreunwind"
+(cd "$ROOT" && "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind)
+CU=$BIN/coreunwind
+
+LU=""
+say "building libunwind-coredump"
+if $CC -O2 -o "$BIN/libunwind-coredump" "$HERE/libunwind-coredump.c" \
+	-lunwind-coredump -lunwind-generic -lunwind-x86_64 -lunwind 2>"$OUTDIR/out/libunwind-build.log"; then
+	LU=$BIN/libunwind-coredump
+else
+	say "  libunwind-coredump did not build (apt-get install -y libunwind-dev?), see $OUTDIR/out/libunwind-build.log"
+fi
+
+say "making cores"
+"$HERE/cores.sh" "$OUTDIR/cores" >&2
+
+# --- tools ------------------------------------------------------------------
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# The default frame limits differ (coreunwind 4096, eu-stack 256, gdb and
+# libunwind none); the deep case has 5000 frames, so lift them all.
+CUHELP=$("$CU" --help 2>&1 || true)
+CUFLAGS=${COREUNWIND_FLAGS:-}
+case $CUHELP in
+*max-frames*) CUFLAGS="--max-frames 1000000 $CUFLAGS" ;;
+esac
+# Unwinding alone: used if the CLI has a flag that skips symbolization.
+CU_UNWIND_FLAG=""
+for f in unwind-only no-symbolize no-symbols; do
+	case $CUHELP in
+	*"-$f"*)
+		CU_UNWIND_FLAG=--$f
+		break
+		;;
+	esac
+done
+
+TOOLS="coreunwind"
+[ -n "$CU_UNWIND_FLAG" ] && TOOLS="$TOOLS coreunwind-unwind"
+if have eu-stack; then TOOLS="$TOOLS eu-stack"; else say "eu-stack missing (apt-get install -y elfutils)"; fi
+if have gdb; then TOOLS="$TOOLS gdb"; else say "gdb missing"; fi
+[ -n "$LU" ] && TOOLS="$TOOLS libunwind"
+
+# command TOOL CORE EXE: the command line (for sh -c) a tool is timed with.
+command_for() {
+	tool=$1
+	core=$2
+	exe=$3
+	case $tool in
+	coreunwind) echo "$CU --format json $CUFLAGS $core $exe" ;;
+	coreunwind-unwind) echo "$CU --format json $CUFLAGS $CU_UNWIND_FLAG $core $exe" ;;
+	eu-stack) echo "eu-stack --core=$core -e $exe -i -s -n 0" ;;
+	gdb) echo "gdb -batch -nx -ex 'thread apply all bt' $exe $core" ;;
+	libunwind) echo "$LU $core" ;;
+	esac
+}
+
+# count_frames TOOL FILE: frames (including inlined ones) in a tool's output.
+count_frames() {
+	case $1 in
+	coreunwind*) grep -c '"pc":' "$2" || true ;;
+	eu-stack | gdb) grep -c '^#' "$2" || true ;;
+	libunwind) grep -c '^  #' "$2" || true ;;
+	esac
+}
+
+now_ns() { date +%s%N; }
+
+# json_num KEY FILE: the first number stored under KEY in hyperfine's JSON.
+json_num() {
+	sed -n "s/^ *\"$1\": *\([0-9.eE+-]*\),*\$/\1/p" "$2" | head -n 1
+}
+
+# time_ms CMD: wall time over RUNS runs, after one warmup run, printed as
+# "MEDIAN MIN CPU" in milliseconds (CPU = user + system, mean). The minimum
+# and the CPU time are less disturbed by other load on the machine.
+time_ms() {
+	cmd=$1
+	if have hyperfine; then
+		json=$OUTDIR/out/hyperfine.json
+		hyperfine --shell=none --style none --ignore-failure --warmup 1 --runs "$RUNS" \
+			--export-json "$json" "$cmd" >/dev/null 2>&1
+		echo "$(json_num median "$json") $(json_num min "$json") $(json_num user "$json") $(json_num system "$json")" |
+			awk '{ printf "%.1f %.1f %.1f\n", $1 * 1000, $2 * 1000, ($3 + $4) * 1000 }'
+		return
+	fi
+	sh -c "$cmd" >/dev/null 2>&1 || true # warmup: page cache, debug files
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		t0=$(now_ns)
+		sh -c "exec $cmd" >/dev/null 2>&1 || true
+		t1=$(now_ns)
+		echo $(((t1 - t0) / 1000))
+		i=$((i + 1))
+	done | sort -n | awk '{ v[NR] = $1 } END {
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.1f %.1f -\n", m / 1000, v[1] / 1000 }'
+}
+
+# peak_rss_mb CMD OUT: one run under /usr/bin/time, stdout kept in OUT;
+# prints "RSS_MB EXIT".
+peak_rss_mb() {
+	cmd=$1
+	out=$2
+	if [ -x /usr/bin/time ]; then
+		st=0
+		/usr/bin/time -f %M -o "$OUTDIR/out/time.txt" sh -c "exec $cmd" >"$out" 2>/dev/null || st=$?
+		# /usr/bin/time writes "Command exited with non-zero status N" first.
+		kb=$(tail -n 1 "$OUTDIR/out/time.txt")
+		echo "$kb $st" | awk '{ printf "%.1f %d\n", $1 / 1024, $2 }'
+	else
+		st=0
+		sh -c "$cmd" >"$out" 2>/dev/null || st=$?
+		echo "- $st"
+	fi
+}
+
+# --- measure ----------------------------------------------------------------
+
+if have hyperfine; then TIMER="hyperfine (1 warmup, $RUNS runs)"; else TIMER="date +%s%N loop ($RUNS runs)"; fi
+RESULTS=$OUTDIR/results.tsv
+printf 'case\ttool\tmedian_ms\tmin_ms\tcpu_ms\tpeak_rss_mb\tframes\texit\n' >"$RESULTS"
+
+for dir in "$OUTDIR"/cores/*/; do
+	case=$(basename "$dir")
+	core=$dir/core
+	if [ ! -f "$core" ] || [ ! -f "$dir/exe" ]; then
+		continue
+	fi
+	exe=$(cat "$dir/exe")
+	for tool in $TOOLS; do
+		cmd=$(command_for "$tool" "$core" "$exe")
+		say "  $case / $tool"
+		out=$OUTDIR/out/$case.$tool.txt
+		res=$(peak_rss_mb "$cmd" "$out")
+		rss=${res% *}
+		st=${res#* }
+		frames=$(count_frames "$tool" "$out")
+		times=$(time_ms "$cmd" | tr ' ' '\t')
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$times" "$rss" "$frames" "$st" >>"$RESULTS"
+	done
+done
+
+# --- report -----------------------------------------------------------------
+
+echo "coreunwind benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(uname -sr)"
+echo "timer: $TIMER; coreunwind flags: --format json $CUFLAGS"
+load=$(cut -d ' ' -f 1 /proc/loadavg)
+echo "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
+if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
+	echo "WARNING: the machine was busy (load > CPUs): wall times are unreliable, read min ms and cpu ms"
+fi
+if [ -z "$CU_UNWIND_FLAG" ]; then
+	echo "note: coreunwind has no unwind-only flag yet; 'unwind alone' compares the full report with libunwind"
+fi
+echo
+awk -F '\t' 'NR == 1 { printf "%-10s %-18s %10s %8s %8s %12s %8s %5s\n", "case", "tool", "median ms", "min ms", "cpu ms", "peak RSS MB", "frames", "exit"; next }
+	{ printf "%-10s %-18s %10s %8s %8s %12s %8s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
+echo
+echo "targets: coreunwind full report <= 0.5x eu-stack and <= 0.05x gdb on every case"
+echo
+awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind || echo coreunwind)" '
+	NR == 1 { next }
+	{
+		med[$1, $2] = $3; min[$1, $2] = $4; cpu[$1, $2] = $5
+		if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+	}
+	function ratio(a, b) { return (a != "" && b != "" && b > 0) ? a / b : -1 }
+	function fmt(r) { return r < 0 ? "-" : sprintf("%.3fx", r) }
+	function row(c, what, a, b, target,    r, verdict) {
+		r = ratio(med[c, a], med[c, b])
+		verdict = r < 0 ? "n/a" : target == "" ? "info" : (r <= target ? "PASS" : "MISS")
+		printf "%-10s %-34s %9s %9s %9s  %s%s\n", c, what, fmt(r), fmt(ratio(min[c, a], min[c, b])),
+			fmt(ratio(cpu[c, a], cpu[c, b])), verdict, target == "" ? "" : sprintf(" (target <= %sx)", target)
+	}
+	END {
+		printf "%-10s %-34s %9s %9s %9s  %s\n", "case", "ratio", "median", "min", "cpu", "verdict (on the median)"
+		for (i = 1; i <= n; i++) {
+			c = order[i]
+			row(c, "coreunwind / eu-stack", "coreunwind", "eu-stack", "0.5")
+			row(c, "coreunwind / gdb", "coreunwind", "gdb", "0.05")
+			row(c, unwind_tool " / libunwind", unwind_tool, "libunwind", "")
+		}
+	}' "$RESULTS"
+echo
+echo "raw results: $RESULTS; tool outputs: $OUTDIR/out/"
