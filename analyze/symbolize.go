@@ -25,6 +25,12 @@ func newSymbolizer(t *target) *symbolizer {
 func (s *symbolizer) frames(out []report.Frame, f *unwind.Frame, arch unwind.Arch, signal bool) []report.Frame {
 	pc, _ := f.Get(arch.PCReg())
 	lookup := f.LookupPC(arch.PCReg())
+	if signal {
+		// The trampoline's PC is where the handler returns to: its first
+		// instruction. pc-1 would name whatever precedes it (glibc pads
+		// __restore_rt with a nop that only its FDE covers).
+		lookup = pc
+	}
 	base := report.Frame{PC: report.Hex(pc), Trust: f.Trust.String(), Signal: signal}
 	if sp, ok := f.Get(arch.SPReg()); ok {
 		base.SP = report.Ptr(report.Hex(sp))

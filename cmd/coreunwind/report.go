@@ -74,6 +74,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitOutput
 	}
+	if len(rep.Threads) == 0 {
+		return exitPartial // no thread could be read: the warnings say why
+	}
 	for _, t := range rep.Threads {
 		if t.Error != nil {
 			return exitPartial

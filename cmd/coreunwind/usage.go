@@ -33,7 +33,8 @@ Examples:
   coreunwind tables --format json /usr/lib/x86_64-linux-gnu/libc.so.6
 
 Exit codes: 0 report written; 1 usage error; 2 the core could not be read;
-3 partial result (some thread's unwinding stopped early); 4 output error.
+3 partial result (a thread stopped early, or no thread could be read);
+4 output error.
 `
 
 func printUsage(w io.Writer) { fmt.Fprint(w, usageText) }
