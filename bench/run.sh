@@ -10,7 +10,8 @@
 # case). It reports; it does not fail when a target is missed.
 #
 # Environment: GO (go command), CC (C compiler), COREUNWIND_FLAGS (extra
-# flags for every coreunwind run).
+# flags for every coreunwind run), USE_HYPERFINE=no (time with a plain
+# loop even if hyperfine is installed).
 set -eu
 
 usage() {
@@ -66,6 +67,9 @@ say "making cores"
 # --- tools ------------------------------------------------------------------
 
 have() { command -v "$1" >/dev/null 2>&1; }
+
+# USE_HYPERFINE=no forces the plain loop.
+use_hyperfine() { [ "${USE_HYPERFINE:-yes}" != no ] && have hyperfine; }
 
 # The default frame limits differ (coreunwind 4096, eu-stack 256, gdb and
 # libunwind none); the deep case has 5000 frames, so lift them all.
@@ -126,10 +130,13 @@ json_num() {
 # and the CPU time are less disturbed by other load on the machine.
 time_ms() {
 	cmd=$1
-	if have hyperfine; then
+	if use_hyperfine; then
 		json=$OUTDIR/out/hyperfine.json
-		hyperfine --shell=none --style none --ignore-failure --warmup 1 --runs "$RUNS" \
-			--export-json "$json" "$cmd" >/dev/null 2>&1
+		if ! hyperfine --shell=none --style none --ignore-failure --warmup 1 --runs "$RUNS" \
+			--export-json "$json" "$cmd" >/dev/null 2>&1; then
+			echo "- - -"
+			return
+		fi
 		echo "$(json_num median "$json") $(json_num min "$json") $(json_num user "$json") $(json_num system "$json")" |
 			awk '{ printf "%.1f %.1f %.1f\n", $1 * 1000, $2 * 1000, ($3 + $4) * 1000 }'
 		return
@@ -167,7 +174,7 @@ peak_rss_mb() {
 
 # --- measure ----------------------------------------------------------------
 
-if have hyperfine; then TIMER="hyperfine (1 warmup, $RUNS runs)"; else TIMER="date +%s%N loop ($RUNS runs)"; fi
+if use_hyperfine; then TIMER="hyperfine (1 warmup, $RUNS runs)"; else TIMER="date +%s%N loop ($RUNS runs)"; fi
 RESULTS=$OUTDIR/results.tsv
 printf 'case\ttool\tmedian_ms\tmin_ms\tcpu_ms\tpeak_rss_mb\tframes\texit\n' >"$RESULTS"
 
@@ -216,7 +223,7 @@ awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind
 		med[$1, $2] = $3; min[$1, $2] = $4; cpu[$1, $2] = $5
 		if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
 	}
-	function ratio(a, b) { return (a != "" && b != "" && b > 0) ? a / b : -1 }
+	function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && a > 0 && b > 0) ? a / b : -1 }
 	function fmt(r) { return r < 0 ? "-" : sprintf("%.3fx", r) }
 	function row(c, what, a, b, target,    r, verdict) {
 		r = ratio(med[c, a], med[c, b])
