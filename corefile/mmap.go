@@ -32,10 +32,19 @@ func mapFile(f *os.File) ([]byte, error) {
 	return b, nil
 }
 
-// mapPath opens and maps the file at path; the descriptor is closed once
-// the mapping exists.
+// mapPath opens and maps the regular file at path; the descriptor is
+// closed once the mapping exists. Paths come from the core, so anything
+// but a regular file (a FIFO would block open, a device could be endless)
+// is refused before it is opened.
 func mapPath(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

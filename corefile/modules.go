@@ -133,6 +133,17 @@ func (c *Core) addVDSO() {
 	c.Modules = append(c.Modules, mod)
 }
 
+// underRoot joins a recorded path to the sysroot, refusing paths that
+// would escape it ("../../etc/x" in a hostile NT_FILE).
+func underRoot(root, rec string) (string, bool) {
+	p := filepath.Join(root, rec)
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return p, true
+}
+
 // candidates lists the files that may hold mod, in the order they are
 // tried: the executable argument (main executable only), the recorded path
 // under the sysroot (or the recorded path itself when there is no
@@ -152,12 +163,16 @@ func candidates(mod *Module, opts Options) []string {
 		add(opts.Executable)
 	}
 	if opts.Sysroot != "" {
-		add(filepath.Join(opts.Sysroot, rec))
+		if p, ok := underRoot(opts.Sysroot, rec); ok {
+			add(p)
+		}
 	} else if rec != "" {
 		add(rec)
 	}
-	for _, dir := range opts.SearchPath {
-		add(filepath.Join(dir, filepath.Base(rec)))
+	if base := filepath.Base(rec); base != "." && base != "/" && base != ".." {
+		for _, dir := range opts.SearchPath {
+			add(filepath.Join(dir, base))
+		}
 	}
 	return out
 }
@@ -284,11 +299,16 @@ func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (
 		}
 	}
 	var firstErr error
+	budget := uint64(maxNoteSeg) // for all note segments together
 	for _, ph := range phs {
 		if ph.Type != elf.PT_NOTE || ph.Filesz == 0 {
 			continue
 		}
-		buf := make([]byte, min(ph.Filesz, maxNoteSeg))
+		if budget == 0 {
+			break
+		}
+		buf := make([]byte, min(ph.Filesz, budget))
+		budget -= uint64(len(buf))
 		at := base + ph.Off
 		if inMemory {
 			at = bias + ph.Vaddr

@@ -16,7 +16,7 @@ func parseSiginfo(d []byte, order binary.ByteOrder, ptrSize int, mach elf.Machin
 	if ptrSize == 8 {
 		union = 16
 	}
-	if len(d) < union+ptrSize {
+	if len(d) < union+8 { // si_addr, or si_pid and si_uid
 		return nil, formatErr(0, "NT_SIGINFO too short: %d bytes", len(d))
 	}
 	s := &Signal{

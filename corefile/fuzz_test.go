@@ -1,0 +1,161 @@
+package corefile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// syntheticSeeds returns small cores covering both classes and byte
+// orders, for the fuzzers.
+func syntheticSeeds() [][]byte {
+	be, le := binary.BigEndian, binary.LittleEndian
+	var file []byte
+	for _, v := range []uint64{2, 4096, 0x20000, 0x21000, 0, 0x30000, 0x31000, 1} {
+		file = le.AppendUint64(file, v)
+	}
+	file = append(file, "/lib/a.so\x00/lib/b.so\x00"...)
+	auxv := le.AppendUint64(le.AppendUint64(nil, AT_SYSINFO_EHDR), 0x20000)
+	siginfo := make([]byte, 128)
+	put(siginfo, le, 0, 4, 11)
+	put(siginfo, le, 8, 4, 1)
+	img := elfImage(elf.ELFCLASS64, le, elf.EM_X86_64, []byte{1, 2, 3, 4}, "x", 0x400)
+	x := &synthCore{class: elf.ELFCLASS64, order: le, machine: elf.EM_X86_64,
+		notes: []synthNote{
+			{"CORE", NTPrstatus, make([]byte, 336)},
+			{"CORE", NTPrpsinfo, make([]byte, 136)},
+			{"CORE", NTSiginfo, siginfo},
+			{"CORE", NTAuxv, auxv},
+			{"CORE", NTFile, file},
+			{"CORE", NTFPRegset, make([]byte, 512)},
+			{"LINUX", NTX86XState, make([]byte, 64)},
+		},
+		segs: []synthSeg{{vaddr: 0x20000, memsz: 0x1000, flags: elf.PF_R | elf.PF_X, data: img}},
+	}
+	h := &synthCore{class: elf.ELFCLASS32, order: be, machine: elf.EM_PARISC, osabi: elf.ELFOSABI_LINUX,
+		notes: []synthNote{{"CORE", NTPrstatus, hppa32Prstatus(be, 5, 10, 1)}, {"CORE", NTPrpsinfo, make([]byte, 124)}},
+		segs:  []synthSeg{{vaddr: 0x1000, memsz: 0x2000, flags: elf.PF_R, data: make([]byte, 0x100)}}}
+	return [][]byte{x.bytes(), h.bytes()}
+}
+
+// realCoreSeed crashes the test program once and returns the start of its
+// core (headers, notes and the first segment), or nil when cores cannot be
+// made here. It is kept small: the fuzzer minimizes new inputs byte by
+// byte, which takes minutes on a whole core (run with -fuzzminimizetime).
+func realCoreSeed(t testing.TB) []byte {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return nil
+	}
+	if b, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); string(bytes.TrimSpace(b)) != "core" {
+		return nil
+	}
+	prog := buildC(t, t.TempDir(), "crash")
+	core, _ := crash(t, prog, "segv", "1")
+	b, err := os.ReadFile(core)
+	if err != nil {
+		return nil
+	}
+	h, err := parseFileHeader(b)
+	if err != nil {
+		return nil
+	}
+	phs, _ := parseProgHeaders(b[h.Phoff:], h, h.Phnum, h.Phoff)
+	end := uint64(len(b))
+	for _, ph := range phs {
+		if ph.Type == elf.PT_LOAD && ph.Filesz > 0 {
+			end = min(end, ph.Off+min(ph.Filesz, 4096))
+			break
+		}
+	}
+	return b[:end]
+}
+
+func FuzzParseNotes(f *testing.F) {
+	for _, s := range syntheticSeeds() {
+		h, _ := parseFileHeader(s)
+		phs, _ := parseProgHeaders(s[h.Phoff:], h, h.Phnum, h.Phoff)
+		for _, ph := range phs {
+			if ph.Type == elf.PT_NOTE {
+				f.Add(s[ph.Off:ph.Off+ph.Filesz], uint8(4), h.Order == binary.BigEndian)
+			}
+		}
+	}
+	f.Add(encodeNotes([]synthNote{{"GNU", 3, []byte{1, 2, 3, 4, 5}}}, binary.LittleEndian, 8), uint8(8), false)
+	f.Fuzz(func(t *testing.T, data []byte, align uint8, big bool) {
+		var order binary.ByteOrder = binary.LittleEndian
+		if big {
+			order = binary.BigEndian
+		}
+		notes, err := ParseNotes(data, order, int(align))
+		var fe *FormatError
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("error is not a *FormatError: %v", err)
+		}
+		for _, n := range notes {
+			if n.Off >= uint64(len(data)) || len(n.Desc) > len(data) {
+				t.Fatalf("note %+v outside the %d input bytes", n, len(data))
+			}
+			for _, dec := range []int{4, 8} {
+				parsePrstatus(n.Desc, order, dec)
+				parsePrpsinfo(n.Desc, order, dec)
+				parseSiginfo(n.Desc, order, dec, elf.EM_X86_64)
+				parseAuxv(n.Desc, order, dec)
+				parseNTFile(n.Desc, order, dec)
+			}
+		}
+	})
+}
+
+func FuzzOpenCore(f *testing.F) {
+	for _, s := range syntheticSeeds() {
+		f.Add(s)
+	}
+	if seed := realCoreSeed(f); seed != nil {
+		f.Add(seed)
+	}
+	sysroot := f.TempDir()
+	// One overlay file, so the file path of ReadMem is exercised too.
+	os.MkdirAll(filepath.Join(sysroot, "lib"), 0o755)
+	os.WriteFile(filepath.Join(sysroot, "lib/a.so"), elfImage(elf.ELFCLASS64, binary.LittleEndian, elf.EM_X86_64, []byte{1, 2, 3, 4}, "x", 0x2000), 0o644)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		c, err := OpenBytes(data, Options{Sysroot: sysroot})
+		if d := time.Since(start); d > 10*time.Second { // generous: a hang, not a loaded machine
+			t.Fatalf("OpenBytes took %v on %d bytes", d, len(data))
+		}
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 64)
+		probe := func(a uint64) {
+			if err := c.ReadMem(a, buf); err != nil && !errors.Is(err, unwind.ErrUnavailable) {
+				t.Fatalf("ReadMem(%#x): %v", a, err)
+			}
+			c.IsCode(a)
+		}
+		for _, s := range c.Segments {
+			probe(s.Vaddr)
+			probe(s.Vaddr + s.Filesz)
+			probe(s.Vaddr + s.Memsz - 1)
+		}
+		for _, m := range c.Mappings {
+			probe(m.Start)
+			probe(m.End - 8)
+		}
+		for _, e := range c.Auxv {
+			probe(e.Val)
+		}
+		if c.Signal != nil {
+			_ = c.Signal.String()
+		}
+	})
+}
