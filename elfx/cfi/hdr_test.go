@@ -2,6 +2,7 @@ package cfi
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 )
 
@@ -60,5 +61,41 @@ func TestEHFrameHdrFallback(t *testing.T) {
 			t.Logf("header rejected: %v", tab.HeaderError())
 			checkLookups(t, tab, fdes)
 		})
+	}
+}
+
+// Lookups from many goroutines on fresh tables (the index and the header
+// check are built on first use) must agree; run with -race.
+func TestConcurrentLookups(t *testing.T) {
+	secs, order, ptr := readSections(t, "/usr/lib/x86_64-linux-gnu/libc.so.6")
+	eh, hdr := secs[".eh_frame"], secs[".eh_frame_hdr"]
+	for _, h := range []sectionData{hdr, {}} {
+		tab, _ := NewEHFrame(eh.data, eh.addr, h.data, h.addr, order, ptr)
+		ref, _ := NewEHFrame(eh.data, eh.addr, h.data, h.addr, order, ptr)
+		fdes, _ := ref.FDEs()
+		done := make(chan error)
+		for g := 0; g < 8; g++ {
+			go func(g int) {
+				for i := g; i < len(fdes); i += 8 {
+					f, err := tab.FDEForPC(fdes[i].Begin)
+					if err == nil && f.Offset != fdes[i].Offset {
+						err = fmt.Errorf("FDEForPC(%#x) = FDE %#x, want %#x", fdes[i].Begin, f.Offset, fdes[i].Offset)
+					}
+					if err == nil {
+						_, err = f.RowAt(f.End - 1)
+					}
+					if err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- nil
+			}(g)
+		}
+		for g := 0; g < 8; g++ {
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
 	}
 }
