@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // FuzzOpen feeds arbitrary images to NewObject and exercises every lazy
@@ -17,6 +19,24 @@ func FuzzOpen(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A hang must become a reported crasher, not a stalled fuzzer.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			exerciseObject(data)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("hang:\n%s", buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+// exerciseObject runs every parser on one input.
+func exerciseObject(data []byte) {
+	{
 		o, err := NewObject(bytes.NewReader(data), int64(len(data)), "fuzz")
 		if err != nil {
 			return
@@ -38,7 +58,7 @@ func FuzzOpen(f *testing.F) {
 		}
 		o.LookupSymbol("main")
 		o.UnwindTables()
-	})
+	}
 }
 
 // fuzzSeeds are small real binaries built now: C with DWARF 4 and 5,
