@@ -275,7 +275,7 @@ func (t *Table) parseAugmentation(c *CIE, r *reader) error {
 	return nil
 }
 
-// fdeAt parses the FDE at off. wantPC, when set, is only used by callers.
+// fdeAt parses the FDE whose length field is at off.
 func (t *Table) fdeAt(off uint64) (*FDE, error) {
 	h, err := t.parseHeader(off)
 	if err != nil {
