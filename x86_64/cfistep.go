@@ -37,7 +37,7 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 		}
 		cfa = uint64(int64(base) + r.row.CFA.Offset)
 	}
-	ctx.CFA = cfa
+	ctx.CFA, ctx.HasCFA = cfa, true
 	raDefined := false
 	for reg := 0; reg < NumRegs; reg++ {
 		rl := cfi.Rule{Kind: cfi.Unspecified}
