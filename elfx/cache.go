@@ -11,7 +11,10 @@ import (
 // library is mapped, indexed and symbolized once. Objects are keyed by
 // build ID, so two paths to one build (a sysroot copy and the installed
 // file) share an object; files without a build ID are keyed by path, size
-// and modification time. A Cache is safe for concurrent use. Objects it
+// and modification time. A build ID alone does not identify a file: a
+// separate debug file carries its binary's build ID but none of its code
+// or .eh_frame, so the key is the build ID and the file size (a process
+// may map both, as Rust's backtrace code maps libc's debug file). A Cache is safe for concurrent use. Objects it
 // returns belong to it: close the Cache, not the objects.
 type Cache struct {
 	mu      sync.Mutex
@@ -69,7 +72,7 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if id := o.BuildID(); id != "" {
+	if id := buildKey(o, path); id != "" {
 		c.mu.Lock()
 		shared, ok := c.byBuild[id]
 		c.mu.Unlock()
@@ -83,7 +86,7 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	_, _ = o.AttachDebugFile(debugDirs)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if id := o.BuildID(); id != "" {
+	if id := buildKey(o, path); id != "" {
 		if shared, ok := c.byBuild[id]; ok {
 			// Another path to the same build won the race.
 			o.Close()
@@ -107,4 +110,17 @@ func (c *Cache) Close() error {
 	c.byFile = map[fileKey]*cacheEntry{}
 	c.byBuild = map[string]*Object{}
 	return errors.Join(errs...)
+}
+
+// buildKey is the cache key of an object with a build ID ("" without).
+func buildKey(o *Object, path string) string {
+	id := o.BuildID()
+	if id == "" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", id, fi.Size())
 }

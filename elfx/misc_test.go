@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -233,5 +234,38 @@ func TestDemangle(t *testing.T) {
 		if got := Demangle(in); got != want {
 			t.Errorf("Demangle(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// A process may map a binary and its separate debug file (Rust's
+// backtrace code maps libc's). They share a build ID, but only the binary
+// has code and .eh_frame: the cache must not hand one out for the other.
+func TestCacheKeepsDebugFileApart(t *testing.T) {
+	dir := t.TempDir()
+	bin := compile(t, dir, "gcc", "prog", "c", cProgram, "-O2", "-g")
+	dbg := dir + "/prog.debug"
+	testenvRun(t, "objcopy", "--only-keep-debug", bin, dbg)
+	c := NewCache()
+	defer c.Close()
+	od, err := c.Open(dbg, []string{dir + "/none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := c.Open(bin, []string{dir + "/none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if od == ob || od.BuildID() != ob.BuildID() {
+		t.Fatalf("binary and debug file: same object %v, build IDs %q %q", od == ob, ob.BuildID(), od.BuildID())
+	}
+	if eh, _, _ := ob.UnwindTables(); eh == nil {
+		t.Error("the binary's object has no .eh_frame: the cache handed out the debug file")
+	}
+}
+
+func testenvRun(t *testing.T, name string, args ...string) {
+	t.Helper()
+	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
 	}
 }
