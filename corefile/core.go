@@ -22,12 +22,18 @@ type Options struct {
 	// SearchPath: directories searched by base name, after the sysroot or
 	// the recorded path.
 	SearchPath []string
+	// TempDir receives the decompressed copy of a compressed core ("":
+	// os.TempDir()). The copy is sparse and unlinked at once.
+	TempDir string
 }
 
 // Core is an opened core file.
 type Core struct {
 	Path   string // the core file ("" when opened from bytes)
 	Format string // "elf-linux"
+	// Compression is how the file at Path was compressed ("zstd", "xz",
+	// "gzip", "lz4"), "" if it was not.
+	Compression string
 	// Arch names the target machine: "x86_64", "i386", "ia64", "hppa"
 	// (32-bit PA-RISC), "hppa64", "aarch64", ...
 	Arch    string
@@ -82,7 +88,8 @@ type Thread struct {
 }
 
 // Open opens the core file at path. It maps the file read-only and decodes
-// the headers and notes; memory is read on demand.
+// the headers and notes; memory is read on demand. A zstd, xz, gzip or lz4
+// compressed core is first decompressed into a sparse temporary file.
 func Open(path string, opts Options) (*Core, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -93,12 +100,25 @@ func Open(path string, opts Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	kind, warning := "", ""
+	if !isELF(data) {
+		kind = compressionKind(data)
+	}
+	if kind != "" {
+		unmap(data)
+		if data, warning, err = decompressFile(path, kind, opts.TempDir); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	c, err := load(data, opts)
 	if err != nil {
 		unmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c.Path = path
+	c.Path, c.Compression = path, kind
+	if warning != "" {
+		c.Warnings = append([]string{warning}, c.Warnings...)
+	}
 	c.mapped = append(c.mapped, data)
 	return c, nil
 }

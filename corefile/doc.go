@@ -17,6 +17,9 @@
 // ByteOrder, PtrSize, IsCode); it knows nothing about unwinding, symbols or
 // registers' meaning: the raw pr_reg bytes are handed to the arch packages.
 //
+// Compressed cores (zstd, xz, gzip, lz4) are decompressed once into a
+// sparse, unlinked temporary file and then read like any other.
+//
 // Formats: Linux ELF cores ("elf-linux") of any class and byte order. The
 // note layouts are exact for x86_64 and follow the kernel's generic
 // elf_prstatus/elf_prpsinfo for other machines (see prstatus.go and

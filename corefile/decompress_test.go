@@ -1,0 +1,88 @@
+package corefile
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCompressedCores compresses a real core with the reference command
+// line tools and checks that the compressed core opens to the same
+// content as the plain one.
+func TestCompressedCores(t *testing.T) {
+	dir := t.TempDir()
+	prog := buildC(t, dir, "crash")
+	core, facts := crash(t, prog, "segv", "1")
+	plain, err := Open(core, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for _, tc := range []struct {
+		kind, tool, ext string
+		args            []string
+	}{
+		{"zstd", "zstd", ".zst", []string{"-q", "-k", "--long=27"}},
+		{"xz", "xz", ".xz", []string{"-k", "-T1", "-0"}},
+		{"gzip", "gzip", ".gz", []string{"-k", "-1"}},
+		{"lz4", "lz4", ".lz4", []string{"-q", "-k"}},
+		{"lz4", "lz4", ".lz4l", []string{"-q", "-k", "-l"}},
+	} {
+		t.Run(tc.tool+tc.ext, func(t *testing.T) {
+			needTool(t, tc.tool)
+			out := core + tc.ext
+			args := append(slices.Clone(tc.args), core)
+			if tc.tool == "lz4" {
+				args = append(args, out)
+			}
+			if b, err := exec.Command(tc.tool, args...).CombinedOutput(); err != nil {
+				t.Fatalf("%s %v: %v\n%s", tc.tool, args, err, b)
+			}
+			if tc.kind == "zstd" || tc.kind == "xz" || tc.kind == "gzip" {
+				if err := os.Rename(core+map[string]string{"zstd": ".zst", "xz": ".xz", "gzip": ".gz"}[tc.kind], out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tmp := t.TempDir()
+			c, err := Open(out, Options{TempDir: tmp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Compression != tc.kind || c.Path != out {
+				t.Errorf("compression %q path %q", c.Compression, c.Path)
+			}
+			if !slices.Equal(c.Segments, plain.Segments) || !slices.Equal(c.Mappings, plain.Mappings) || len(c.Threads) != len(plain.Threads) || c.Signal.String() != plain.Signal.String() {
+				t.Errorf("decompressed core differs from the plain one")
+			}
+			checkMemory(t, c, facts)
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("temporary files left: %v", ents)
+			}
+			c.Close()
+
+			// A cut stream: an error or a truncated core, never a panic.
+			raw, _ := os.ReadFile(out)
+			cut := out + ".cut"
+			os.WriteFile(cut, raw[:len(raw)/2], 0o644)
+			if c, err := Open(cut, Options{TempDir: tmp}); err == nil {
+				if !hasWarning(c, "stream broken") {
+					t.Errorf("cut stream opened without a warning: %q", c.Warnings)
+				}
+				c.Close()
+			} else if !strings.Contains(err.Error(), cut) {
+				t.Errorf("error does not name the file: %v", err)
+			}
+		})
+	}
+	t.Run("garbage", func(t *testing.T) {
+		p := dir + "/garbage.zst"
+		os.WriteFile(p, []byte{0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3, 4, 5}, 0o644)
+		_, err := Open(p, Options{TempDir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "zstd") || errors.Is(err, os.ErrNotExist) {
+			t.Errorf("garbage zstd: %v", err)
+		}
+	})
+}
