@@ -2,7 +2,8 @@
  * argv[1] says. The corefile tests compare what they read from its core
  * with these facts.
  *
- * usage: crash segv|abort|kill [nthreads] */
+ * usage: crash segv|abort|kill|wait [nthreads]
+ * "wait" prints "ready" and waits to be dumped by gcore and killed. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -49,7 +50,12 @@ int main(int argc, char **argv) {
 		pthread_create(&t, NULL, worker, NULL);
 	}
 	pthread_barrier_wait(&ready);
-	if (strcmp(mode, "abort") == 0) {
+	if (strcmp(mode, "wait") == 0) {
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	} else if (strcmp(mode, "abort") == 0) {
 		abort();
 	} else if (strcmp(mode, "kill") == 0) {
 		kill(getpid(), SIGQUIT);
