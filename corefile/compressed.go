@@ -1,0 +1,233 @@
+package corefile
+
+import (
+	"bufio"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// What a batch (triage) needs to know about a compressed or archived core
+// before opening it: is this file a core at all, how is it compressed,
+// and what does a systemd-coredump file name say about it. Open itself
+// decompresses transparently (decompress.go); the functions here serve
+// callers that hold a stream rather than a file (a tar member) or want to
+// tell cores from executables without opening them.
+
+// Compression returns how data that starts with head is compressed:
+// "zstd", "xz", "gzip", "lz4" (frame or legacy format), or "" for none of
+// them. Detection is by magic bytes, never by file name.
+func Compression(head []byte) string { return compressionKind(head) }
+
+// Kind is what Sniff found a file to be.
+type Kind int
+
+const (
+	KindOther  Kind = iota // neither ELF nor a compressed ELF file
+	KindCore               // an ELF core (ET_CORE)
+	KindELF                // an ELF file that is not a core: an executable, library, object
+	KindBroken             // compressed data that does not decompress to an ELF header
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindCore:
+		return "core"
+	case KindELF:
+		return "elf"
+	case KindBroken:
+		return "broken"
+	}
+	return "other"
+}
+
+// Sniffed is what the first bytes of a file say.
+type Sniffed struct {
+	Kind        Kind
+	Compression string // "" when not compressed
+	Err         error  // why a compressed file is KindBroken
+}
+
+// elfIdentSize is what Sniff needs of an ELF file: e_ident and e_type.
+const elfIdentSize = 18
+
+// Sniff reads the start of r and says whether it is a core, possibly
+// compressed. Compressed data is decompressed only as far as the ELF
+// header (a few hundred bytes of a stream), so sniffing a directory of
+// large compressed cores is cheap. An error is returned only when r cannot
+// be read; undecodable compressed data is KindBroken with Err set.
+func Sniff(r io.Reader) (Sniffed, error) {
+	br := bufio.NewReaderSize(r, 64)
+	head, err := br.Peek(elfIdentSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Sniffed{}, err
+	}
+	if kind := compressionKind(head); kind != "" {
+		s := Sniffed{Compression: kind}
+		d, done, err := decompressor(kind, br)
+		if err != nil {
+			s.Kind, s.Err = KindBroken, fmt.Errorf("%s: %w", kind, err)
+			return s, nil
+		}
+		defer done()
+		inner := make([]byte, elfIdentSize)
+		n, err := io.ReadFull(d, inner)
+		if n < elfIdentSize {
+			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				err = fmt.Errorf("decompresses to %d bytes, too short for an ELF header", n)
+			}
+			s.Kind, s.Err = KindBroken, fmt.Errorf("%s: %w", kind, err)
+			return s, nil
+		}
+		s.Kind = elfKind(inner)
+		if s.Kind == KindOther {
+			s.Kind, s.Err = KindBroken, fmt.Errorf("%s: %w: decompressed data has no ELF header", kind, ErrNotCore)
+		}
+		return s, nil
+	}
+	return Sniffed{Kind: elfKind(head)}, nil
+}
+
+// SniffFile is Sniff on the file at path.
+func SniffFile(path string) (Sniffed, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Sniffed{}, err
+	}
+	defer f.Close()
+	return Sniff(f)
+}
+
+// elfKind tells cores from other ELF files by e_type, in the byte order
+// e_ident gives (big-endian HP-UX cores included).
+func elfKind(b []byte) Kind {
+	if len(b) < elfIdentSize || !isELF(b) {
+		return KindOther
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if elf.Data(b[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		order = binary.BigEndian
+	}
+	if elf.Type(order.Uint16(b[16:18])) == elf.ET_CORE {
+		return KindCore
+	}
+	return KindELF
+}
+
+// DecompressTo copies the (possibly compressed) stream r into w,
+// decompressing it when its magic bytes say so and leaving holes for
+// all-zero 4 KiB blocks, so a core extracted from an archive takes the
+// disk space of its non-zero pages. It returns the compression found (""
+// for none) and the number of bytes written. At most maxDecompressed bytes
+// are written; a larger stream is an error (a decompression bomb).
+func DecompressTo(w *os.File, r io.Reader) (kind string, size int64, err error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, err := br.Peek(8)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", 0, err
+	}
+	src := io.Reader(br)
+	if kind = compressionKind(head); kind != "" {
+		d, done, err := decompressor(kind, br)
+		if err != nil {
+			return kind, 0, fmt.Errorf("%s: %w", kind, err)
+		}
+		defer done()
+		src = d
+	}
+	size, err = copySparse(w, io.LimitReader(src, maxDecompressed+1))
+	if err != nil {
+		if kind != "" {
+			err = fmt.Errorf("%s: decompressing: %w", kind, err)
+		}
+		return kind, size, err
+	}
+	if size > maxDecompressed {
+		return kind, size, fmt.Errorf("decompressed core larger than %d bytes", int64(maxDecompressed))
+	}
+	// A trailing hole is not written: the size must be set.
+	if err := w.Truncate(size); err != nil {
+		return kind, size, err
+	}
+	return kind, size, nil
+}
+
+// SystemdName is what systemd-coredump encodes in a core's file name:
+// core.COMM.UID.BOOTID.PID.USEC, with an optional .zst/.xz/.lz4 suffix.
+type SystemdName struct {
+	Comm        string    // the process name, unescaped (systemd writes '.', '/', ' ' as \xNN)
+	UID         int       // the process's user id
+	BootID      string    // 32 hex digits
+	PID         int       // the process id
+	Time        time.Time // when the process crashed (UTC)
+	Compression string    // from the suffix: "zstd", "xz", "lz4", "" for none
+}
+
+// ParseSystemdName parses a systemd-coredump file name (a base name, not
+// a path). ok is false for any other name.
+func ParseSystemdName(name string) (n SystemdName, ok bool) {
+	for suffix, kind := range map[string]string{".zst": "zstd", ".xz": "xz", ".lz4": "lz4", ".gz": "gzip"} {
+		if strings.HasSuffix(name, suffix) {
+			name, n.Compression = strings.TrimSuffix(name, suffix), kind
+			break
+		}
+	}
+	if !strings.HasPrefix(name, "core.") {
+		return SystemdName{}, false
+	}
+	parts := strings.Split(name[len("core."):], ".")
+	if len(parts) < 5 {
+		return SystemdName{}, false
+	}
+	// COMM is escaped by systemd and has no dots, but be lenient with
+	// hand-made names: everything before the last four fields is COMM.
+	k := len(parts) - 4
+	uid, err1 := strconv.Atoi(parts[k])
+	pid, err2 := strconv.Atoi(parts[k+2])
+	usec, err3 := strconv.ParseInt(parts[k+3], 10, 64)
+	boot := parts[k+1]
+	if err1 != nil || err2 != nil || err3 != nil || uid < 0 || pid <= 0 || usec < 0 || !isHexID(boot) {
+		return SystemdName{}, false
+	}
+	n.Comm = unescapeSystemd(strings.Join(parts[:k], "."))
+	n.UID, n.PID, n.BootID = uid, pid, boot
+	n.Time = time.UnixMicro(usec).UTC()
+	return n, true
+}
+
+func isHexID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// unescapeSystemd undoes systemd's xescape: \xNN for bytes it escapes.
+func unescapeSystemd(s string) string {
+	if !strings.Contains(s, `\x`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' {
+			if v, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
