@@ -133,10 +133,11 @@ func (c *Core) addVDSO() {
 	c.Modules = append(c.Modules, mod)
 }
 
-// underRoot joins a recorded path to the sysroot, refusing paths that
-// would escape it ("../../etc/x" in a hostile NT_FILE).
+// underRoot joins a recorded path to the sysroot. The recorded path is
+// cleaned as an absolute path first, as a chroot would resolve it, so that
+// "../../etc/x" in a hostile NT_FILE stays inside the sysroot.
 func underRoot(root, rec string) (string, bool) {
-	p := filepath.Join(root, rec)
+	p := filepath.Join(root, filepath.Clean("/"+rec))
 	rel, err := filepath.Rel(root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false

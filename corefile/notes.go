@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 )
 
@@ -96,4 +97,24 @@ func cString(b []byte) string {
 		return string(b[:i])
 	}
 	return string(b)
+}
+
+// noteTypeNames names the note types of "CORE" and "LINUX" notes.
+var noteTypeNames = map[uint32]string{
+	NTPrstatus: "NT_PRSTATUS", NTFPRegset: "NT_FPREGSET", NTPrpsinfo: "NT_PRPSINFO",
+	NTTaskstruct: "NT_TASKSTRUCT", NTAuxv: "NT_AUXV", NTSiginfo: "NT_SIGINFO", NTFile: "NT_FILE",
+	0x200: "NT_386_TLS", 0x201: "NT_386_IOPERM", NTX86XState: "NT_X86_XSTATE",
+	0x204: "NT_X86_SHSTK", 0x205: "NT_X86_XSAVE_LAYOUT",
+	0x100: "NT_PPC_VMX", 0x102: "NT_PPC_VSX", 0x400: "NT_ARM_VFP", 0x401: "NT_ARM_TLS",
+	0x402: "NT_ARM_HW_BREAK", 0x403: "NT_ARM_HW_WATCH", 0x404: "NT_ARM_SYSTEM_CALL",
+	0x405: "NT_ARM_SVE", 0x406: "NT_ARM_PAC_MASK", 0x300: "NT_S390_HIGH_GPRS",
+}
+
+// NoteTypeName names a core note type ("NT_PRSTATUS"), or prints it in hex
+// when it has no name.
+func NoteTypeName(typ uint32) string {
+	if n, ok := noteTypeNames[typ]; ok {
+		return n
+	}
+	return fmt.Sprintf("NT_0x%x", typ)
 }
