@@ -19,6 +19,11 @@ type dwarfIndex struct {
 	byPC intervalIndex // over cus
 
 	names sync.Map // dwarf.Offset -> string: resolved function names
+	// scopeOf holds, per subprogram DIE seen while indexing a unit, the
+	// names of the namespaces and classes around it ("geo::Point<int>"),
+	// for gdb-style qualified names of functions without a linkage name
+	// (static and inlined C++ functions).
+	scopeOf sync.Map // dwarf.Offset -> string
 }
 
 // cuIndex is one compile unit. Its line table and scope tree are built
@@ -120,7 +125,7 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 			}
 		}()
 		lerr := cu.loadLines(x.d)
-		serr := cu.loadScopes(x.d)
+		serr := cu.loadScopes(x, x.d)
 		cu.err = errors.Join(lerr, serr)
 		if cu.err != nil {
 			cu.err = fmt.Errorf("elfx: %s: DWARF unit at %#x: %w", x.name, cu.entry.Offset, cu.err)
@@ -219,7 +224,7 @@ func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
 
 // loadScopes walks the unit's DIEs once, keeping subprograms with code,
 // the inlined subroutines inside them and nothing else.
-func (cu *cuIndex) loadScopes(d *dwarf.Data) error {
+func (cu *cuIndex) loadScopes(x *dwarfIndex, d *dwarf.Data) error {
 	r := d.Reader()
 	r.Seek(cu.entry.Offset)
 	if _, err := r.Next(); err != nil {
@@ -228,8 +233,10 @@ func (cu *cuIndex) loadScopes(d *dwarf.Data) error {
 	if !cu.entry.Children {
 		return nil
 	}
-	// stack[i] is the scope enclosing entries at depth i+1, -1 for none.
+	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
+	// quals[i] the qualifying names around them.
 	stack := []int32{-1}
+	quals := []string{""}
 	var funcs []interval
 	for len(stack) > 0 {
 		e, err := r.Next()
@@ -241,12 +248,18 @@ func (cu *cuIndex) loadScopes(d *dwarf.Data) error {
 		}
 		if e.Tag == 0 {
 			stack = stack[:len(stack)-1]
+			quals = quals[:len(quals)-1]
 			continue
 		}
 		parent := stack[len(stack)-1]
+		qual := quals[len(quals)-1]
 		self := parent // what this entry's children see as enclosing scope
+		selfQual := qual
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+			if e.Tag == dwarf.TagSubprogram && qual != "" {
+				x.scopeOf.Store(e.Offset, qual)
+			}
 			ranges, _ := d.Ranges(e)
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
 				// Declarations and abstract instances: their inlined
@@ -270,16 +283,25 @@ func (cu *cuIndex) loadScopes(d *dwarf.Data) error {
 			} else {
 				cu.scopes[parent].children = append(cu.scopes[parent].children, self)
 			}
-		case dwarf.TagLexDwarfBlock, dwarf.TagNamespace, dwarf.TagModule,
+		case dwarf.TagNamespace, dwarf.TagModule,
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 			// Transparent: may contain function definitions (namespaces
 			// in GCC's C++ output, Fortran modules) or inlined calls.
+			n, _ := e.Val(dwarf.AttrName).(string)
+			if n == "" && e.Tag == dwarf.TagNamespace {
+				n = "(anonymous namespace)"
+			}
+			if n != "" {
+				selfQual = joinQual(qual, n)
+			}
+		case dwarf.TagLexDwarfBlock:
 		default:
 			r.SkipChildren()
 			continue
 		}
 		if e.Children {
 			stack = append(stack, self)
+			quals = append(quals, selfQual)
 		}
 	}
 	cu.funcs = newIntervalIndex(funcs)
@@ -291,17 +313,26 @@ func (cu *cuIndex) loadScopes(d *dwarf.Data) error {
 // off for DWARF 2/3.
 const attrMIPSLinkageName dwarf.Attr = 0x2007
 
-// funcName resolves the name addr2line prints for the function a DIE
-// stands for: the first linkage name along its DW_AT_abstract_origin /
-// DW_AT_specification chain, demangled, else the first DW_AT_name.
+func joinQual(outer, name string) string {
+	if outer == "" {
+		return name
+	}
+	return outer + "::" + name
+}
+
+// funcName resolves the name gdb prints for the function a DIE stands
+// for: its DW_AT_name (found along the DW_AT_abstract_origin /
+// DW_AT_specification chain) qualified by the namespaces and classes
+// around the DIE that carries it; failing that, the first linkage name on
+// the chain demangled without its parameter list.
 func (x *dwarfIndex) funcName(off dwarf.Offset) string {
 	if v, ok := x.names.Load(off); ok {
 		return v.(string)
 	}
 	r := x.d.Reader()
-	name, linkage := "", ""
+	name, linkage, qual := "", "", ""
 	next := off
-	for depth := 0; depth < 8 && linkage == ""; depth++ {
+	for depth := 0; depth < 8; depth++ {
 		r.Seek(next)
 		e, err := r.Next()
 		if err != nil || e == nil {
@@ -314,6 +345,12 @@ func (x *dwarfIndex) funcName(off dwarf.Offset) string {
 		}
 		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
 			name = s
+			if q, ok := x.scopeOf.Load(next); ok {
+				qual = q.(string)
+			}
+		}
+		if linkage != "" {
+			break
 		}
 		ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 		if !ok {
@@ -324,8 +361,17 @@ func (x *dwarfIndex) funcName(off dwarf.Offset) string {
 		}
 		next = ref
 	}
-	if linkage != "" {
+	switch {
+	case isRustSymbol(linkage):
+		// Rust's scopes are types and impl blocks ("{impl#3}"); its
+		// demangled symbols are the names Rust's own backtraces print.
 		name = Demangle(linkage)
+	case name != "" && qual != "":
+		name = qual + "::" + name
+	case linkage != "":
+		if d := stripParams(Demangle(linkage)); d != "" {
+			name = d
+		}
 	}
 	x.names.Store(off, name)
 	return name

@@ -156,7 +156,11 @@ func (o *Object) buildSymbols() *symbolTable {
 	}
 	add(o.ef, true)
 
-	sort.Slice(raw, func(i, j int) bool {
+	// Among aliases of equal rank the one that comes first in the symbol
+	// tables wins (a stable sort keeps table order), as in eu-stack and
+	// gdb: a static glibc names __libc_start_main_impl, not its alias
+	// __libc_start_main that follows it in .symtab.
+	sort.SliceStable(raw, func(i, j int) bool {
 		a, b := &raw[i], &raw[j]
 		if a.Addr != b.Addr {
 			return a.Addr < b.Addr
@@ -164,10 +168,7 @@ func (o *Object) buildSymbols() *symbolTable {
 		if a.rank != b.rank {
 			return a.rank < b.rank
 		}
-		if a.Size != b.Size {
-			return a.Size > b.Size
-		}
-		return a.Raw < b.Raw
+		return a.Size != 0 && b.Size == 0
 	})
 	// Drop exact duplicates (the same symbol from .symtab and .dynsym).
 	all := raw[:0]
@@ -188,8 +189,7 @@ func (o *Object) buildSymbols() *symbolTable {
 }
 
 // codeSymbol decides whether s names code and ranks it among aliases:
-// functions before untyped labels, global before weak before local, and
-// names without a leading underscore before internal ones.
+// functions before untyped labels, global before weak before local.
 func codeSymbol(f *elf.File, s elf.Symbol) (symEntry, bool) {
 	typ := elf.ST_TYPE(s.Info)
 	switch typ {
@@ -219,9 +219,6 @@ func codeSymbol(f *elf.File, s elf.Symbol) (symEntry, bool) {
 		rank += 2
 	default:
 		rank += 4
-	}
-	if strings.HasPrefix(s.Name, "_") {
-		rank++
 	}
 	name := s.Name
 	if i := strings.IndexByte(name, '@'); i > 0 {
