@@ -86,6 +86,11 @@ func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target,
 	t := &target{core: c}
 	var warnings []string
 	for _, cm := range c.Modules {
+		if !hasCode(c, cm) {
+			// An ELF file mapped as data (a debug file or the executable
+			// read by a backtrace library) holds no frames.
+			continue
+		}
 		m := &module{core: cm, start: cm.Start, end: cm.End}
 		obj, err := openModule(c, cm, objs, debugDirs)
 		if err != nil {
@@ -125,4 +130,17 @@ func loadBias(obj *elfx.Object, base uint64) uint64 {
 		return base - (p.Vaddr - p.Off)
 	}
 	return base
+}
+
+// hasCode reports whether any mapping of the module is executable.
+func hasCode(c *corefile.Core, cm *corefile.Module) bool {
+	if len(cm.Mappings) == 0 {
+		return c.IsCode(cm.Start)
+	}
+	for _, mp := range cm.Mappings {
+		if c.IsCode(mp.Start) {
+			return true
+		}
+	}
+	return false
 }
