@@ -1,0 +1,306 @@
+package report_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/report"
+	_ "github.com/coreunwind/coreunwind/x86_64"
+	"github.com/google/pprof/profile"
+)
+
+// pprofProg crashes in an inlined function with two more threads waiting
+// elsewhere: samples with inlined lines, shared and distinct frames.
+const pprofProg = `
+#include <pthread.h>
+#include <unistd.h>
+static inline __attribute__((always_inline)) int inl(int *p) { return *p + 1; }
+__attribute__((noinline)) int crash_here(int *p) { return inl(p) * 2; }
+__attribute__((noinline)) void *worker(void *a) { pause(); return a; }
+int main(int argc, char **argv) {
+	pthread_t t;
+	pthread_create(&t, 0, worker, 0);
+	pthread_create(&t, 0, worker, 0);
+	usleep(100000);
+	return crash_here(argc > 5 ? &argc : 0);
+}
+`
+
+// crashReports crashes pprofProg n times (PIE: a new layout each time)
+// and returns the reports.
+func crashReports(t *testing.T, n int) []*report.Report {
+	t.Helper()
+	var reps []*report.Report
+	for i := 0; i < n; i++ {
+		dir := t.TempDir()
+		exe := testenv.BuildC(t, dir, "prog", pprofProg, "-g", "-O2", "-fPIE", "-pie")
+		core, _ := testenv.Crash(t, exe)
+		rep, err := analyze.Analyze(core, analyze.Options{Executable: exe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, rep)
+	}
+	return reps
+}
+
+// rawSample is one sample as `go tool pprof -raw` prints it.
+type rawSample struct {
+	labels map[string]string
+	locs   []uint64 // location ids, leaf first
+}
+
+// rawLocation is one location of `go tool pprof -raw`: its address and
+// function names (innermost inlined first) with their lines.
+type rawLocation struct {
+	addr  uint64
+	lines []string // "func file:line"
+}
+
+var (
+	rawSampleRE = regexp.MustCompile(`^\s+1:((?:\s+\d+)+)\s*$`)
+	rawLabelRE  = regexp.MustCompile(`(\w+):\[([^\]]*)\]`)
+	rawLocRE    = regexp.MustCompile(`^\s*(\d+): 0x([0-9a-f]+) M=\d+ (.*)$`)
+	rawLineRE   = regexp.MustCompile(`^\s+(\S.*?) (\S*?):(-?\d+)(?::\d+)? s=\d+$`)
+)
+
+// parseRaw reads `go tool pprof -raw` output: "Samples:" rows (value and
+// location ids, then a line of labels), then "Locations" rows (id,
+// address, mapping, first line, further inlined lines).
+func parseRaw(t *testing.T, out string) ([]rawSample, map[uint64]*rawLocation) {
+	t.Helper()
+	var samples []rawSample
+	locs := map[uint64]*rawLocation{}
+	section := ""
+	var cur *rawLocation
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "Samples:"), strings.HasPrefix(line, "Locations"), strings.HasPrefix(line, "Mappings"):
+			section = strings.Fields(line)[0]
+			continue
+		}
+		switch section {
+		case "Samples:":
+			if m := rawSampleRE.FindStringSubmatch(line); m != nil {
+				s := rawSample{labels: map[string]string{}}
+				for _, f := range strings.Fields(m[1]) {
+					id, _ := strconv.ParseUint(f, 10, 64)
+					s.locs = append(s.locs, id)
+				}
+				samples = append(samples, s)
+			} else if len(samples) > 0 && strings.Contains(line, ":[") {
+				for _, m := range rawLabelRE.FindAllStringSubmatch(line, -1) {
+					samples[len(samples)-1].labels[m[1]] = m[2]
+				}
+			}
+		case "Locations":
+			if m := rawLocRE.FindStringSubmatch(line); m != nil {
+				id, _ := strconv.ParseUint(m[1], 10, 64)
+				addr, _ := strconv.ParseUint(m[2], 16, 64)
+				cur = &rawLocation{addr: addr}
+				locs[id] = cur
+				if lm := rawLineRE.FindStringSubmatch(" " + m[3]); lm != nil {
+					cur.lines = append(cur.lines, lm[1]+" "+lm[2]+":"+lm[3])
+				}
+			} else if lm := rawLineRE.FindStringSubmatch(line); lm != nil && cur != nil {
+				cur.lines = append(cur.lines, lm[1]+" "+lm[2]+":"+lm[3])
+			}
+		}
+	}
+	return samples, locs
+}
+
+// wantLocations groups a report thread's frames into physical frames:
+// lookup address and "func file:line" lines, innermost first.
+func wantLocations(th *report.Thread) []rawLocation {
+	var out []rawLocation
+	var cur rawLocation
+	for _, f := range th.Frames {
+		cur.addr = uint64(f.PC)
+		if f.Trust != "context" {
+			cur.addr--
+		}
+		if f.Function != nil {
+			line := 0
+			if f.Line != nil {
+				line = *f.Line
+			}
+			file := ""
+			if f.File != nil {
+				file = *f.File
+			}
+			cur.lines = append(cur.lines, fmt.Sprintf("%s %s:%d", *f.Function, file, line))
+		}
+		if !f.Inlined {
+			out = append(out, cur)
+			cur = rawLocation{}
+		}
+	}
+	return out
+}
+
+// TestPprofMatchesReports writes the profile of three cores of one
+// program and checks with `go tool pprof -raw` that it holds exactly the
+// reports' threads, each with the report's frames, addresses, inlined
+// lines and labels.
+func TestPprofMatchesReports(t *testing.T) {
+	goTool := testenv.NeedTool(t, "go")
+	reps := crashReports(t, 3)
+	var buf bytes.Buffer
+	if err := report.WritePprof(&buf, reps); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "threads.pb.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goTool, "tool", "pprof", "-raw", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -raw: %v\n%s", err, out)
+	}
+	samples, locs := parseRaw(t, string(out))
+
+	type key struct {
+		core string
+		tid  string
+	}
+	got := map[key]rawSample{}
+	for _, s := range samples {
+		// Numeric labels print with their unit: "tid:[1234 id]".
+		if f := strings.Fields(s.labels["tid"]); len(f) != 2 || f[1] != "id" {
+			t.Errorf("tid label %q, want a number with unit id", s.labels["tid"])
+		} else {
+			got[key{s.labels["core"], f[0]}] = s
+		}
+	}
+	nThreads := 0
+	for _, r := range reps {
+		for i := range r.Threads {
+			th := &r.Threads[i]
+			nThreads++
+			s, ok := got[key{r.Core.Path, strconv.Itoa(th.TID)}]
+			if !ok {
+				t.Errorf("%s thread %d: no sample", r.Core.Path, th.TID)
+				continue
+			}
+			if c := s.labels["crashed"]; c != strconv.FormatBool(th.Crashed) {
+				t.Errorf("%s thread %d: crashed label %q", r.Core.Path, th.TID, c)
+			}
+			if th.Crashed && s.labels["signal"] != r.Core.Signal.Name {
+				t.Errorf("%s thread %d: signal label %q, report %s", r.Core.Path, th.TID, s.labels["signal"], r.Core.Signal.Name)
+			}
+			want := wantLocations(th)
+			if len(s.locs) != len(want) {
+				t.Errorf("%s thread %d: %d locations, report has %d physical frames", r.Core.Path, th.TID, len(s.locs), len(want))
+				continue
+			}
+			for j, id := range s.locs {
+				l := locs[id]
+				if l == nil || l.addr != want[j].addr || !slices.Equal(l.lines, want[j].lines) {
+					t.Errorf("%s thread %d frame %d: pprof %+v, report %+v", r.Core.Path, th.TID, j, l, want[j])
+				}
+			}
+		}
+	}
+	if len(samples) != nThreads {
+		t.Errorf("%d samples, the reports have %d threads\n%s", len(samples), nThreads, out)
+	}
+	// The inlined call is a line of the crashing location, not a frame.
+	crashed := wantLocations(&reps[0].Threads[0])
+	if len(crashed[0].lines) != 2 || !strings.HasPrefix(crashed[0].lines[0], "inl ") {
+		t.Errorf("crashing location lines %q, want inl inlined into crash_here", crashed[0].lines)
+	}
+}
+
+// TestPprofTraces: `go tool pprof -traces` opens the profile and prints
+// each thread's stack with the report's function names.
+func TestPprofTraces(t *testing.T) {
+	goTool := testenv.NeedTool(t, "go")
+	reps := crashReports(t, 1)
+	path := filepath.Join(t.TempDir(), "threads.pb.gz")
+	var buf bytes.Buffer
+	if err := report.WritePprof(&buf, reps); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	out, err := exec.Command(goTool, "tool", "pprof", "-traces", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -traces: %v\n%s", err, out)
+	}
+	// Traces are separated by dashed lines; each has the stack's
+	// function names, one per line after the value column.
+	var traces [][]string
+	for _, block := range strings.Split(string(out), "-----------+")[1:] {
+		var fns []string
+		for _, line := range strings.Split(block, "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) == 0 || strings.HasSuffix(f[0], ":") {
+				continue
+			}
+			if len(f) >= 2 && f[0] == "1" {
+				f = f[1:]
+			}
+			fns = append(fns, f[0])
+		}
+		if len(fns) > 0 {
+			traces = append(traces, fns)
+		}
+	}
+	var want [][]string
+	for _, th := range reps[0].Threads {
+		var fns []string
+		for _, f := range th.Frames {
+			if f.Function != nil {
+				fns = append(fns, *f.Function)
+			}
+		}
+		want = append(want, fns)
+	}
+	sortStacks := func(s [][]string) {
+		slices.SortFunc(s, func(a, b []string) int { return strings.Compare(strings.Join(a, " "), strings.Join(b, " ")) })
+	}
+	sortStacks(traces)
+	sortStacks(want)
+	if fmt.Sprint(traces) != fmt.Sprint(want) {
+		t.Errorf("pprof -traces stacks:\n%q\nreport stacks:\n%q\n%s", traces, want, out)
+	}
+}
+
+// TestProfileBuilderValid: the builder's output passes CheckValid for an
+// empty report, a thread without frames and frames without symbols.
+func TestProfileBuilderValid(t *testing.T) {
+	b := report.NewProfileBuilder(report.SampleCrashes)
+	b.Add(&report.Report{}, report.AddOptions{})
+	b.Add(&report.Report{
+		Modules: []report.Module{{Path: "/bin/x", Start: 0x1000, End: 0x2000}},
+		Threads: []report.Thread{
+			{TID: 1, Crashed: true},
+			{TID: 2, Frames: []report.Frame{{PC: 0x1100, Trust: "context"}, {PC: 0x9999, Trust: "cfi"}, {PC: 0, Trust: "scan"}}},
+		},
+	}, report.AddOptions{Labels: map[string]string{"bucket": "abc"}})
+	p, err := b.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	q, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Sample) != 2 || len(q.Sample[1].Location) != 3 || q.Sample[1].Location[1].Address != 0x9998 {
+		t.Errorf("round trip: %v", q)
+	}
+}
