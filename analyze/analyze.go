@@ -75,6 +75,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	if err != nil {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("cannot unwind: %v", err))
 	}
+	if ta, ok := arch.(unwind.TableArch); ok {
+		t.tables = ta
+	}
 	threads := orderThreads(c, opts.CrashedOnly)
 	r.Threads = make([]report.Thread, len(threads))
 	cache := unwind.NewCache(opts.CachePolicy)

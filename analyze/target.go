@@ -25,6 +25,9 @@ type module struct {
 type target struct {
 	core    *corefile.Core
 	modules []*module // sorted by start
+	// tables finds entries of the arch's own unwind tables (IA-64,
+	// PA-RISC); nil for arches that unwind by DWARF CFI only.
+	tables unwind.TableArch
 }
 
 var _ unwind.AddrSpace = (*target)(nil)
@@ -48,6 +51,17 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	m := t.module(ip)
 	if m == nil || m.obj == nil {
 		return nil, unwind.ErrNoInfo
+	}
+	if t.tables != nil {
+		if pi, err := t.tables.FindTableEntry(m.obj.ELF(), ip-m.bias); err == nil && pi != nil {
+			pi.StartIP += m.bias
+			pi.EndIP += m.bias
+			pi.Bias = m.bias
+			if pi.Module == "" {
+				pi.Module = m.core.Path
+			}
+			return pi, nil
+		}
 	}
 	fde, err := m.obj.FindFDE(ip - m.bias)
 	if err != nil || fde == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // TablesSchema is the JSON schema string of a Tables document.
@@ -22,14 +23,28 @@ type Tables struct {
 	Warnings  []string     `json:"warnings"`
 }
 
-// TableEntry is one FDE or unwind-table entry. Fields of other
-// architectures' tables (IA-64 info blocks, PA-RISC descriptors) are
-// added by the issues that bring those tables.
+// TableEntry is one FDE or unwind-table entry.
 type TableEntry struct {
-	Start    Hex      `json:"start"`
-	End      Hex      `json:"end"`
-	Function *string  `json:"function"`
-	Records  []string `json:"records"`
+	Start    Hex     `json:"start"`
+	End      Hex     `json:"end"`
+	Function *string `json:"function"`
+
+	// IA-64: the unwind info block.
+	InfoOffset *Hex     `json:"info_offset,omitempty"`
+	Version    *int     `json:"version,omitempty"`
+	Flags      []string `json:"flags,omitempty"`
+	Length     *int     `json:"length,omitempty"`
+
+	// Records: IA-64 descriptors as readelf -u prints them; x86_64 CFI
+	// rows as readelf --debug-dump=frames-interp shows them.
+	Records        []string `json:"records,omitempty"`
+	PaddingRecords *int     `json:"padding_records,omitempty"`
+
+	// PA-RISC: the set flags by readelf's names, then the frame size.
+	Descriptor []string `json:"descriptor,omitempty"`
+
+	Handler     *Hex `json:"handler"`
+	Personality *Hex `json:"personality"`
 }
 
 // WriteTablesJSON writes t as one indented JSON object.
@@ -40,11 +55,6 @@ func WriteTablesJSON(w io.Writer, t *Tables) error {
 	}
 	if t.Warnings == nil {
 		t.Warnings = []string{}
-	}
-	for i := range t.Entries {
-		if t.Entries[i].Records == nil {
-			t.Entries[i].Records = []string{}
-		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -62,6 +72,9 @@ func WriteTablesText(w io.Writer, t *Tables) error {
 			fmt.Fprintf(bw, " %s", *e.Function)
 		}
 		bw.WriteByte('\n')
+		if len(e.Descriptor) > 0 {
+			fmt.Fprintf(bw, "  %s\n", strings.Join(e.Descriptor, " "))
+		}
 		for _, r := range e.Records {
 			fmt.Fprintf(bw, "  %s\n", r)
 		}

@@ -1,6 +1,7 @@
 package unwind
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -84,4 +85,14 @@ type CoreRegsArch interface {
 // frame is a signal trampoline before stepping it.
 type SignalFrameDetector interface {
 	IsSignalFrame(as AddrSpace, cache *Cache, f *Frame) bool
+}
+
+// TableArch is implemented by arches whose objects carry their own unwind
+// tables (IA-64 .IA_64.unwind, PA-RISC .PARISC.unwind). An address space
+// asks it before DWARF CFI. addr is a link-time address in f; the
+// returned ProcInfo has link-time StartIP/EndIP (the address space adds
+// the load bias and sets Bias). Implementations cache parsed tables per
+// *elf.File and must be safe for concurrent use.
+type TableArch interface {
+	FindTableEntry(f *elf.File, addr uint64) (*ProcInfo, error)
 }

@@ -9,9 +9,7 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/elfx"
-	"github.com/coreunwind/coreunwind/elfx/cfi"
 	"github.com/coreunwind/coreunwind/report"
-	"github.com/coreunwind/coreunwind/x86_64"
 )
 
 func runTables(args []string, stdout, stderr io.Writer) int {
@@ -50,57 +48,33 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// buildTables decodes the CFI of an x86_64 object. Other machines' tables
-// (.IA_64.unwind, .PARISC.unwind) come with their arch packages.
+// tablesBuilder decodes the unwind table of one machine's objects. Each
+// architecture's builder lives in its own file (tables_<arch>.go) and
+// registers itself in tablesBuilders.
+type tablesBuilder func(obj *elfx.Object, path, section string) (*report.Tables, error)
+
+var tablesBuilders = map[elf.Machine]tablesBuilder{}
+
 func buildTables(path, section string) (*report.Tables, error) {
 	obj, err := elfx.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer obj.Close()
-	if obj.Machine() != elf.EM_X86_64 {
-		return nil, fmt.Errorf("%s: unwind tables of %v objects are not supported yet", path, obj.Machine())
+	build, ok := tablesBuilders[obj.Machine()]
+	if !ok {
+		return nil, fmt.Errorf("%s: unwind tables of %v objects are not supported", path, obj.Machine())
 	}
-	eh, dbg, terr := obj.UnwindTables()
-	t := &report.Tables{File: path, Arch: "x86_64", ByteOrder: "little"}
-	if obj.ByteOrder() == binary.BigEndian {
-		t.ByteOrder = "big"
-	}
-	if terr != nil {
-		t.Warnings = append(t.Warnings, terr.Error())
-	}
-	tab := eh
-	switch section {
-	case ".debug_frame":
-		tab = dbg
-	case "", ".eh_frame":
-		if tab == nil && section == "" {
-			tab = dbg
-		}
-	default:
-		return nil, fmt.Errorf("--section %q: want .eh_frame or .debug_frame", section)
-	}
-	if tab == nil {
-		return nil, fmt.Errorf("%s: no CFI (.eh_frame or .debug_frame)", path)
-	}
-	t.Section = tab.Section()
-	fdes, err := tab.FDEs()
+	t, err := build(obj, path, section)
 	if err != nil {
-		t.Warnings = append(t.Warnings, err.Error())
+		return nil, err
 	}
-	for _, f := range fdes {
-		e := report.TableEntry{Start: report.Hex(f.Begin), End: report.Hex(f.End)}
-		if s, ok := obj.Symbol(f.Begin); ok && s.Addr == f.Begin {
-			e.Function = report.Ptr(s.Name)
+	t.File = path
+	if t.ByteOrder == "" {
+		t.ByteOrder = "little"
+		if obj.ByteOrder() == binary.BigEndian {
+			t.ByteOrder = "big"
 		}
-		rows, err := f.Rows()
-		if err != nil {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("FDE %#x..%#x: %v", f.Begin, f.End, err))
-		}
-		for _, r := range rows {
-			e.Records = append(e.Records, cfi.FormatRow(r, x86_64.RegName, f.CIE.RAColumn))
-		}
-		t.Entries = append(t.Entries, e)
 	}
 	return t, nil
 }

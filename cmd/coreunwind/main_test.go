@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+const crashC = `
+#include <stdlib.h>
+__attribute__((noinline)) void die(void) { abort(); }
+int main(void) { die(); return 0; }
+`
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// Flags may come before or after the positional arguments, and every
+// output format is one the schema accepts.
+func TestFlagsAnywhereAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "abrt", crashC, "-O0", "-g")
+	core, _ := testenv.Crash(t, exe)
+	out := filepath.Join(dir, "r.json")
+	for _, args := range [][]string{
+		{"--format", "json", "-o", out, core, exe},
+		{core, "--format", "json", exe, "-o", out},
+		{core, exe, "--format=json", "--threads", "crashed", "-o", out},
+	} {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK || stdout != "" {
+			t.Fatalf("%q: exit %d, stdout %q, stderr %s", args, code, stdout, stderr)
+		}
+		var r report.Report
+		b := mustRead(t, out)
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if r.Schema != report.Schema || r.Core.Signal == nil || r.Core.Signal.Name != "SIGABRT" {
+			t.Fatalf("%q: schema %q signal %+v", args, r.Schema, r.Core.Signal)
+		}
+		names := map[string]bool{}
+		for _, f := range r.Threads[0].Frames {
+			if f.Function != nil {
+				names[*f.Function] = true
+			}
+		}
+		if !names["die"] || !names["main"] {
+			t.Errorf("%q: crashed thread lacks die/main: %v", args, names)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"--format", "xml", "core"},
+		{"--threads", "some", "core"},
+		{"--max-frames", "0", "core"},
+		{"a", "b", "c"},
+		{"--no-such-flag", "core"},
+	} {
+		if code, _, stderr := runCLI(args...); code != exitUsage || stderr == "" {
+			t.Errorf("%q: exit %d (stderr %q), want %d with a message", args, code, stderr, exitUsage)
+		}
+	}
+	if code, stdout, _ := runCLI("--help"); code != exitOK || !strings.Contains(stdout, "Exit codes") {
+		t.Errorf("--help: exit %d, output %q", code, stdout)
+	}
+	if code, stdout, _ := runCLI("--version"); code != exitOK || !strings.HasPrefix(stdout, "coreunwind ") {
+		t.Errorf("--version: exit %d, output %q", code, stdout)
+	}
+	if code, _, stderr := runCLI(filepath.Join(t.TempDir(), "missing")); code != exitNoCore || !strings.Contains(stderr, "missing") {
+		t.Errorf("missing core: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The tables view lists the same FDEs, in the same order, with the same
+// first row, as readelf --debug-dump=frames-interp.
+func TestTablesMatchReadelf(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "tab", crashC, "-O2")
+	code, stdout, stderr := runCLI("tables", exe, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var tab report.Tables
+	if err := json.Unmarshal([]byte(stdout), &tab); err != nil {
+		t.Fatal(err)
+	}
+	readelf := testenv.NeedTool(t, "readelf")
+	b, err := exec.Command(readelf, "--debug-dump=frames-interp", exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fde := regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)`)
+	var want [][2]uint64
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if m := fde.FindStringSubmatch(sc.Text()); m != nil {
+			lo, _ := strconv.ParseUint(m[1], 16, 64)
+			hi, _ := strconv.ParseUint(m[2], 16, 64)
+			want = append(want, [2]uint64{lo, hi})
+		}
+	}
+	if len(want) == 0 || len(want) != len(tab.Entries) {
+		t.Fatalf("%d entries, readelf lists %d FDEs", len(tab.Entries), len(want))
+	}
+	for i, e := range tab.Entries {
+		if uint64(e.Start) != want[i][0] || uint64(e.End) != want[i][1] || len(e.Records) == 0 {
+			t.Errorf("entry %d: %#x..%#x (%d rows), readelf %#x..%#x", i, e.Start, e.End, len(e.Records), want[i][0], want[i][1])
+		}
+	}
+}
