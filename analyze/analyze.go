@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -147,11 +146,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolize
 	if arch == nil {
 		return fail(unwind.ErrNoArch)
 	}
-	dec, ok := arch.(unwind.CoreRegsArch)
-	if !ok {
-		return fail(fmt.Errorf("%w: no core register decoder for %s", unwind.ErrNoArch, arch.Name()))
-	}
-	initial, err := dec.FrameFromCoreRegs(th.GRegs, byteOrder(c))
+	initial, err := initialFrame(t, arch, th)
 	if err != nil {
 		return fail(err)
 	}
@@ -176,4 +171,13 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolize
 	}
 }
 
-func byteOrder(c *corefile.Core) binary.ByteOrder { return c.ByteOrder() }
+// initialFrame builds frame 0 of a thread from what the core saved.
+func initialFrame(t *target, arch unwind.Arch, th *corefile.Thread) (*unwind.Frame, error) {
+	if a, ok := arch.(unwind.ThreadRegsArch); ok {
+		return a.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: t.ByteOrder(), Mem: t})
+	}
+	if a, ok := arch.(unwind.CoreRegsArch); ok {
+		return a.FrameFromCoreRegs(th.GRegs, t.ByteOrder())
+	}
+	return nil, fmt.Errorf("%w: no core register decoder for %s", unwind.ErrNoArch, arch.Name())
+}
