@@ -38,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "tables":
 			return runTables(args[1:], stdout, stderr)
+		case "triage":
+			return runTriage(args[1:], stdout, stderr)
 		case "help":
 			printUsage(stdout)
 			return exitOK

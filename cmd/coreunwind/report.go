@@ -20,7 +20,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		searchPath, debugDirs         stringList
 		version                       bool
 	)
-	fs.StringVar(&format, "format", "text", "output format: text or json")
+	fs.StringVar(&format, "format", "text", "output format: text, json or pprof")
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
@@ -43,10 +43,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) == 0:
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
-	case len(pos) > 2:
+	case len(pos) > 2 && format != "pprof":
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
-	case format != "text" && format != "json":
-		return usageError(stderr, fmt.Errorf("%w: --format %q: want text or json", errUsage, format))
+	case format != "text" && format != "json" && format != "pprof":
+		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json or pprof", errUsage, format))
 	case threads != "all" && threads != "crashed":
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case maxFrames < 1:
@@ -58,6 +58,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		DebugDirs:   debugDirs,
 		MaxFrames:   maxFrames,
 		CrashedOnly: threads == "crashed",
+	}
+	if format == "pprof" {
+		return runPprof(pos, opts, out, stdout, stderr)
 	}
 	if len(pos) == 2 {
 		opts.Executable = pos[1]

@@ -7,6 +7,8 @@ import (
 
 const usageText = `Usage:
   coreunwind [flags] CORE [EXECUTABLE]
+  coreunwind --format pprof -o FILE CORE... [EXECUTABLE]...
+  coreunwind triage [flags] PATH...
   coreunwind tables [--format text|json] FILE
 
 Prints, for every thread of CORE (the crashed thread first), the frames
@@ -15,7 +17,10 @@ source file and line, inlined calls; with a header giving the executable,
 pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
-  --format text|json     output format (default text)
+  --format text|json|pprof  output format (default text); pprof takes several
+                         cores (and executables, told apart by content) into one
+                         profile: one sample per thread, labels tid, thread,
+                         crashed, signal, core
   -o FILE                write the report to FILE instead of standard output
   --threads all|crashed  which threads to print (default all)
   --max-frames N         frames per thread before stopping (default 4096)
@@ -25,12 +30,33 @@ Flags (before or after the arguments):
   --version              print the version and exit
   -h, --help             print this help
 
+Triage (many cores grouped by crash signature):
+  PATH is a directory (searched recursively), a core, or a tar archive
+  (.tar, .tar.gz/.zst/.xz/.lz4); cores may be zstd/xz/gzip/lz4-compressed
+  and named the systemd-coredump way.
+  --format text|json|jsonl|pprof  buckets table, JSON (coreunwind.triage/v1),
+                         one report per core with its bucket id, or one
+                         profile of the crashing threads labelled by bucket
+  -o FILE                write to FILE
+  -j N                   cores analyzed at once (default all CPUs)
+  --frames N             meaningful frames per signature (default 1: the crash site)
+  --skip REGEX           also skip frames matching REGEX (repeatable)
+  --skip-frames FILE     skip list from FILE (replaces the default; @default includes it)
+  --print-skip           print the skip list in effect
+  --binaries DIR         executables and libraries, matched by build ID (repeatable)
+  --sysroot, --search-path, --debug-dir, --max-frames  as above
+  --all-threads          unwind every thread, not only the crashing one
+  --max-cores-listed N   core names per bucket in JSON (default 100)
+  Exit codes: 0 all analyzed; 2 none analyzed; 3 some failed (listed).
+
 Examples:
   coreunwind core.1234 ./server
   coreunwind --format json -o report.json core.1234 ./server
   coreunwind core --sysroot /srv/sysroots/prod --debug-dir /srv/debug
   coreunwind --threads crashed --max-frames 64 core
   coreunwind tables --format json /usr/lib/x86_64-linux-gnu/libc.so.6
+  coreunwind --format pprof -o threads.pb.gz core.1 core.2 ./server
+  coreunwind triage -j 8 --binaries ./build /var/lib/systemd/coredump crashes.tar.zst
 
 Exit codes: 0 report written; 1 usage error; 2 the core could not be read;
 3 partial result (a thread stopped early, or no thread could be read);

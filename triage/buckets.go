@@ -1,0 +1,183 @@
+package triage
+
+import (
+	"path"
+	"sort"
+	"time"
+
+	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+// Schema is the JSON schema string of a Summary.
+const Schema = "coreunwind.triage/v1"
+
+// DefaultMaxListed is how many core names a bucket lists by default.
+const DefaultMaxListed = 100
+
+// maxDistinct bounds the executables and build IDs a bucket lists: a
+// signature shared by many programs (a library bug) must not grow a
+// bucket without bound.
+const maxDistinct = 32
+
+// Summary is a batch's result, the JSON object of `triage --format json`
+// (schema coreunwind.triage/v1, documented in triage-json.md).
+type Summary struct {
+	Schema        string      `json:"schema"`
+	Tool          report.Tool `json:"tool"`
+	CoresTotal    int         `json:"cores_total"`
+	CoresAnalyzed int         `json:"cores_analyzed"`
+	CoresFailed   int         `json:"cores_failed"`
+	Buckets       []*Bucket   `json:"buckets"`
+	Failures      []Failure   `json:"failures"`
+}
+
+// Bucket is the cores that share one signature.
+type Bucket struct {
+	ID           string     `json:"id"`
+	Signature    string     `json:"signature"`
+	Frames       []string   `json:"frames"`
+	Count        int        `json:"count"`
+	Signal       *string    `json:"signal"`
+	Executables  []string   `json:"executables"`
+	BuildIDs     []string   `json:"build_ids"`
+	FirstSeen    *time.Time `json:"first_seen"`
+	LastSeen     *time.Time `json:"last_seen"`
+	ExampleCore  string     `json:"example_core"`
+	Cores        []string   `json:"cores"`
+	CoresOmitted int        `json:"cores_omitted,omitempty"`
+}
+
+// Failure is an input that looked like a core but gave no signature.
+type Failure struct {
+	Core  string `json:"core"`
+	Error string `json:"error"`
+}
+
+// Collector gathers results into buckets, keeping per bucket only its
+// counts, times and the first MaxListed core names (by name), so its
+// memory depends on the number of buckets, not of cores.
+type Collector struct {
+	MaxListed int // core names listed per bucket; <=0: DefaultMaxListed
+	buckets   map[string]*Bucket
+	sum       Summary
+}
+
+// NewCollector returns an empty collector.
+func NewCollector(maxListed int) *Collector {
+	return &Collector{MaxListed: maxListed, buckets: map[string]*Bucket{}}
+}
+
+// Add counts one result.
+func (c *Collector) Add(r *Result) {
+	c.sum.CoresTotal++
+	if r.Err != nil {
+		c.sum.CoresFailed++
+		c.sum.Failures = append(c.sum.Failures, Failure{Core: r.Input.Name, Error: r.Err.Error()})
+		return
+	}
+	c.sum.CoresAnalyzed++
+	b := c.buckets[r.Sig.ID]
+	if b == nil {
+		b = &Bucket{ID: r.Sig.ID, Signature: r.Sig.Text, Frames: r.Sig.Frames,
+			Executables: []string{}, BuildIDs: []string{}}
+		if r.Sig.Signal != "" {
+			b.Signal = &r.Sig.Signal
+		}
+		c.buckets[r.Sig.ID] = b
+	}
+	b.Count++
+	exe, buildID := mainExecutable(r.Report)
+	if exe != "" {
+		b.Executables = addDistinct(b.Executables, exe)
+	}
+	if buildID != "" {
+		b.BuildIDs = addDistinct(b.BuildIDs, buildID)
+	}
+	if t := r.Input.Time; !t.IsZero() {
+		if b.FirstSeen == nil || t.Before(*b.FirstSeen) {
+			b.FirstSeen = &t
+		}
+		if b.LastSeen == nil || t.After(*b.LastSeen) {
+			b.LastSeen = &t
+		}
+	}
+	b.Cores, b.CoresOmitted = insertLimited(b.Cores, r.Input.Name, c.maxListed(), b.CoresOmitted)
+}
+
+func (c *Collector) maxListed() int {
+	if c.MaxListed <= 0 {
+		return DefaultMaxListed
+	}
+	return c.MaxListed
+}
+
+// Summary returns the buckets, largest first (then by id, for a stable
+// order), and the failures sorted by core name.
+func (c *Collector) Summary() *Summary {
+	s := c.sum
+	s.Schema = Schema
+	s.Tool = report.Tool{Name: "coreunwind", Version: analyze.Version}
+	s.Buckets = make([]*Bucket, 0, len(c.buckets))
+	for _, b := range c.buckets {
+		if len(b.Cores) > 0 {
+			b.ExampleCore = b.Cores[0]
+		}
+		s.Buckets = append(s.Buckets, b)
+	}
+	sort.Slice(s.Buckets, func(i, j int) bool {
+		a, b := s.Buckets[i], s.Buckets[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.ID < b.ID
+	})
+	s.Failures = append([]Failure{}, c.sum.Failures...)
+	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Core < s.Failures[j].Core })
+	return &s
+}
+
+// mainExecutable returns the core's executable and its build ID.
+func mainExecutable(r *report.Report) (exe, buildID string) {
+	if r.Core.Executable != nil {
+		exe = *r.Core.Executable
+	}
+	for _, m := range r.Modules {
+		if m.Path == exe || (exe != "" && path.Base(m.Path) == path.Base(exe)) {
+			if m.BuildID != nil {
+				buildID = *m.BuildID
+			}
+			break
+		}
+	}
+	return exe, buildID
+}
+
+func addDistinct(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	if len(list) >= maxDistinct {
+		return list
+	}
+	return append(list, v)
+}
+
+// insertLimited keeps the max smallest names in order, counting the rest
+// as omitted: the listing does not depend on completion order.
+func insertLimited(list []string, name string, max, omitted int) ([]string, int) {
+	i := sort.SearchStrings(list, name)
+	if len(list) >= max {
+		if i >= len(list) {
+			return list, omitted + 1
+		}
+		list = list[:len(list)-1]
+		omitted++
+	}
+	list = append(list, "")
+	copy(list[i+1:], list[i:])
+	list[i] = name
+	return list, omitted
+}

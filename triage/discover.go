@@ -1,0 +1,276 @@
+package triage
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/coreunwind/coreunwind/corefile"
+)
+
+// Input is one thing that looked like a core: a file, or a member of a
+// tar archive extracted (and decompressed) into a temporary file.
+type Input struct {
+	// Name is what reports and failures call the core: its path, or
+	// "ARCHIVE:MEMBER" for a tar member.
+	Name string
+	// Path is the file to open: the core itself (maybe compressed: Open
+	// decompresses it) or the extracted copy of an archive member.
+	Path string
+	// SearchDirs are where to look for its binaries besides --binaries:
+	// the core's directory, or the binaries extracted from its archive.
+	SearchDirs []string
+	// Time is when the process crashed: from a systemd-coredump name,
+	// else the file's (or archive member's) modification time.
+	Time time.Time
+	// Err says why the input is not a readable core (it was still
+	// counted: it looked like one).
+	Err error
+
+	remove string // extracted copy to delete when done
+}
+
+// Close deletes an extracted copy.
+func (in *Input) Close() {
+	if in.remove != "" {
+		os.Remove(in.remove)
+		in.remove = ""
+	}
+}
+
+// discoverer walks the paths given on the command line.
+type discoverer struct {
+	tempDir string // where archive members are extracted
+	yield   func(*Input) bool
+	stopped bool
+	nTar    int
+}
+
+// errStopped ends a walk early when the consumer stops.
+var errStopped = errors.New("stopped")
+
+// discover finds the cores under paths and passes each to yield, in order,
+// until yield returns false. Directories are searched recursively; tar
+// archives (plain or compressed) are read as a stream, extracting one
+// member at a time into tempDir, so the consumer's pace bounds the disk
+// used. What does not look like a core is passed over silently: ELF
+// executables and libraries (in archives they are extracted, to be found
+// by name), and other files unless their name says "core".
+func discover(paths []string, tempDir string, yield func(*Input) bool) error {
+	d := &discoverer{tempDir: tempDir, yield: yield}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if !d.emit(&Input{Name: p, Err: err}) {
+				return nil
+			}
+			continue
+		}
+		if fi.IsDir() {
+			err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+				if err != nil {
+					if !d.emit(&Input{Name: q, Err: err}) {
+						return errStopped
+					}
+					return nil
+				}
+				if !e.Type().IsRegular() {
+					return nil
+				}
+				if !d.file(q, false) {
+					return errStopped
+				}
+				return nil
+			})
+			if errors.Is(err, errStopped) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		} else if !d.file(p, true) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (d *discoverer) emit(in *Input) bool {
+	if d.stopped {
+		in.Close()
+		return false
+	}
+	if !d.yield(in) {
+		d.stopped = true
+	}
+	return !d.stopped
+}
+
+// looksLikeCoreName: names the kernel, systemd-coredump, abrt and people
+// give cores. A file so named that is not a core is reported, not skipped.
+func looksLikeCoreName(name string) bool {
+	b := strings.ToLower(path.Base(name))
+	for _, ext := range []string{".zst", ".xz", ".gz", ".lz4"} {
+		b = strings.TrimSuffix(b, ext)
+	}
+	return b == "core" || strings.HasPrefix(b, "core.") || strings.HasSuffix(b, ".core") ||
+		strings.HasPrefix(b, "core-") || strings.HasSuffix(b, "-core") || b == "coredump"
+}
+
+// looksLikeTarName: archives are recognized by name first (a compressed
+// tar cannot be told from a compressed core without decompressing).
+func looksLikeTarName(name string) bool {
+	b := strings.ToLower(name)
+	for _, ext := range []string{".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.lz4"} {
+		if strings.HasSuffix(b, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// coreTime is when a core was written: the systemd name's time, else mtime.
+func coreTime(name string, mtime time.Time) time.Time {
+	if n, ok := corefile.ParseSystemdName(path.Base(name)); ok {
+		return n.Time.Truncate(time.Second)
+	}
+	return mtime.UTC().Truncate(time.Second)
+}
+
+// file handles one regular file; explicit says it was named on the
+// command line (then it is reported even when it is not a core).
+func (d *discoverer) file(p string, explicit bool) bool {
+	if looksLikeTarName(p) {
+		return d.tar(p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return d.emit(&Input{Name: p, Err: err})
+	}
+	s, err := corefile.SniffFile(p)
+	in := &Input{Name: p, Path: p, SearchDirs: []string{filepath.Dir(p)}, Time: coreTime(p, fi.ModTime())}
+	switch {
+	case err != nil:
+		in.Err = err
+	case s.Kind == corefile.KindCore:
+	case isTarFile(p):
+		return d.tar(p)
+	case s.Kind == corefile.KindELF:
+		if !explicit {
+			return true // a binary beside the cores
+		}
+		in.Err = fmt.Errorf("%w: an ELF executable or library (give binaries with --binaries)", corefile.ErrNotCore)
+	case !explicit && !looksLikeCoreName(p):
+		return true
+	case s.Kind == corefile.KindBroken:
+		in.Err = s.Err
+	default:
+		in.Err = fmt.Errorf("%w: no ELF header", corefile.ErrNotCore)
+	}
+	return d.emit(in)
+}
+
+// isTarFile says whether a file is a tar archive by its content (the
+// "ustar" magic at offset 257), compressed or not.
+func isTarFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r, _, done, err := corefile.NewDecompressor(f)
+	if err != nil {
+		return false
+	}
+	defer done()
+	var hdr [512]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return false
+	}
+	return bytes.HasPrefix(hdr[257:], []byte("ustar"))
+}
+
+// tar streams an archive: each core member is extracted (decompressed,
+// sparse) to a temporary file and passed on; binaries are extracted into
+// a directory that the archive's cores search by name.
+func (d *discoverer) tar(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return d.emit(&Input{Name: p, Err: err})
+	}
+	defer f.Close()
+	r, _, done, err := corefile.NewDecompressor(f)
+	if err != nil {
+		return d.emit(&Input{Name: p, Err: err})
+	}
+	defer done()
+	d.nTar++
+	binDir := filepath.Join(d.tempDir, fmt.Sprintf("bin%d", d.nTar))
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return d.emit(&Input{Name: p, Err: fmt.Errorf("tar archive: %w", err)})
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := p + ":" + h.Name
+		br := bufio.NewReaderSize(tr, 1<<18)
+		head, _ := br.Peek(1 << 18)
+		s, _ := corefile.Sniff(bytes.NewReader(head))
+		in := &Input{Name: name, SearchDirs: []string{binDir, filepath.Dir(p)}, Time: coreTime(h.Name, h.ModTime)}
+		switch {
+		case s.Kind == corefile.KindCore:
+			in.Path, in.Err = d.extract(br, d.tempDir, "core-*")
+			in.remove = in.Path
+		case s.Kind == corefile.KindELF:
+			os.MkdirAll(binDir, 0o755)
+			if base := path.Base(h.Name); base != "." && base != "/" && base != ".." {
+				if out, err := os.Create(filepath.Join(binDir, base)); err == nil {
+					corefile.DecompressTo(out, br)
+					out.Close()
+				}
+			}
+			continue
+		case !looksLikeCoreName(h.Name):
+			continue
+		case s.Kind == corefile.KindBroken:
+			in.Err = s.Err
+		default:
+			in.Err = fmt.Errorf("%w: no ELF header", corefile.ErrNotCore)
+		}
+		if !d.emit(in) {
+			return false
+		}
+	}
+}
+
+// extract copies a member, decompressed and sparse, into a new file.
+func (d *discoverer) extract(r io.Reader, dir, pattern string) (string, error) {
+	out, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	_, _, err = corefile.DecompressTo(out, r)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out.Name())
+		return "", fmt.Errorf("extracting: %w", err)
+	}
+	return out.Name(), nil
+}

@@ -1,0 +1,164 @@
+package triage
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Names in a signature must not change when nothing about the bug
+// changed: not with the arguments' types (C++ overloads print them), the
+// template arguments, the compiler's clone suffixes (.isra.0, .cold,
+// .part.1 differ between builds and optimization levels), glibc's
+// internal aliases (__GI_raise is raise), or a Rust build's hash.
+
+var (
+	cloneSuffixRE  = regexp.MustCompile(`(\.(isra|part|constprop|cold|lto_priv|llvm|clone|localalias|plt)(\.[0-9a-z]+)?)+$`)
+	cloneBracketRE = regexp.MustCompile(`\s*\[clone [^\]]*\]`)
+	abiTagRE       = regexp.MustCompile(`\[abi:[^\]]*\]`)
+	rustHashRE     = regexp.MustCompile(`::h[0-9a-f]{16}$`)
+	offsetRE       = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
+	versionRE      = regexp.MustCompile(`@@?[A-Za-z0-9_.]+$`)
+	lambdaRE       = regexp.MustCompile(`\{lambda\(\)#`)
+)
+
+// NormalizeFunction returns the name of a function as a signature uses
+// it: no argument lists, template arguments, return types, cv- or
+// ref-qualifiers, clone suffixes, symbol versions, "+0x..." offsets,
+// glibc __GI_ prefixes or Rust hashes. Go names (main.(*T).M) and Rust
+// qualified paths (<T as Trait>::f) keep their shape.
+func NormalizeFunction(name string) string {
+	s := strings.TrimSpace(name)
+	s = versionRE.ReplaceAllString(s, "")
+	s = offsetRE.ReplaceAllString(s, "")
+	s = cloneBracketRE.ReplaceAllString(s, "")
+	s = abiTagRE.ReplaceAllString(s, "")
+	s = rustHashRE.ReplaceAllString(s, "")
+	s = stripBrackets(s)
+	s = lambdaRE.ReplaceAllString(s, "{lambda#")
+	for _, q := range []string{" const", " volatile", " &&", " &", " noexcept"} {
+		s = strings.TrimSuffix(s, q)
+	}
+	s = dropReturnType(s)
+	s = cloneSuffixRE.ReplaceAllString(s, "")
+	for strings.HasPrefix(s, "__GI_") {
+		s = strings.TrimPrefix(s, "__GI_")
+	}
+	return strings.TrimSpace(s)
+}
+
+// stripBrackets removes template argument lists (a '<' right after a
+// name) and argument lists ('(' after a name or '>'), keeping operator
+// names, "(anonymous namespace)", Go receivers ("pkg.(*T)") and Rust's
+// qualified-path brackets ("<T as Trait>", whose inner template
+// arguments are removed).
+func stripBrackets(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	afterOperator := false // just wrote an operator's name: '(' opens its arguments
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		out := b.String()
+		wasOperator := afterOperator
+		afterOperator = false
+		if strings.HasSuffix(out, "operator") {
+			// operator(), operator<<=, operator->, operator[]: the
+			// operator's own characters are the name.
+			if strings.HasPrefix(s[i:], "()") {
+				b.WriteString("()")
+				i++
+				afterOperator = true
+				continue
+			}
+			j := i
+			for j < len(s) && strings.IndexByte("<>=[]-+*/%!~^&|,", s[j]) >= 0 {
+				j++
+			}
+			if j > i {
+				b.WriteString(s[i:j])
+				i = j - 1
+				afterOperator = true
+				continue
+			}
+		}
+		switch c {
+		case '<':
+			if afterName(out) {
+				i = skipBalanced(s, i, '<', '>')
+				continue
+			}
+		case '(':
+			if strings.HasPrefix(s[i:], "(anonymous namespace)") {
+				b.WriteString("(anonymous namespace)")
+				i += len("(anonymous namespace)") - 1
+				continue
+			}
+			if strings.HasSuffix(out, ".") {
+				break // a Go method receiver: main.(*T).M
+			}
+			if wasOperator || afterName(out) {
+				i = skipBalanced(s, i, '(', ')')
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// afterName: the text so far ends in an identifier (or a closing bracket
+// of one), so a bracket here opens arguments rather than a qualified path.
+func afterName(out string) bool {
+	if out == "" {
+		return false
+	}
+	c := out[len(out)-1]
+	return c == '_' || c == '$' || c == ']' || c == '}' || c == '>' || c == ')' ||
+		(c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// skipBalanced returns the index of the bracket that closes the one at i
+// (the last index when it never closes: a cut name).
+func skipBalanced(s string, i int, open, close byte) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case open:
+			depth++
+		case close:
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(s) - 1
+}
+
+// dropReturnType removes the return type C++ demanglers print before
+// template functions ("int foo<int>(int)" is "foo"): everything before the
+// last space outside brackets, unless that space belongs to an operator
+// name ("operator new", "operator bool").
+func dropReturnType(s string) string {
+	depth := 0
+	cut := -1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '<', '[', '{':
+			depth++
+		case ')', '>', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		case ' ':
+			if depth == 0 && !strings.HasSuffix(s[:i], "operator") && !strings.HasSuffix(s[:i], " as") {
+				cut = i
+			}
+		}
+	}
+	if cut < 0 {
+		return s
+	}
+	// "T as Trait" inside Rust's <...> is at depth 1; a space at depth 0
+	// after "operator new" is the return type's.
+	return s[cut+1:]
+}

@@ -1,0 +1,188 @@
+package triage
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+// Config says how to run a batch.
+type Config struct {
+	// Jobs is how many cores are analyzed at once (0: all CPUs).
+	Jobs int
+	// Analyze is the template for every core: Sysroot, DebugDirs,
+	// SearchPath, MaxFrames. Objects is replaced by the batch's cache
+	// and SearchPath is extended per core.
+	Analyze analyze.Options
+	// Binaries are directories searched (recursively) for the cores'
+	// executables and libraries; a file is used only when its build ID
+	// is the one the core recorded.
+	Binaries []string
+	// AllThreads unwinds every thread, not only the crashing one.
+	AllThreads bool
+	// Signer computes signatures.
+	Signer Signer
+	// TempDir receives extracted archive members ("": os.TempDir()).
+	TempDir string
+	// Progress, when set, is told about each finished core (for a
+	// progress line); called from one goroutine.
+	Progress func(done, failed int)
+}
+
+// Result is one finished input: a report with its signature, or an error.
+type Result struct {
+	Input  *Input
+	Report *report.Report // nil when Err is set
+	Sig    Signature
+	Err    error
+}
+
+// Run analyzes every core under paths and passes each result to each, in
+// completion order, from one goroutine (each needs no locking). Results
+// are not kept: memory stays bounded however many cores there are. One
+// bad core never stops the batch; Run's error is for the batch itself
+// (a temporary directory that cannot be made).
+func Run(paths []string, cfg Config, each func(*Result)) error {
+	jobs := cfg.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	tmp, err := os.MkdirTemp(cfg.TempDir, "coreunwind-triage-*")
+	if err != nil {
+		return fmt.Errorf("triage: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	objs := cfg.Analyze.Objects
+	if objs == nil {
+		objs = elfx.NewCache()
+		defer objs.Close()
+	}
+	binDirs := binaryDirs(cfg.Binaries)
+
+	// Discovery runs ahead of the workers by at most 2*jobs inputs: an
+	// archive is extracted no faster than its cores are analyzed.
+	inputs := make(chan *Input, 2*jobs)
+	results := make(chan *Result, 2*jobs)
+	stop := make(chan struct{})
+	var discoverErr error
+	go func() {
+		defer close(inputs)
+		discoverErr = discover(paths, tmp, func(in *Input) bool {
+			select {
+			case inputs <- in:
+				return true
+			case <-stop:
+				return false
+			}
+		})
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for in := range inputs {
+				results <- analyzeOne(in, cfg, objs, binDirs)
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	done, failed := 0, 0
+	for r := range results {
+		done++
+		if r.Err != nil {
+			failed++
+		}
+		each(r)
+		r.Input.Close()
+		if cfg.Progress != nil {
+			cfg.Progress(done, failed)
+		}
+	}
+	close(stop)
+	if discoverErr != nil {
+		return fmt.Errorf("triage: %w", discoverErr)
+	}
+	return nil
+}
+
+// ErrNoFrames: the core opened, but its crashing thread has no frame to
+// make a signature of.
+var ErrNoFrames = errors.New("no frames in the crashing thread")
+
+func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, binDirs []string) (res *Result) {
+	res = &Result{Input: in}
+	defer func() {
+		// A bug in one core's analysis must not take the batch down.
+		if p := recover(); p != nil {
+			res.Report, res.Err = nil, fmt.Errorf("%s: internal error: %v", in.Name, p)
+		}
+	}()
+	if in.Err != nil {
+		res.Err = in.Err
+		return res
+	}
+	opts := cfg.Analyze
+	opts.Objects = objs
+	opts.CrashedOnly = !cfg.AllThreads
+	opts.SearchPath = append(append(append([]string(nil), opts.SearchPath...), binDirs...), in.SearchDirs...)
+	rep, err := analyze.Analyze(in.Path, opts)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	rep.Core.Path = in.Name
+	th := crashedThread(rep)
+	if th == nil || len(th.Frames) == 0 {
+		why := ErrNoFrames
+		if th != nil && th.Error != nil {
+			res.Err = fmt.Errorf("%w: %s", why, *th.Error)
+		} else if len(rep.Warnings) > 0 {
+			res.Err = fmt.Errorf("%w: %s", why, rep.Warnings[0])
+		} else {
+			res.Err = why
+		}
+		return res
+	}
+	res.Report = rep
+	res.Sig = cfg.Signer.Sign(rep)
+	return res
+}
+
+// binaryDirs lists each directory under roots that holds an ELF file: the
+// places searched by file name for a core's modules (corefile checks the
+// build ID of every file it is offered).
+func binaryDirs(roots []string) []string {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, root := range roots {
+		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() {
+				return nil
+			}
+			dir := filepath.Dir(p)
+			if seen[dir] {
+				return nil
+			}
+			if s, err := corefile.SniffFile(p); err == nil && s.Kind == corefile.KindELF && s.Compression == "" {
+				seen[dir] = true
+				dirs = append(dirs, dir)
+			}
+			return nil
+		})
+	}
+	return dirs
+}

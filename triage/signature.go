@@ -1,0 +1,114 @@
+package triage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/coreunwind/coreunwind/report"
+)
+
+// DefaultDepth is how many meaningful frames a signature has by default.
+// One frame — the crash site — puts the same bug reached from another
+// caller, thread or input into one bucket; deeper signatures split buckets
+// by call path.
+const DefaultDepth = 1
+
+// Signature is what identifies a crash: the crashing thread's top
+// meaningful frames, normalized, and the signal.
+type Signature struct {
+	Frames []string // normalized, crash site first
+	Signal string   // "SIGSEGV"; "" when the core records none
+	Text   string   // Frames joined with " | "
+	ID     string   // 12 hex digits: a hash of Signal and Frames
+}
+
+// Signer computes signatures.
+type Signer struct {
+	Skip  *SkipList // frames to leave out; nil leaves out none
+	Depth int       // meaningful frames per signature; <1 means DefaultDepth
+}
+
+// Sign computes the signature of a report from its crashing thread (the
+// first thread when none is marked crashed). Frames are named by their
+// normalized function, or "module+0xOFFSET" (the module's file name and
+// the offset of the frame's pc in it) when no symbol is known, or "?" when
+// the pc is in no module. If every frame is skipped, the top frame stands
+// in: a signature is never empty while the thread has frames.
+func (s *Signer) Sign(r *report.Report) Signature {
+	depth := s.Depth
+	if depth < 1 {
+		depth = DefaultDepth
+	}
+	var sig Signature
+	if r.Core.Signal != nil {
+		sig.Signal = r.Core.Signal.Name
+	}
+	th := crashedThread(r)
+	if th != nil {
+		first := ""
+		for i := range th.Frames {
+			name := frameName(&th.Frames[i])
+			if first == "" {
+				first = name
+			}
+			if s.Skip.Skip(name) {
+				continue
+			}
+			sig.Frames = append(sig.Frames, name)
+			if len(sig.Frames) == depth {
+				break
+			}
+		}
+		if len(sig.Frames) == 0 && first != "" {
+			sig.Frames = []string{first}
+		}
+	}
+	if len(sig.Frames) == 0 {
+		sig.Frames = []string{"(no frames)"}
+	}
+	sig.Text = strings.Join(sig.Frames, " | ")
+	sig.ID = signatureID(sig.Signal, sig.Frames)
+	return sig
+}
+
+// signatureID hashes the signal and the frames (not the joined text: a
+// name containing " | " must not collide with two names).
+func signatureID(signal string, frames []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "coreunwind.signature/v1\x00%s", signal)
+	for _, f := range frames {
+		fmt.Fprintf(h, "\x00%s", f)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// crashedThread returns the thread the signal was delivered to.
+func crashedThread(r *report.Report) *report.Thread {
+	for i := range r.Threads {
+		if r.Threads[i].Crashed {
+			return &r.Threads[i]
+		}
+	}
+	if len(r.Threads) > 0 {
+		return &r.Threads[0]
+	}
+	return nil
+}
+
+// frameName is the name a frame contributes to a signature.
+func frameName(f *report.Frame) string {
+	if f.Function != nil && *f.Function != "" {
+		if n := NormalizeFunction(*f.Function); n != "" {
+			return n
+		}
+	}
+	if f.Module != nil && f.ModuleOffset != nil {
+		// The module's file name, not its path: the same library lives
+		// in different places on different machines.
+		return fmt.Sprintf("%s+%#x", path.Base(*f.Module), uint64(*f.ModuleOffset))
+	}
+	return "?"
+}
