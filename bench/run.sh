@@ -10,7 +10,8 @@
 # case). It reports; it does not fail when a target is missed.
 #
 # Environment: GO (go command), CC (C compiler), COREUNWIND_FLAGS (extra
-# flags for every coreunwind run), USE_HYPERFINE=no (time with a plain
+# flags for every coreunwind run), COREUNWIND (a coreunwind binary to use
+# instead of building the checkout), USE_HYPERFINE=no (time with a plain
 # loop even if hyperfine is installed).
 set -eu
 
@@ -48,9 +49,14 @@ say() { printf '%s\n' "$*" >&2; }
 
 # --- build -----------------------------------------------------------------
 
-say "building coreunwind"
-(cd "$ROOT" && "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind)
-CU=$BIN/coreunwind
+if [ -n "${COREUNWIND:-}" ]; then
+	CU=$COREUNWIND
+	say "using $CU"
+else
+	say "building coreunwind"
+	(cd "$ROOT" && "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind)
+	CU=$BIN/coreunwind
+fi
 
 LU=""
 say "building libunwind-coredump"
