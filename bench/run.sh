@@ -54,7 +54,10 @@ if [ -n "${COREUNWIND:-}" ]; then
 	say "using $CU"
 else
 	say "building coreunwind"
-	(cd "$ROOT" && "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind)
+	if ! (cd "$ROOT" && "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind); then
+		say "run.sh: cmd/coreunwind did not build; COREUNWIND=/path/to/coreunwind times a prebuilt one"
+		exit 1
+	fi
 	CU=$BIN/coreunwind
 fi
 
