@@ -19,12 +19,16 @@ var (
 	offsetRE       = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
 	versionRE      = regexp.MustCompile(`@@?[A-Za-z0-9_.]+$`)
 	lambdaRE       = regexp.MustCompile(`\{lambda\(\)#`)
+	// glibc's ifunc variants of string functions, one per CPU feature
+	// set: cores from different machines must agree.
+	ifuncVariantRE = regexp.MustCompile(`^__((?:mem|str|stp|wcs|wmem|raw|wcp)[a-z0-9]*?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|unaligned|aligned|generic|rtm|bmi2|x86_64)(?:_[a-z0-9_]+)?$`)
 )
 
 // NormalizeFunction returns the name of a function as a signature uses
 // it: no argument lists, template arguments, return types, cv- or
 // ref-qualifiers, clone suffixes, symbol versions, "+0x..." offsets,
-// glibc __GI_ prefixes or Rust hashes. Go names (main.(*T).M) and Rust
+// glibc __GI_ prefixes, glibc's CPU-specific variant suffixes
+// (__strlen_evex is strlen) or Rust hashes. Go names (main.(*T).M) and Rust
 // qualified paths (<T as Trait>::f) keep their shape.
 func NormalizeFunction(name string) string {
 	s := strings.TrimSpace(name)
@@ -43,6 +47,7 @@ func NormalizeFunction(name string) string {
 	for strings.HasPrefix(s, "__GI_") {
 		s = strings.TrimPrefix(s, "__GI_")
 	}
+	s = ifuncVariantRE.ReplaceAllString(s, "$1")
 	return strings.TrimSpace(s)
 }
 

@@ -34,6 +34,14 @@ func TestNormalizeFunction(t *testing.T) {
 		{"main.main.func1", "main.main.func1"},
 		{"github.com/x/y.(*T).Run", "github.com/x/y.(*T).Run"},
 		{"cut_name(int", "cut_name"},
+		{"__strlen_evex", "strlen"},
+		{"__strlen_avx2", "strlen"},
+		{"__memmove_avx_unaligned_erms", "memmove"},
+		{"__memcpy_avx512_unaligned_erms", "memcpy"},
+		{"__strcmp_sse2_unaligned", "strcmp"},
+		{"__wmemset_evex_unaligned", "wmemset"},
+		{"__memcpy_chk", "__memcpy_chk"},
+		{"__libc_start_main", "__libc_start_main"},
 		{"", ""},
 	} {
 		if got := NormalizeFunction(tc.in); got != tc.want {

@@ -17,7 +17,9 @@ import (
 const DefaultDepth = 1
 
 // Signature is what identifies a crash: the crashing thread's top
-// meaningful frames, normalized, and the signal.
+// meaningful frames, normalized, and the signal. Prefix frames (strlen,
+// memcpy, printf: see DefaultPrefix) are part of it but do not count
+// toward the depth.
 type Signature struct {
 	Frames []string // normalized, crash site first
 	Signal string   // "SIGSEGV"; "" when the core records none
@@ -49,6 +51,7 @@ func (s *Signer) Sign(r *report.Report) Signature {
 	th := crashedThread(r)
 	if th != nil {
 		first := ""
+		counted := 0
 		for i := range th.Frames {
 			name := frameName(&th.Frames[i])
 			if first == "" {
@@ -58,7 +61,10 @@ func (s *Signer) Sign(r *report.Report) Signature {
 				continue
 			}
 			sig.Frames = append(sig.Frames, name)
-			if len(sig.Frames) == depth {
+			if s.Skip.Prefix(name) {
+				continue
+			}
+			if counted++; counted == depth {
 				break
 			}
 		}

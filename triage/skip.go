@@ -52,41 +52,87 @@ var DefaultSkip = []string{
 	`runtime\.(raise|raiseproc|dieFromSignal|crash|sigpanic|panicmem|panicmemAddr|gopanic|fatalpanic|fatalthrow|throw|fatal|sighandler|sigtrampgo|sigtramp|sigreturn.*|abort|startpanic_m|dopanic_m|exit|tgkill|signalM|preprintpanics|panicIndex.*|panicSlice.*|panicdivide|panicshift|panicwrap|panicdottype.*|panicnildottype|panicunsafe.*|goPanic.*|systemstack|mcall|morestack|asmcgocall|cgocall)`,
 }
 
-// SkipList decides which frames a signature leaves out.
-type SkipList struct {
-	re       *regexp.Regexp // nil: skip nothing
-	patterns []string
+// DefaultPrefix lists frames that are kept in a signature but do not
+// count toward its depth: a crash in strlen or memcpy is a bad argument,
+// and which function passed it is the bug, so the signature goes on to the
+// next frame ("strlen | parse_record"). In a skip list file these lines
+// start with '+'. glibc's CPU-specific variants (__strlen_evex,
+// __memmove_avx_unaligned_erms) are normalized to the plain name first.
+var DefaultPrefix = []string{
+	`(mem|str|stp|wcs|wmem|wcp)[a-z]*`, `__(mem|str|stp|wcs|wmem)[a-z]*_chk`,
+	`v?[sfdn]*printf`, `__v[sfn]*printf_internal`, `__printf_buffer.*`, `_IO_.*`, `puts`, `fputs`,
 }
 
-// NewSkipList compiles patterns (each a whole-name regular expression).
+// SkipList decides which frames a signature leaves out (skip) and which it
+// keeps without counting them (prefix).
+type SkipList struct {
+	skip, prefix *regexp.Regexp // nil: none
+	patterns     []string
+}
+
+// NewSkipList compiles patterns: each a whole-name regular expression of
+// a frame to skip, or, with a leading '+', of a prefix frame.
 func NewSkipList(patterns []string) (*SkipList, error) {
 	s := &SkipList{patterns: append([]string(nil), patterns...)}
-	if len(patterns) == 0 {
-		return s, nil
-	}
+	var skip, prefix []string
 	for _, p := range patterns {
+		list := &skip
+		if strings.HasPrefix(p, "+") {
+			p, list = p[1:], &prefix
+		}
 		if _, err := regexp.Compile(p); err != nil {
 			return nil, fmt.Errorf("skip pattern %q: %w", p, err)
 		}
+		*list = append(*list, p)
 	}
-	re, err := regexp.Compile(`^(?:` + strings.Join(patterns, `|`) + `)$`)
-	if err != nil {
-		return nil, fmt.Errorf("skip patterns: %w", err)
+	var err error
+	if s.skip, err = wholeNames(skip); err != nil {
+		return nil, err
 	}
-	s.re = re
+	if s.prefix, err = wholeNames(prefix); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
+// DefaultPatterns is the default list: DefaultSkip and DefaultPrefix
+// (with their '+').
+func DefaultPatterns() []string {
+	out := append([]string(nil), DefaultSkip...)
+	for _, p := range DefaultPrefix {
+		out = append(out, "+"+p)
+	}
+	return out
+}
+
+func wholeNames(pats []string) (*regexp.Regexp, error) {
+	if len(pats) == 0 {
+		return nil, nil
+	}
+	re, err := regexp.Compile(`^(?:` + strings.Join(pats, `|`) + `)$`)
+	if err != nil {
+		return nil, fmt.Errorf("skip patterns: %w", err)
+	}
+	return re, nil
+}
+
 // Skip reports whether a frame with this normalized name says nothing.
-func (s *SkipList) Skip(name string) bool { return s != nil && s.re != nil && s.re.MatchString(name) }
+func (s *SkipList) Skip(name string) bool {
+	return s != nil && s.skip != nil && s.skip.MatchString(name)
+}
+
+// Prefix reports whether a frame is kept without counting toward depth.
+func (s *SkipList) Prefix(name string) bool {
+	return s != nil && s.prefix != nil && s.prefix.MatchString(name)
+}
 
 // Patterns returns the list's patterns, for documentation and --help.
 func (s *SkipList) Patterns() []string { return append([]string(nil), s.patterns...) }
 
 // ReadSkipFile reads skip patterns from a file: one regular expression a
-// line, blank lines and lines starting with '#' ignored; a line "@default"
-// stands for DefaultSkip (so a file can extend the defaults rather than
-// replace them).
+// line (with a leading '+' for a prefix frame), blank lines and lines
+// starting with '#' ignored; a line "@default" stands for the default
+// list (so a file can extend the defaults rather than replace them).
 func ReadSkipFile(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -108,9 +154,9 @@ func parseSkipLines(r io.Reader) ([]string, error) {
 		switch {
 		case line == "" || strings.HasPrefix(line, "#"):
 		case line == "@default":
-			pats = append(pats, DefaultSkip...)
+			pats = append(pats, DefaultPatterns()...)
 		default:
-			if _, err := regexp.Compile(line); err != nil {
+			if _, err := regexp.Compile(strings.TrimPrefix(line, "+")); err != nil {
 				return nil, fmt.Errorf("line %d: %w", n, err)
 			}
 			pats = append(pats, line)

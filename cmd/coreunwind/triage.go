@@ -36,7 +36,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&out, "o", "", "write the output to `FILE`")
 	fs.IntVar(&jobs, "j", 0, "cores analyzed at once (default: all CPUs)")
 	fs.IntVar(&frames, "frames", triage.DefaultDepth, "meaningful frames per signature")
-	fs.Var(&skips, "skip", "also skip frames whose normalized name matches `REGEX` (repeatable)")
+	fs.Var(&skips, "skip", "also skip frames whose normalized name matches `REGEX` (repeatable; +REGEX: a prefix frame)")
 	fs.StringVar(&skipFile, "skip-frames", "", "read the skip list from `FILE` (replaces the default; a line @default includes it)")
 	fs.BoolVar(&printSkip, "print-skip", false, "print the skip list in effect and exit")
 	fs.Var(&binaries, "binaries", "look for executables and libraries (by build ID) under `DIR` (repeatable)")
@@ -64,7 +64,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	case jobs < 0:
 		return usageError(stderr, fmt.Errorf("%w: -j %d: want 0 (all CPUs) or more", errUsage, jobs))
 	}
-	patterns := triage.DefaultSkip
+	patterns := triage.DefaultPatterns()
 	if skipFile != "" {
 		if patterns, err = triage.ReadSkipFile(skipFile); err != nil {
 			return usageError(stderr, fmt.Errorf("%w: --skip-frames: %w", errUsage, err))
