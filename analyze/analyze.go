@@ -24,6 +24,9 @@ type Options struct {
 	MaxFrames  int      // per thread; 0: unwind.DefaultMaxFrames
 	// CrashedOnly limits the report to the crashing thread.
 	CrashedOnly bool
+	// UnwindOnly leaves out names, lines and inlined calls: frames carry
+	// their module and offset only, and no symbol table or DWARF is read.
+	UnwindOnly bool
 	// Objects shares opened binaries between cores of a batch; nil opens
 	// a cache for this core only.
 	Objects *elfx.Cache
@@ -79,10 +82,22 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	threads := orderThreads(c, opts.CrashedOnly)
 	r.Threads = make([]report.Thread, len(threads))
+	walks := make([][]rawFrame, len(threads))
 	cache := unwind.NewCache(opts.CachePolicy)
-	sym := newSymbolizer(t)
+	// Unwinding needs only CFI; names, lines and inlines need the symbol
+	// tables and DWARF of the modules the frames are in. Walk first, then
+	// index exactly those modules in parallel, then symbolize.
 	parallel(len(threads), func(i int) {
-		r.Threads[i] = walkThread(t, arch, cache, sym, threads[i], c, opts.MaxFrames)
+		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts.MaxFrames)
+	})
+	if !opts.UnwindOnly {
+		warmModules(t, walks)
+	}
+	sym := newSymbolizer(t, !opts.UnwindOnly)
+	parallel(len(threads), func(i int) {
+		for _, f := range walks[i] {
+			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f)
+		}
 	})
 	return r, nil
 }
@@ -134,14 +149,26 @@ func parallel(n int, f func(int)) {
 	wg.Wait()
 }
 
-func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolizer, th *corefile.Thread, c *corefile.Core, maxFrames int) report.Thread {
+// rawFrame is what the walk learns of one frame, before symbolization.
+type rawFrame struct {
+	pc, lookup uint64
+	sp, cfa    uint64
+	hasSP      bool
+	hasCFA     bool
+	trust      unwind.Trust
+	signal     bool
+}
+
+// walkThread unwinds one thread: its report (without frames) and its
+// raw frames.
+func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.Thread, c *corefile.Core, maxFrames int) (report.Thread, []rawFrame) {
 	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID}
 	if th.TID == c.PID && c.Comm != "" {
 		rt.Name = report.Ptr(c.Comm)
 	}
-	fail := func(err error) report.Thread {
+	fail := func(err error) (report.Thread, []rawFrame) {
 		rt.Error = report.Ptr(fmt.Sprintf("thread %d: %v", th.TID, err))
-		return rt
+		return rt, nil
 	}
 	if arch == nil {
 		return fail(unwind.ErrNoArch)
@@ -154,10 +181,18 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolize
 	if err != nil {
 		return fail(err)
 	}
+	var frames []rawFrame
 	for {
 		f := cur.Frame()
-		sig := cur.IsSignalFrame()
-		rt.Frames = sym.frames(rt.Frames, f, arch, sig)
+		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame()}
+		rf.sp, rf.hasSP = f.Get(arch.SPReg())
+		if rf.signal {
+			// The trampoline's PC is where the handler returns to: its
+			// first instruction. pc-1 would name whatever precedes it
+			// (glibc pads __restore_rt with a nop only its FDE covers).
+			rf.lookup = rf.pc
+		}
+		frames = append(frames, rf)
 		more, err := cur.Step()
 		if more {
 			continue
@@ -167,8 +202,29 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, sym *symbolize
 		} else if err != nil {
 			rt.Error = report.Ptr(err.Error())
 		}
-		return rt
+		return rt, frames
 	}
+}
+
+// warmModules indexes, in parallel, the objects that frames landed in.
+func warmModules(t *target, walks [][]rawFrame) {
+	seen := map[*module]bool{}
+	var wg sync.WaitGroup
+	for _, w := range walks {
+		for _, f := range w {
+			m := t.module(f.lookup)
+			if m == nil || m.obj == nil || seen[m] {
+				continue
+			}
+			seen[m] = true
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m.obj.Warm()
+			}()
+		}
+	}
+	wg.Wait()
 }
 
 // initialFrame builds frame 0 of a thread from what the core saved.

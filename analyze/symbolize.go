@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/coreunwind/coreunwind/report"
-	"github.com/coreunwind/coreunwind/unwind"
 )
 
 // symbolizer names frames. What it learns about a lookup address is kept:
@@ -12,33 +11,26 @@ import (
 // addresses again and again.
 type symbolizer struct {
 	t    *target
+	full bool // names, lines and inlines; else modules and offsets only
 	mu   sync.Mutex
 	memo map[uint64][]report.Frame
 }
 
-func newSymbolizer(t *target) *symbolizer {
-	return &symbolizer{t: t, memo: map[uint64][]report.Frame{}}
+func newSymbolizer(t *target, full bool) *symbolizer {
+	return &symbolizer{t: t, full: full, memo: map[uint64][]report.Frame{}}
 }
 
 // frames appends the report frames for f — one per inlined call at its
 // PC, innermost first, then the function they were inlined into.
-func (s *symbolizer) frames(out []report.Frame, f *unwind.Frame, arch unwind.Arch, signal bool) []report.Frame {
-	pc, _ := f.Get(arch.PCReg())
-	lookup := f.LookupPC(arch.PCReg())
-	if signal {
-		// The trampoline's PC is where the handler returns to: its first
-		// instruction. pc-1 would name whatever precedes it (glibc pads
-		// __restore_rt with a nop that only its FDE covers).
-		lookup = pc
+func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
+	base := report.Frame{PC: report.Hex(f.pc), Trust: f.trust.String(), Signal: f.signal}
+	if f.hasSP {
+		base.SP = report.Ptr(report.Hex(f.sp))
 	}
-	base := report.Frame{PC: report.Hex(pc), Trust: f.Trust.String(), Signal: signal}
-	if sp, ok := f.Get(arch.SPReg()); ok {
-		base.SP = report.Ptr(report.Hex(sp))
+	if f.hasCFA {
+		base.CFA = report.Ptr(report.Hex(f.cfa))
 	}
-	if f.HasCFA {
-		base.CFA = report.Ptr(report.Hex(f.CFA))
-	}
-	for _, sf := range s.lookup(lookup, pc) {
+	for _, sf := range s.lookup(f.lookup, f.pc) {
 		fr := base
 		fr.Module, fr.ModuleOffset = sf.Module, sf.ModuleOffset
 		fr.Function, fr.FunctionOffset = sf.Function, sf.FunctionOffset
@@ -75,7 +67,7 @@ func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 		Module:       report.Ptr(m.core.Path),
 		ModuleOffset: report.Ptr(report.Hex(pc - m.core.Base)),
 	}
-	if m.obj == nil {
+	if m.obj == nil || !s.full {
 		return []report.Frame{outer}
 	}
 	link := addr - m.bias

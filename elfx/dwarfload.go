@@ -50,41 +50,31 @@ func (o *Object) loadDWARF() (*dwarf.Data, error) {
 		}
 		return d, nil
 	}
-	get := func(name string) ([]byte, error) {
-		s := o.section(".debug_" + name)
-		if s == nil {
-			return nil, nil
-		}
-		return o.sectionData(s)
+	// Only what names, lines and inline chains need: not .debug_frame
+	// (elfx/cfi reads it), .debug_loc/.debug_loclists, .debug_aranges
+	// or .debug_pubnames, which are large and unused here.
+	names := []string{".debug_abbrev", ".debug_info", ".debug_line", ".debug_ranges", ".debug_str",
+		".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists", ".debug_types"}
+	sec, err := o.sectionsData(names)
+	if err != nil {
+		return nil, err
 	}
-	var sec [8][]byte
-	for i, name := range []string{"abbrev", "aranges", "frame", "info", "line", "pubnames", "ranges", "str"} {
-		b, err := get(name)
-		if err != nil {
-			return nil, err
-		}
-		sec[i] = b
-	}
-	d, err := dwarf.New(sec[0], sec[1], sec[2], sec[3], sec[4], sec[5], sec[6], sec[7])
+	d, err := dwarf.New(sec[0], nil, nil, sec[1], sec[2], nil, sec[3], sec[4])
 	if err != nil {
 		return nil, fmt.Errorf("elfx: %s: DWARF: %w", o.name, err)
 	}
-	// DWARF 5 sections; AddSection also accepts .debug_types for DWARF 4.
-	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists", "loclists", "types"} {
-		b, err := get(name)
-		if err != nil {
-			return nil, err
-		}
+	// DWARF 5 sections; AddTypes for DWARF 4's .debug_types.
+	for i, name := range names[5:] {
+		b := sec[5+i]
 		if b == nil {
 			continue
 		}
-		if name == "types" {
-			if err := d.AddTypes(".debug_types", b); err != nil {
-				return nil, fmt.Errorf("elfx: %s: DWARF: %w", o.name, err)
-			}
-			continue
+		if name == ".debug_types" {
+			err = d.AddTypes(name, b)
+		} else {
+			err = d.AddSection(name, b)
 		}
-		if err := d.AddSection(".debug_"+name, b); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("elfx: %s: DWARF: %w", o.name, err)
 		}
 	}

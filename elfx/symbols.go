@@ -1,7 +1,9 @@
 package elfx
 
 import (
+	"cmp"
 	"debug/elf"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,7 +21,8 @@ type Symbol struct {
 type symEntry struct {
 	Symbol
 	section elf.SectionIndex
-	rank    int // lower is preferred among symbols at one address
+	rank    int   // lower is preferred among symbols at one address
+	order   int32 // position in the symbol tables, the last tie-breaker
 }
 
 // symbolTable holds code symbols sorted by address. byAddr has one entry
@@ -157,18 +160,27 @@ func (o *Object) buildSymbols() *symbolTable {
 	add(o.ef, true)
 
 	// Among aliases of equal rank the one that comes first in the symbol
-	// tables wins (a stable sort keeps table order), as in eu-stack and
-	// gdb: a static glibc names __libc_start_main_impl, not its alias
-	// __libc_start_main that follows it in .symtab.
-	sort.SliceStable(raw, func(i, j int) bool {
-		a, b := &raw[i], &raw[j]
-		if a.Addr != b.Addr {
-			return a.Addr < b.Addr
+	// tables wins, as in eu-stack and gdb: a static glibc names
+	// __libc_start_main_impl, not its alias __libc_start_main that
+	// follows it in .symtab. raw is in table order, so the index breaks
+	// ties (a pdqsort with an explicit tie-breaker is several times
+	// faster than a stable sort on the 185k symbols of node).
+	for i := range raw {
+		raw[i].order = int32(i)
+	}
+	slices.SortFunc(raw, func(a, b symEntry) int {
+		switch {
+		case a.Addr != b.Addr:
+			return cmp.Compare(a.Addr, b.Addr)
+		case a.rank != b.rank:
+			return a.rank - b.rank
+		case (a.Size != 0) != (b.Size != 0):
+			if a.Size != 0 {
+				return -1
+			}
+			return 1
 		}
-		if a.rank != b.rank {
-			return a.rank < b.rank
-		}
-		return a.Size != 0 && b.Size == 0
+		return int(a.order - b.order)
 	})
 	// Drop exact duplicates (the same symbol from .symtab and .dynsym).
 	all := raw[:0]

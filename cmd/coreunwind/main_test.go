@@ -124,3 +124,37 @@ func TestTablesMatchReadelf(t *testing.T) {
 		}
 	}
 }
+
+// --unwind-only gives the same frames as the full report, with modules
+// and offsets but no names.
+func TestUnwindOnly(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "abrt", crashC, "-O2", "-g")
+	core, _ := testenv.Crash(t, exe)
+	decode := func(args ...string) report.Report {
+		code, stdout, stderr := runCLI(append([]string{"--format", "json", core, exe}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		var r report.Report
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	full, bare := decode(), decode("--unwind-only")
+	var want []report.Hex
+	for _, f := range full.Threads[0].Frames {
+		if !f.Inlined {
+			want = append(want, f.PC)
+		}
+	}
+	if len(bare.Threads[0].Frames) != len(want) {
+		t.Fatalf("%d frames, the full report has %d", len(bare.Threads[0].Frames), len(want))
+	}
+	for i, f := range bare.Threads[0].Frames {
+		if f.PC != want[i] || f.Function != nil || f.Module == nil || f.ModuleOffset == nil {
+			t.Errorf("frame %d: pc %#x (want %#x) function %v module %v", i, f.PC, want[i], f.Function, f.Module)
+		}
+	}
+}

@@ -28,6 +28,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
 	fs.BoolVar(&version, "version", false, "print the version")
+	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -58,6 +59,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		DebugDirs:   debugDirs,
 		MaxFrames:   maxFrames,
 		CrashedOnly: threads == "crashed",
+		UnwindOnly:  *unwindOnly,
 	}
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)

@@ -24,6 +24,7 @@ Flags (before or after the arguments):
   -o FILE                write the report to FILE instead of standard output
   --threads all|crashed  which threads to print (default all)
   --max-frames N         frames per thread before stopping (default 4096)
+  --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
   --search-path DIR      also look for files by name in DIR (repeatable)
   --debug-dir DIR        separate debug files root (repeatable; default /usr/lib/debug)
