@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // splitDebug builds the C program, moves its DWARF and .symtab into a
 // separate file with objcopy --only-keep-debug and strips the binary.
 func splitDebug(t *testing.T, dir string) (stripped, debug string) {
 	t.Helper()
-	objcopy := needTool(t, "objcopy")
-	strip := needTool(t, "strip")
+	objcopy := testenv.NeedTool(t, "objcopy")
+	strip := testenv.NeedTool(t, "strip")
 	bin := compile(t, dir, "gcc", "prog", "c", cProgram, "-O2", "-g")
 	debug = filepath.Join(dir, "prog.debug")
 	run(t, dir, objcopy, "--only-keep-debug", bin, debug)
@@ -55,7 +57,7 @@ func TestDebugFileByBuildID(t *testing.T) {
 		t.Fatalf("build ID %q", id)
 	}
 	// The build ID must agree with readelf's.
-	if out := run(t, dir, needTool(t, "readelf"), "-n", stripped); !strings.Contains(out, "Build ID: "+id) {
+	if out := run(t, dir, testenv.NeedTool(t, "readelf"), "-n", stripped); !strings.Contains(out, "Build ID: "+id) {
 		t.Fatalf("readelf -n does not show build ID %s:\n%s", id, out)
 	}
 	dbgDir := filepath.Join(dir, "debugroot")
@@ -83,7 +85,7 @@ func TestDebugFileByDebuglink(t *testing.T) {
 		t.Run(where, func(t *testing.T) {
 			dir := t.TempDir()
 			stripped, debug := splitDebug(t, dir)
-			run(t, dir, needTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+			run(t, dir, testenv.NeedTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
 			dbgDir := filepath.Join(dir, "debugroot")
 			var want string
 			switch where {
@@ -116,7 +118,7 @@ func TestDebugFileByDebuglink(t *testing.T) {
 func TestDebuglinkCRCMismatchRejected(t *testing.T) {
 	dir := t.TempDir()
 	stripped, debug := splitDebug(t, dir)
-	run(t, dir, needTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+	run(t, dir, testenv.NeedTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
 	// Corrupt one byte of the debug file after the CRC was recorded.
 	data, err := os.ReadFile(debug)
 	if err != nil {

@@ -11,21 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// needTool returns the path of an external tool a test compares against.
-// Under CI=true a missing tool fails the test; elsewhere it skips.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required (CI=true): %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
-	}
-	return p
-}
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
 
 // run runs a command and fails the test with its output on error.
 func run(t testing.TB, dir string, name string, args ...string) string {
@@ -44,7 +32,7 @@ func run(t testing.TB, dir string, name string, args ...string) string {
 // compiler and flags.
 func compile(t testing.TB, dir, compiler, name, ext, src string, flags ...string) string {
 	t.Helper()
-	needTool(t, compiler)
+	testenv.NeedTool(t, compiler)
 	srcPath := filepath.Join(dir, name+"."+ext)
 	if err := os.WriteFile(srcPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -77,7 +65,7 @@ func addr2line(t testing.TB, file string, addrs []uint64) map[uint64][]refFrame 
 // share these options and the output format (eu-addr2line adds columns).
 func runAddr2line(t testing.TB, toolName, file string, addrs []uint64) map[uint64][]refFrame {
 	t.Helper()
-	tool := needTool(t, toolName)
+	tool := testenv.NeedTool(t, toolName)
 	out := map[uint64][]refFrame{}
 	const batch = 2000
 	for len(addrs) > 0 {
@@ -133,7 +121,7 @@ var funcLine = regexp.MustCompile(`^([0-9a-f]+) <(.*)>:$`)
 // the functions accepted by keep (all functions when keep is nil).
 func instructionAddrs(t testing.TB, file string, keep func(fn string) bool) []uint64 {
 	t.Helper()
-	tool := needTool(t, "objdump")
+	tool := testenv.NeedTool(t, "objdump")
 	text := run(t, "", tool, "-d", "--no-show-raw-insn", file)
 	var addrs []uint64
 	take := true

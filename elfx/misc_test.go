@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/testenv"
+
 	"github.com/coreunwind/coreunwind/elfx/cfi"
 )
 
@@ -20,7 +22,7 @@ var readelfFDE = regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-
 // readelfFDEs lists the [begin, end) of every FDE readelf finds in one
 // frame section (".eh_frame" or ".debug_frame").
 func readelfFDEs(t *testing.T, file, section string) [][2]uint64 {
-	out := run(t, "", needTool(t, "readelf"), "--debug-dump=frames", file)
+	out := run(t, "", testenv.NeedTool(t, "readelf"), "--debug-dump=frames", file)
 	var res [][2]uint64
 	in := false
 	for _, l := range strings.Split(out, "\n") {
@@ -135,7 +137,7 @@ func TestNewObjectVDSO(t *testing.T) {
 	// here; readelf on a copy of the image is.
 	p := t.TempDir() + "/vdso.so"
 	os.WriteFile(p, img, 0o644)
-	if out := run(t, "", needTool(t, "readelf"), "-n", p); !strings.Contains(out, o.BuildID()) {
+	if out := run(t, "", testenv.NeedTool(t, "readelf"), "-n", p); !strings.Contains(out, o.BuildID()) {
 		t.Errorf("readelf -n does not show build ID %s", o.BuildID())
 	}
 	if segs := o.LoadSegments(); len(segs) == 0 {
@@ -208,7 +210,7 @@ func TestOpenRejectsBadInput(t *testing.T) {
 func TestDemangle(t *testing.T) {
 	// Expected values from c++filt (binutils), except that legacy Rust
 	// hashes are dropped as gdb does.
-	cxxfilt := needTool(t, "c++filt")
+	cxxfilt := testenv.NeedTool(t, "c++filt")
 	names := []string{
 		"_ZN3geo4PolyC2ESt6vectorINS_3VecIdEESaIS3_EE",
 		"_ZNKSt6vectorIiSaIiEE4sizeEv",

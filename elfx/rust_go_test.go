@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // rustHash is the hash suffix binutils prints for legacy Rust names.
@@ -28,7 +30,7 @@ func TestRustDemangling(t *testing.T) {
 			}
 			bin := compile(t, dir, "rustc", "prog", "rs", rustProgram, flags...)
 			o := mustOpen(t, bin)
-			nm := needTool(t, "nm")
+			nm := testenv.NeedTool(t, "nm")
 			raw := run(t, dir, nm, bin)
 			dem := run(t, dir, nm, "-C", bin)
 			rawLines, demLines := strings.Split(raw, "\n"), strings.Split(dem, "\n")
@@ -82,7 +84,7 @@ func TestRustDemangling(t *testing.T) {
 // TestGoPclntab checks the .gopclntab fallback of a Go binary without
 // DWARF against go tool addr2line, which reads the same table.
 func TestGoPclntab(t *testing.T) {
-	goTool := needTool(t, "go")
+	goTool := testenv.NeedTool(t, "go")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "main.go")
 	if err := os.WriteFile(src, []byte(goProgram), 0o644); err != nil {
@@ -129,7 +131,7 @@ func TestGoPclntab(t *testing.T) {
 // TestGoDWARF checks a Go binary with DWARF (the default) against
 // addr2line, inlined calls included.
 func TestGoDWARF(t *testing.T) {
-	goTool := needTool(t, "go")
+	goTool := testenv.NeedTool(t, "go")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte(goProgram), 0o644)
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module prog\n\ngo 1.21\n"), 0o644)

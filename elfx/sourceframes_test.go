@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // userCode keeps the functions the test programs define, leaving out the
@@ -48,7 +50,7 @@ func TestSourceFramesCMatchesAddr2line(t *testing.T) {
 			}
 			bin := compile(t, dir, "gcc", "prog", "c", cProgram, tc.flags...)
 			if tc.post != nil {
-				run(t, dir, needTool(t, "objcopy"), append(tc.post, bin)...)
+				run(t, dir, testenv.NeedTool(t, "objcopy"), append(tc.post, bin)...)
 			}
 			o := mustOpen(t, bin)
 			ref := bin
@@ -61,7 +63,7 @@ func TestSourceFramesCMatchesAddr2line(t *testing.T) {
 					t.Fatalf("%s: no compressed debug sections", tc.name)
 				}
 				ref = bin + ".plain"
-				run(t, dir, needTool(t, "objcopy"), "--decompress-debug-sections", bin, ref)
+				run(t, dir, testenv.NeedTool(t, "objcopy"), "--decompress-debug-sections", bin, ref)
 			}
 			addrs := instructionAddrs(t, bin, userCode)
 			if len(addrs) < 20 {

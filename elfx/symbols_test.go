@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 var gdbInfoSymbol = regexp.MustCompile(`^(.+?)(?: \+ (\d+))? in section (\S+)`)
@@ -14,7 +16,7 @@ var gdbInfoSymbol = regexp.MustCompile(`^(.+?)(?: \+ (\d+))? in section (\S+)`)
 // for which alias and which nearest symbol names an address.
 func gdbSymbols(t *testing.T, file string, addrs []uint64) map[uint64]string {
 	t.Helper()
-	gdb := needTool(t, "gdb")
+	gdb := testenv.NeedTool(t, "gdb")
 	args := []string{"-nx", "-batch"}
 	for _, a := range addrs {
 		args = append(args, "-ex", fmt.Sprintf("info symbol %#x", a))

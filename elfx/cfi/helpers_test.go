@@ -12,27 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// needTool returns the path of a tool the test depends on. Missing tools
-// fail the test under CI=true and skip it otherwise.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required: %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
-	}
-	return p
-}
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
 
 // buildProgram compiles src with compiler (gcc or g++) and flags into a
 // temporary executable.
 func buildProgram(t testing.TB, compiler, ext, src string, flags ...string) string {
 	t.Helper()
-	cc := needTool(t, compiler)
+	cc := testenv.NeedTool(t, compiler)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "prog"+ext)
 	out := filepath.Join(dir, "prog")
@@ -158,7 +146,7 @@ var (
 // runReadelf returns the parsed frames-interp dump of the named section.
 func runReadelf(t testing.TB, path, section string) *relSection {
 	t.Helper()
-	readelf := needTool(t, "readelf")
+	readelf := testenv.NeedTool(t, "readelf")
 	out, err := exec.Command(readelf, "--debug-dump=frames-interp", path).Output()
 	if err != nil && !bytes.Contains(out, []byte("Contents of the "+section)) {
 		t.Fatalf("readelf %s: %v", path, err)
