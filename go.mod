@@ -8,5 +8,6 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/therootcompany/xz v1.0.1
+	golang.org/x/arch v0.32.0
 	golang.org/x/sys v0.49.0
 )

@@ -32,6 +32,9 @@ type Options struct {
 	Objects *elfx.Cache
 	// CachePolicy for unwind rules (CacheGlobal by default).
 	CachePolicy unwind.CachePolicy
+	// PerfMap is a perf-PID.map naming JIT code; "" looks for one beside
+	// the core.
+	PerfMap string
 }
 
 // ErrNotCore is returned (wrapped) when the input cannot be read as a
@@ -70,6 +73,7 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	r.Warnings = append(r.Warnings, c.Warnings...)
 	t, warnings := newTarget(c, objs, debugDirs)
+	t.jitState.perfMapPath = opts.PerfMap
 	r.Warnings = append(r.Warnings, warnings...)
 	r.Modules = moduleInfo(t)
 
@@ -99,6 +103,7 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f)
 		}
 	})
+	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	return r, nil
 }
 

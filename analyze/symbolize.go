@@ -61,7 +61,7 @@ func (s *symbolizer) lookup(addr, pc uint64) []report.Frame {
 func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 	m := s.t.module(addr)
 	if m == nil {
-		return []report.Frame{{}}
+		return []report.Frame{s.t.jitFrame(addr, pc)}
 	}
 	outer := report.Frame{
 		Module:       report.Ptr(m.core.Path),

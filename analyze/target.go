@@ -28,6 +28,8 @@ type target struct {
 	// tables finds entries of the arch's own unwind tables (IA-64,
 	// PA-RISC); nil for arches that unwind by DWARF CFI only.
 	tables unwind.TableArch
+	// jitState describes code generated at run time (analyze/jit.go).
+	jitState jitState
 }
 
 var _ unwind.AddrSpace = (*target)(nil)
@@ -42,7 +44,7 @@ func (t *target) ReadMem(addr uint64, p []byte) error { return t.core.ReadMem(ad
 func (t *target) module(addr uint64) *module {
 	i := sort.Search(len(t.modules), func(i int) bool { return t.modules[i].start > addr }) - 1
 	if i < 0 || addr >= t.modules[i].end {
-		return nil
+		return t.jitModule(addr)
 	}
 	return t.modules[i]
 }
@@ -50,7 +52,7 @@ func (t *target) module(addr uint64) *module {
 func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	m := t.module(ip)
 	if m == nil || m.obj == nil {
-		return nil, unwind.ErrNoInfo
+		return t.dynProcInfo(ip)
 	}
 	if t.tables != nil {
 		if pi, err := t.tables.FindTableEntry(m.obj.ELF(), ip-m.bias); err == nil && pi != nil {
@@ -65,7 +67,7 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	}
 	fde, err := m.obj.FindFDE(ip - m.bias)
 	if err != nil || fde == nil {
-		return nil, unwind.ErrNoInfo
+		return t.dynProcInfo(ip)
 	}
 	return &unwind.ProcInfo{
 		StartIP: fde.Begin + m.bias,
@@ -81,6 +83,9 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 func (t *target) ProcName(ip uint64) (string, uint64, error) {
 	m := t.module(ip)
 	if m == nil || m.obj == nil {
+		if name, start, ok := t.jitName(ip); ok {
+			return name, ip - start, nil
+		}
 		return "", 0, unwind.ErrNoInfo
 	}
 	s, ok := m.obj.Symbol(ip - m.bias)
@@ -90,7 +95,7 @@ func (t *target) ProcName(ip uint64) (string, uint64, error) {
 	return s.Name, ip - m.bias - s.Addr, nil
 }
 
-func (t *target) DynInfoListAddr() (uint64, error) { return 0, unwind.ErrNoInfo }
+func (t *target) DynInfoListAddr() (uint64, error) { return t.dynListAddr() }
 
 // IsCode reports whether addr lies in a mapping the process could execute.
 func (t *target) IsCode(addr uint64) bool { return t.core.IsCode(addr) }

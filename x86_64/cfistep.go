@@ -70,6 +70,9 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	}
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
+	if r.trust != unwind.TrustNone {
+		caller.Trust = r.trust
+	}
 	if r.signal {
 		// The caller of a signal trampoline was interrupted, not calling:
 		// its PC is exact, and its registers come from the signal context.

@@ -24,6 +24,9 @@ type rule struct {
 	signal bool // CIE augmentation 'S': the frame is a signal trampoline
 	raCol  uint64
 	err    error // why there is no CFI rule, for the report
+	// trust is the caller frame's trust when it is not plain CFI (rules
+	// built from dynamic unwind info are TrustDynamic).
+	trust unwind.Trust
 }
 
 // ruleFor returns the rule for lookup address lpc (pc is the frame's PC,
@@ -39,7 +42,13 @@ func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
 
 func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
 	pi, err := cache.FindProcInfo(as, lpc)
-	if err == nil {
+	if err == nil && (pi.Format == unwind.FormatDynamic || pi.Format == unwind.FormatTable || pi.Format == unwind.FormatRemoteTable) {
+		r, derr := dynamicRule(as, cache, pi, lpc, 0)
+		if derr == nil {
+			return r
+		}
+		err = derr
+	} else if err == nil {
 		if fde, ok := pi.Info.(*cfi.FDE); ok && pi.Format == unwind.FormatCFI {
 			row, rerr := fde.RowAt(lpc - pi.Bias)
 			if rerr == nil {
