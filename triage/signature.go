@@ -53,15 +53,15 @@ func (s *Signer) Sign(r *report.Report) Signature {
 		first := ""
 		counted := 0
 		for i := range th.Frames {
-			name := frameName(&th.Frames[i])
+			c := s.frame(&th.Frames[i])
 			if first == "" {
-				first = name
+				first = c.name
 			}
-			if s.Skip.Skip(name) {
+			if c.skip {
 				continue
 			}
-			sig.Frames = append(sig.Frames, name)
-			if s.Skip.Prefix(name) {
+			sig.Frames = append(sig.Frames, c.name)
+			if c.prefix {
 				continue
 			}
 			if counted++; counted == depth {
@@ -104,17 +104,18 @@ func crashedThread(r *report.Report) *report.Thread {
 	return nil
 }
 
-// frameName is the name a frame contributes to a signature.
-func frameName(f *report.Frame) string {
+// frame is what a frame contributes to a signature: its normalized
+// function name, or where it is when it has none.
+func (s *Signer) frame(f *report.Frame) frameClass {
 	if f.Function != nil && *f.Function != "" {
-		if n := NormalizeFunction(*f.Function); n != "" {
-			return n
+		if c := s.Skip.classify(*f.Function); c.name != "" {
+			return c
 		}
 	}
 	if f.Module != nil && f.ModuleOffset != nil {
 		// The module's file name, not its path: the same library lives
 		// in different places on different machines.
-		return fmt.Sprintf("%s+%#x", path.Base(*f.Module), uint64(*f.ModuleOffset))
+		return frameClass{name: fmt.Sprintf("%s+%#x", path.Base(*f.Module), uint64(*f.ModuleOffset))}
 	}
-	return "?"
+	return frameClass{name: "?"}
 }

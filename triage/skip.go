@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // DefaultSkip lists the frames that say nothing about which bug crashed:
@@ -49,7 +51,7 @@ var DefaultSkip = []string{
 	`core::option::unwrap_failed`, `core::option::expect_failed`, `core::result::unwrap_failed`,
 	`core::slice::index::.*_fail`, `core::str::slice_error_fail.*`,
 	// Go runtime: signal handling, panics, throws, crashes.
-	`runtime\.(raise|raiseproc|dieFromSignal|crash|sigpanic|panicmem|panicmemAddr|gopanic|fatalpanic|fatalthrow|throw|fatal|sighandler|sigtrampgo|sigtramp|sigreturn.*|abort|startpanic_m|dopanic_m|exit|tgkill|signalM|preprintpanics|panicIndex.*|panicSlice.*|panicdivide|panicshift|panicwrap|panicdottype.*|panicnildottype|panicunsafe.*|goPanic.*|systemstack|mcall|morestack|asmcgocall|cgocall)`,
+	`runtime\.(raise|raiseproc|dieFromSignal|crash|sigpanic|sigfwdgo|sigfwd|panicmem|panicmemAddr|gopanic|fatalpanic|fatalthrow|throw|fatal|sighandler|sigtrampgo|sigtramp|sigreturn.*|abort|startpanic_m|dopanic_m|exit|tgkill|signalM|preprintpanics|panicIndex.*|panicSlice.*|panicdivide|panicshift|panicwrap|panicdottype.*|panicnildottype|panicunsafe.*|goPanic.*|systemstack|mcall|morestack|asmcgocall|cgocall)`,
 }
 
 // DefaultPrefix lists frames that are kept in a signature but do not
@@ -68,6 +70,36 @@ var DefaultPrefix = []string{
 type SkipList struct {
 	skip, prefix *regexp.Regexp // nil: none
 	patterns     []string
+	// memo maps raw function names to their classification: a batch sees
+	// the same few hundred names in thousands of cores, and normalizing
+	// plus matching costs microseconds each.
+	memo  sync.Map // string -> frameClass
+	nMemo atomic.Int64
+}
+
+// frameClass is what a function name becomes in a signature.
+type frameClass struct {
+	name         string // normalized
+	skip, prefix bool
+}
+
+// maxMemo bounds the memo (hostile cores could carry endless names).
+const maxMemo = 1 << 16
+
+// classify normalizes a raw function name and matches it, memoized.
+func (s *SkipList) classify(raw string) frameClass {
+	if s == nil {
+		return frameClass{name: NormalizeFunction(raw)}
+	}
+	if c, ok := s.memo.Load(raw); ok {
+		return c.(frameClass)
+	}
+	n := NormalizeFunction(raw)
+	c := frameClass{name: n, skip: s.Skip(n), prefix: s.Prefix(n)}
+	if s.nMemo.Add(1) <= maxMemo {
+		s.memo.Store(raw, c)
+	}
+	return c
 }
 
 // NewSkipList compiles patterns: each a whole-name regular expression of

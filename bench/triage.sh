@@ -1,0 +1,140 @@
+#!/bin/sh
+# triage.sh [WORKDIR]: triage throughput on an archive of many real cores.
+#
+# Builds three small C programs with distinct bugs (null dereference,
+# assert, divide by zero, double free; each from two callers), crashes them
+# until there are $CORES cores (default 1000; PIE, so every core has its
+# own layout), then measures
+#   coreunwind triage -j $JOBS   (all cores, one process, symbolized
+#                                 signatures of the crashing thread)
+#   eu-stack --core=CORE -e EXE  (once per core, $JOBS at a time, as a
+#                                 script would run it)
+# and prints cores per second, peak RSS (/usr/bin/time -f %M) and the
+# ratio. The target is 20x eu-stack's throughput.
+#
+# Environment: CORES (default 1000), JOBS (default: nproc), COREUNWIND
+# (default: build ./cmd/coreunwind), EU_SAMPLE (run eu-stack on only the
+# first N cores and report its rate from those; default: all).
+# Disk: cores of single-threaded small programs are a few hundred KiB
+# each on disk (the kernel leaves holes for untouched pages).
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+CORES=${CORES:-1000}
+JOBS=${JOBS:-$(nproc)}
+WORK=${1:-$(mktemp -d /tmp/coreunwind-triage-bench.XXXXXX)}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+
+case $(cat /proc/sys/kernel/core_pattern) in
+"|"* | */*)
+	echo "triage.sh: core_pattern must be a plain file name such as 'core'" >&2
+	exit 1
+	;;
+esac
+for tool in gcc eu-stack /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "triage.sh: $tool is needed" >&2; exit 1; }
+done
+
+if [ -z "${COREUNWIND:-}" ]; then
+	COREUNWIND=$WORK/coreunwind
+	(cd "$ROOT" && go build -o "$COREUNWIND" ./cmd/coreunwind)
+fi
+
+# Three programs: the same four bugs under different names, so that the
+# archive has 12 distinct crash sites (plus callers a/b for each).
+mkdir -p "$WORK/bin" "$WORK/cores"
+for p in alpha beta gamma; do
+	cat >"$WORK/bin/$p.c" <<EOF
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+static volatile int zero;
+__attribute__((noinline)) int ${p}_null(int *q) { return *q + 1; }
+__attribute__((noinline)) int ${p}_check(int n) { assert(n >= 0); return n; }
+__attribute__((noinline)) int ${p}_ratio(int a) { return a / zero; }
+__attribute__((noinline)) void ${p}_release(char *q) { free(q); free(q); }
+__attribute__((noinline)) int bug(const char *b, int x) {
+	if (!strcmp(b, "null")) return ${p}_null(x > 1000 ? &x : 0) + 1;
+	if (!strcmp(b, "assert")) return ${p}_check(-x - 1) + 1;
+	if (!strcmp(b, "div")) return ${p}_ratio(x) + 1;
+	${p}_release(malloc(16 + x % 5));
+	return 1;
+}
+__attribute__((noinline)) int via_a(const char *b, int x) { return bug(b, x * 2) + 1; }
+__attribute__((noinline)) int via_b(const char *b, int x) { int r = bug(b, x + 3); return r * 7; }
+int main(int argc, char **argv) {
+	if (argc < 3) return 2;
+	return argv[2][0] == 'a' ? via_a(argv[1], argc) : via_b(argv[1], argc);
+}
+EOF
+	gcc -g -O1 -fPIE -pie -o "$WORK/bin/$p" "$WORK/bin/$p.c"
+done
+
+have=$(find "$WORK/cores" -name 'core.*' | wc -l)
+if [ "$have" -lt "$CORES" ]; then
+	echo "crashing programs for $CORES cores..." >&2
+	i=$have
+	cd "$WORK/bin"
+	while [ "$i" -lt "$CORES" ]; do
+		for p in alpha beta gamma; do
+			for b in null assert div dfree; do
+				for c in a b; do
+					[ "$i" -lt "$CORES" ] || break
+					rm -f core
+					sh -c "ulimit -c unlimited; exec ./$p $b $c" 2>/dev/null || true
+					[ -f core ] && mv core "$WORK/cores/core.$p.$b.$c.$i"
+					i=$((i + 1))
+				done
+			done
+		done
+	done
+	cd "$WORK"
+fi
+n=$(find "$WORK/cores" -name 'core.*' | wc -l)
+echo "cores: $n in $WORK/cores ($(du -sh "$WORK/cores" | cut -f1) on disk)"
+
+# now_ns: a clock for elapsed times (date +%s%N is GNU; fine on Debian).
+now_ns() { date +%s%N; }
+
+t0=$(now_ns)
+/usr/bin/time -f "%M %U %S" -o "$WORK/coreunwind.rss" \
+	"$COREUNWIND" triage -j "$JOBS" --binaries "$WORK/bin" --format json -o "$WORK/triage.json" "$WORK/cores" || true
+t1=$(now_ns)
+cu_ms=$(((t1 - t0) / 1000000))
+# (tail -1: time prints a line first when the command exits non-zero.)
+cu_rss=$(tail -1 "$WORK/coreunwind.rss" | cut -d' ' -f1)
+cu_cpu=$(tail -1 "$WORK/coreunwind.rss" | awk '{print $2 + $3}')
+buckets=$(grep -c '"id":' "$WORK/triage.json" || true)
+
+find "$WORK/cores" -name 'core.*' | sort >"$WORK/list"
+if [ -n "${EU_SAMPLE:-}" ]; then
+	head -n "$EU_SAMPLE" "$WORK/list" >"$WORK/list.eu"
+else
+	cp "$WORK/list" "$WORK/list.eu"
+fi
+eu_n=$(wc -l <"$WORK/list.eu")
+# One eu-stack per core, JOBS at a time. /usr/bin/time around xargs
+# reports the CPU time of all the eu-stack processes together and the
+# peak RSS of the largest one (rusage of waited-for descendants).
+t0=$(now_ns)
+# No shell per core: one xargs per program (the cores are named by it).
+/usr/bin/time -f "%M %U %S" -o "$WORK/eu-stack.rss" sh -c '
+	for p in alpha beta gamma; do
+		grep "/core\.$p\." "$1" | xargs -P "$2" -I{} eu-stack --core={} -e "$3/$p" >/dev/null 2>&1 || true
+	done' sh "$WORK/list.eu" "$JOBS" "$WORK/bin"
+t1=$(now_ns)
+eu_ms=$(((t1 - t0) / 1000000))
+eu_rss=$(tail -1 "$WORK/eu-stack.rss" | cut -d' ' -f1)
+eu_cpu=$(tail -1 "$WORK/eu-stack.rss" | awk '{print $2 + $3}')
+
+# Wall-clock rates depend on what else the machine runs; CPU seconds
+# (user + system) per core are printed beside them.
+awk -v n="$n" -v cu="$cu_ms" -v curss="$cu_rss" -v cucpu="$cu_cpu" -v en="$eu_n" -v eu="$eu_ms" -v eurss="$eu_rss" -v eucpu="$eu_cpu" -v j="$JOBS" -v b="$buckets" 'BEGIN {
+	cur = n / (cu / 1000); eur = en / (eu / 1000)
+	printf "%-34s %8s %10s %14s %12s\n", "tool (-j " j ")", "cores", "cores/s", "CPU ms/core", "peak RSS"
+	printf "%-34s %8d %10.1f %14.3f %9.1f MiB\n", "coreunwind triage (" b " buckets)", n, cur, cucpu * 1000 / n, curss / 1024
+	printf "%-34s %8d %10.1f %14.3f %9.1f MiB\n", "eu-stack, one per core", en, eur, eucpu * 1000 / en, eurss / 1024
+	printf "ratio: coreunwind is %.1fx eu-stack in cores/s, %.1fx in CPU per core (target 20x)\n", cur / eur, (eucpu / en) / (cucpu / n)
+}'

@@ -1,0 +1,102 @@
+package triage
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/report"
+)
+
+// frames builds a crashed thread from function names; "" is a frame with
+// no symbol in /lib/libx.so at offset 0x1234.
+func reportOf(signal string, names ...string) *report.Report {
+	r := &report.Report{Threads: []report.Thread{{TID: 1}, {TID: 2, Crashed: true}}}
+	if signal != "" {
+		r.Core.Signal = &report.Signal{Name: signal}
+	}
+	for _, n := range names {
+		f := report.Frame{Module: report.Ptr("/lib/libx.so"), ModuleOffset: report.Ptr(report.Hex(0x1234))}
+		if n != "" {
+			f.Function = report.Ptr(n)
+		}
+		r.Threads[1].Frames = append(r.Threads[1].Frames, f)
+	}
+	return r
+}
+
+func TestSign(t *testing.T) {
+	skip, err := NewSkipList(DefaultPatterns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		depth  int
+		rep    *report.Report
+		frames string
+	}{
+		{"assert machinery skipped", 1, reportOf("SIGABRT", "__pthread_kill_implementation", "__pthread_kill_internal", "__GI_raise", "__GI_abort", "__assert_fail_base.cold", "__assert_fail", "check(int)", "main"), "check"},
+		{"double free", 1, reportOf("SIGABRT", "__pthread_kill_implementation", "raise", "abort", "__libc_message_impl", "malloc_printerr", "_int_free_merge_chunk", "__GI___libc_free", "release.isra.0", "main"), "release"},
+		{"deeper", 3, reportOf("SIGSEGV", "a", "b", "c", "d"), "a | b | c"},
+		{"prefix does not count", 1, reportOf("SIGSEGV", "__strlen_avx2", "parse", "main"), "strlen | parse"},
+		{"no symbol", 1, reportOf("SIGSEGV", "", "main"), "libx.so+0x1234"},
+		{"all skipped", 1, reportOf("SIGABRT", "raise", "abort"), "raise"},
+		{"rust panic", 1, reportOf("SIGABRT", "std::sys::pal::unix::abort_internal", "std::process::abort", "std::panicking::rust_panic_with_hook", "std::panicking::begin_panic_handler::{{closure}}", "core::panicking::panic_fmt", "core::option::unwrap_failed", "panic::level3::h0123456789abcdef", "main"), "panic::level3"},
+		{"c++ terminate", 1, reportOf("SIGABRT", "raise", "abort", "__gnu_cxx::__verbose_terminate_handler()", "__cxxabiv1::__terminate(void (*)())", "std::terminate()", "__cxa_throw", "Parser::fail(int)"), "Parser::fail"},
+		{"go runtime", 1, reportOf("SIGSEGV", "runtime.raise", "runtime.dieFromSignal", "runtime.sigfwdgo", "runtime.sigtrampgo", "runtime.sigtramp", "runtime.sigpanic", "main.crash", "main.main"), "main.crash"},
+		{"no frames", 1, &report.Report{Threads: []report.Thread{{TID: 1}}}, "(no frames)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := (&Signer{Skip: skip, Depth: tc.depth}).Sign(tc.rep)
+			if s.Text != tc.frames || strings.Join(s.Frames, " | ") != s.Text || len(s.ID) != 12 {
+				t.Errorf("Sign = %+v, want frames %q", s, tc.frames)
+			}
+		})
+	}
+	// The signal is part of the id, not of the text.
+	a := (&Signer{Skip: skip}).Sign(reportOf("SIGSEGV", "f"))
+	b := (&Signer{Skip: skip}).Sign(reportOf("SIGBUS", "f"))
+	if a.Text != b.Text || a.ID == b.ID {
+		t.Errorf("SIGSEGV %+v and SIGBUS %+v in f", a, b)
+	}
+	// Frames are hashed apart: "a | b" is not the frame "a | b".
+	c := (&Signer{Depth: 2}).Sign(reportOf("", "a", "b"))
+	d := (&Signer{Depth: 2}).Sign(reportOf("", "a | b"))
+	if c.ID == d.ID {
+		t.Error("two frames and one frame with the same text share an id")
+	}
+}
+
+func TestParseSkipLines(t *testing.T) {
+	pats, err := parseSkipLines(strings.NewReader("# mine\nmy_abort\n\n+my_strlen\n@default\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pats) != 2+len(DefaultPatterns()) || pats[0] != "my_abort" || pats[1] != "+my_strlen" {
+		t.Errorf("patterns %q", pats[:2])
+	}
+	s, err := NewSkipList(pats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Skip("my_abort") || !s.Skip("raise") || !s.Prefix("my_strlen") || s.Skip("my_abort_not") {
+		t.Error("skip list does not match its patterns as whole names")
+	}
+	if _, err := parseSkipLines(strings.NewReader("ok\n(unclosed\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad pattern: %v", err)
+	}
+}
+
+func FuzzParseSkipLines(f *testing.F) {
+	f.Add("# c\nfoo\n+bar.*\n@default\n")
+	f.Add("(\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		pats, err := parseSkipLines(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		if _, err := NewSkipList(pats); err != nil {
+			t.Fatalf("lines accepted one by one but not as a list: %v", err)
+		}
+	})
+}
