@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	_ "github.com/coreunwind/coreunwind/ia64"   // registers the IA-64 unwinder
 	_ "github.com/coreunwind/coreunwind/x86_64" // registers the x86_64 unwinder
 )
 
