@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -182,12 +183,22 @@ func (cu *cuIndex) loadLines(d *dwarf.Data) error {
 			continue
 		}
 		name := f.Name
-		if dwarf5 && compDir != "" && !path.IsAbs(name) {
+		// Entries in directory 0 (the compilation directory itself)
+		// already carry it: glibc's "./nptl" + "pthread_kill.c" comes
+		// back as "./nptl/pthread_kill.c", and must not become
+		// "nptl/nptl/pthread_kill.c".
+		if dwarf5 && compDir != "" && !path.IsAbs(name) && !hasDirPrefix(name, compDir) {
 			name = path.Join(compDir, name)
 		}
 		cu.paths[f] = name
 	}
 	return nil
+}
+
+// hasDirPrefix reports whether the relative path name lies under dir.
+func hasDirPrefix(name, dir string) bool {
+	name, dir = path.Clean(name), path.Clean(dir)
+	return dir != "." && strings.HasPrefix(name, dir+"/")
 }
 
 // files is the unit's file table, complete once the line program has

@@ -228,7 +228,7 @@ func sameFrames(got []SourceFrame, want []refFrame) bool {
 		if w.Line == 0 && path.Base(g.File) == path.Base(w.File) {
 			continue
 		}
-		if path.Clean(g.File) != path.Clean(w.File) {
+		if path.Clean(g.File) != undoubleDir(w.File) {
 			return false
 		}
 		if g.Inlined != (i < len(got)-1) {
@@ -288,4 +288,20 @@ func bareName(s string) string {
 		out = out[i+1:]
 	}
 	return out
+}
+
+// undoubleDir undoes the way binutils and elfutils join a DWARF 5 file in
+// directory 0 with DW_AT_comp_dir although directory 0 already is the
+// compilation directory: glibc's "./csu" + "init-first.c" comes out of
+// addr2line and eu-addr2line as "./csu/./csu/init-first.c"; gdb prints
+// "./csu/init-first.c", which elfx follows.
+func undoubleDir(p string) string {
+	p = path.Clean(p)
+	parts := strings.Split(p, "/")
+	for n := 1; 2*n < len(parts); n++ {
+		if strings.Join(parts[:n], "/") == strings.Join(parts[n:2*n], "/") {
+			return strings.Join(append(parts[:n:n], parts[2*n:]...), "/")
+		}
+	}
+	return p
 }
