@@ -22,7 +22,7 @@ type jitState struct {
 
 	perfMapPath string // --perf-map, "" to look beside the core
 
-	listAddrs []uint64        // the _U_dyn_info_list instances found
+	listAddrs []uint64         // the _U_dyn_info_list instances found
 	dyn       *unwind.DynIndex // merged entries of all lists
 	modules   []*module        // GDB JIT objects, sorted by start
 	perf      *perfMap
