@@ -30,7 +30,7 @@ type Options struct {
 // Core is an opened core file.
 type Core struct {
 	Path   string // the core file ("" when opened from bytes)
-	Format string // "elf-linux"
+	Format string // "elf-linux", "elf-hpux" or "hpux-corehead"
 	// Compression is how the file at Path was compressed ("zstd", "xz",
 	// "gzip", "lz4"), "" if it was not.
 	Compression string
@@ -38,7 +38,7 @@ type Core struct {
 	// (32-bit PA-RISC), "hppa64", "aarch64", ...
 	Arch    string
 	Machine elf.Machine
-	OS      string // "linux"
+	OS      string // "linux" or "hpux"
 
 	PID, PPID, UID int
 	Comm           string // pr_fname: the first 15 bytes of the program name
@@ -59,6 +59,7 @@ type Core struct {
 	Modules  []*Module // the main executable first, then by address
 	Segments []Segment // PT_LOAD headers in file order
 	Warnings []string  // problems that did not stop loading
+	HPUX     *HPUXInfo // HP-UX cores: kernel, format version, exec header; nil otherwise
 
 	order    binary.ByteOrder
 	ptrSize  int
@@ -146,6 +147,9 @@ var ErrNotCore = errors.New("not a core file")
 
 func load(data []byte, opts Options) (*Core, error) {
 	if !isELF(data) {
+		if isCorehead(data) {
+			return loadCorehead(data, opts)
+		}
 		if kind := compressionKind(data); kind != "" {
 			return nil, fmt.Errorf("%w: %s-compressed data (decompress it first)", ErrNotCore, kind)
 		}
@@ -157,9 +161,6 @@ func load(data []byte, opts Options) (*Core, error) {
 	}
 	if h.Type != elf.ET_CORE {
 		return nil, fmt.Errorf("%w: ELF type is %v, not ET_CORE", ErrNotCore, h.Type)
-	}
-	if h.OSABI == elf.ELFOSABI_HPUX {
-		return nil, errors.New("HP-UX ELF core: not supported by this version")
 	}
 	c := &Core{
 		Format:     "elf-linux",
@@ -183,6 +184,12 @@ func load(data []byte, opts Options) (*Core, error) {
 			return nil, err
 		}
 		c.warnf("%v", err)
+	}
+	if isHPUXELFCore(h, phs) {
+		if err := c.loadHPUXELF(phs, opts); err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
 	var notes []Note
 	for _, ph := range phs {
