@@ -156,7 +156,9 @@ var be = binaryBE{}
 
 type binaryBE struct{}
 
-func (binaryBE) PutUint32(b []byte, v uint32) { b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v) }
+func (binaryBE) PutUint32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+}
 
 // coreheadCore is a 32-bit HP-UX core: format, kernel, exec, two threads,
 // data, stack, text, and an unknown record.
