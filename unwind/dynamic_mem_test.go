@@ -30,9 +30,9 @@ func (m *memSpace) ReadMem(addr uint64, p []byte) error {
 	}
 	return fmt.Errorf("read %d bytes at %#x: %w", len(p), addr, ErrUnavailable)
 }
-func (m *memSpace) FindProcInfo(uint64) (*ProcInfo, error)   { return nil, ErrNoInfo }
+func (m *memSpace) FindProcInfo(uint64) (*ProcInfo, error)  { return nil, ErrNoInfo }
 func (m *memSpace) ProcName(uint64) (string, uint64, error) { return "", 0, ErrNoInfo }
-func (m *memSpace) DynInfoListAddr() (uint64, error)         { return 0, ErrNoInfo }
+func (m *memSpace) DynInfoListAddr() (uint64, error)        { return 0, ErrNoInfo }
 
 // dynWriter lays libunwind structures out in a memSpace the way a target
 // process would hold them, for the pointer size and byte order given.
