@@ -29,6 +29,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
+	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -60,6 +61,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		MaxFrames:   maxFrames,
 		CrashedOnly: threads == "crashed",
 		UnwindOnly:  *unwindOnly,
+		PerfMap:     *perfMap,
 	}
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)
