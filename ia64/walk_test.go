@@ -1,0 +1,157 @@
+package ia64
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// coreSpace is a minimal address space over a core of a static program:
+// memory from the core, unwind tables from the executable.
+type coreSpace struct {
+	c   *corefile.Core
+	exe *elf.File
+}
+
+func (s *coreSpace) ByteOrder() binary.ByteOrder         { return s.c.ByteOrder() }
+func (s *coreSpace) PtrSize() int                        { return 8 }
+func (s *coreSpace) ReadMem(addr uint64, p []byte) error { return s.c.ReadMem(addr, p) }
+func (s *coreSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
+	return Arch{}.FindTableEntry(s.exe, ip)
+}
+func (s *coreSpace) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
+func (s *coreSpace) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
+
+// runToCore assembles walk.s, runs it in the interpreter to its fault and
+// writes a Linux core.
+func runToCore(t *testing.T, be bool) (m *crossia64.Machine, exe, core string) {
+	t.Helper()
+	src, err := os.ReadFile("testdata/walk.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	exe = crossia64.Build(t, dir, "walk", string(src), be, true, "_start")
+	objdump := testenv.NeedTool(t, "ia64-linux-gnu-objdump")
+	m, err = crossia64.NewMachine(objdump, exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(10000); err != nil {
+		t.Fatal(err)
+	}
+	if m.Fault != "load" || m.FaultAt != 0 {
+		t.Fatalf("stopped by %q at %#x, want the NULL load", m.Fault, m.FaultAt)
+	}
+	core = filepath.Join(dir, "core")
+	if err := m.WriteLinuxCore(core, exe, 4242, 11); err != nil {
+		t.Fatal(err)
+	}
+	return m, exe, core
+}
+
+// preservedPR are the preserved predicates p1-p5 and p16-p63.
+const preservedPR = 0x3e | 0xffffffffffff0000
+
+// TestWalkInterpretedCore: every frame's ip, sp, bsp, cfm and preserved
+// registers as the interpreter left them, recovered from the core
+// through the unwind tables, in both byte orders.
+func TestWalkInterpretedCore(t *testing.T) {
+	for _, be := range []bool{false, true} {
+		t.Run(fmt.Sprint("be=", be), func(t *testing.T) {
+			m, exe, core := runToCore(t, be)
+			c, err := corefile.Open(core, corefile.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if c.Arch != "ia64" || len(c.Threads) != 1 {
+				t.Fatalf("arch %q, %d threads", c.Arch, len(c.Threads))
+			}
+			ef, err := elf.Open(exe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ef.Close()
+			as := &coreSpace{c: c, exe: ef}
+			th := c.Threads[0]
+			f0, err := Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: c.ByteOrder(), Mem: as})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur, err := unwind.NewCursor(as, Arch{}, f0, unwind.Options{Cache: unwind.NewCache(unwind.CacheGlobal)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type want struct {
+				ip, sp, bsp, cfm uint64
+				sf               *crossia64.ShadowFrame
+			}
+			wants := []want{{ip: m.IP, sp: m.GR[12], bsp: m.BSP, cfm: m.CFM}}
+			for i := len(m.Shadow) - 1; i >= 0; i-- {
+				s := &m.Shadow[i]
+				wants = append(wants, want{s.IP, s.SP, s.BSP, s.CFM, s})
+			}
+			if len(wants) < 13 {
+				t.Fatalf("the program made %d calls; the test wants a deep chain", len(wants)-1)
+			}
+			crossed := false
+			for i, w := range wants {
+				f := cur.Frame()
+				get := func(r int) uint64 {
+					v, ok := f.Get(r)
+					if !ok {
+						t.Errorf("frame %d: %s unknown", i, RegName(r))
+					}
+					return v
+				}
+				if ip, sp, bsp, cfm := get(IP), get(SP), get(BSP), get(CFM); ip != w.ip || sp != w.sp || bsp != w.bsp || cfm != w.cfm {
+					t.Errorf("frame %d: ip %#x sp %#x bsp %#x cfm %#x; interpreter ip %#x sp %#x bsp %#x cfm %#x", i, ip, sp, bsp, cfm, w.ip, w.sp, w.bsp, w.cfm)
+				}
+				if w.bsp>>3&0x3f > 0x30 {
+					crossed = true
+				}
+				if s := w.sf; s != nil {
+					for k := 0; k < 4; k++ {
+						if v := get(4 + k); v != s.R4to7[k] {
+							t.Errorf("frame %d: r%d = %#x, interpreter %#x", i, 4+k, v, s.R4to7[k])
+						}
+					}
+					if v := get(BR0 + 1); v != s.B1to5[0] {
+						t.Errorf("frame %d: b1 = %#x, interpreter %#x", i, v, s.B1to5[0])
+					}
+					if v := get(PR); v&preservedPR != s.PR&preservedPR {
+						t.Errorf("frame %d: pr = %#x, interpreter %#x", i, v, s.PR)
+					}
+					if v := get(UNAT); v != s.UNAT {
+						t.Errorf("frame %d: ar.unat = %#x, interpreter %#x", i, v, s.UNAT)
+					}
+					if v := get(LC); v != s.LC {
+						t.Errorf("frame %d: ar.lc = %#x, interpreter %#x", i, v, s.LC)
+					}
+				}
+				more, err := cur.Step()
+				if i == len(wants)-1 {
+					if more || err != nil {
+						t.Errorf("after the outermost frame: more %v, err %v", more, err)
+					}
+					break
+				}
+				if !more {
+					t.Fatalf("frame %d: walk ended early: %v", i, err)
+				}
+			}
+			if !crossed {
+				t.Errorf("no frame near a NaT-collection slot: the test lost its RSE coverage")
+			}
+		})
+	}
+}

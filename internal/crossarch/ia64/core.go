@@ -1,0 +1,182 @@
+package ia64
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+)
+
+// ShadowFrame is what the interpreter knew about a caller when it made a
+// call: the truth a walk of the core must recover.
+type ShadowFrame struct {
+	IP, SP, BSP, CFM uint64 // BSP: beginning of the caller's frame
+	R4to7            [4]uint64
+	B1to5            [5]uint64
+	PR, UNAT, LC     uint64
+}
+
+// Linux ia64 pr_reg slots (elf_gregset_t, arch/ia64/include/asm/elf.h).
+const (
+	slotNaT = 32
+	slotPR  = 33
+	slotB0  = 34
+	slotIP  = 42
+	slotCFM = 43
+	slotPSR = 44
+	slotRSC = 45
+	slotBSP = 46
+	slotBSS = 47
+	slotRNT = 48
+	slotUNT = 50
+	slotFPS = 51
+	slotPFS = 52
+	slotLC  = 53
+	slotEC  = 54
+)
+
+// GRegs is the machine's state as a Linux core's pr_reg: ip is the
+// bundle address with the slot in psr.ri (the kernel's convention), and
+// ar.bsp is the end of the current frame.
+func (m *Machine) GRegs() []byte {
+	b := make([]byte, 128*8)
+	put := func(slot int, v uint64) { m.Order.PutUint64(b[slot*8:], v) }
+	for i := 1; i < 32; i++ {
+		put(i, m.GR[i])
+	}
+	put(slotPR, m.PR|1)
+	for i := 0; i < 8; i++ {
+		put(slotB0+i, m.BR[i])
+	}
+	put(slotIP, m.IP&^0xf)
+	put(slotCFM, m.CFM)
+	put(slotPSR, (m.IP&3)<<41)
+	put(slotRSC, m.AR["rsc"])
+	end := RSESkip(m.BSP, m.sof())
+	put(slotBSP, end)
+	put(slotBSS, end)
+	put(slotRNT, m.AR["rnat"])
+	put(slotUNT, m.AR["unat"])
+	put(slotFPS, m.AR["fpsr"])
+	put(slotPFS, m.AR["pfs"])
+	put(slotLC, m.AR["lc"])
+	put(slotEC, m.AR["ec"])
+	return b
+}
+
+// FPRegs is NT_PRFPREG: f0..f127, 16 bytes each (significand, then
+// sign and exponent).
+func (m *Machine) FPRegs() []byte {
+	b := make([]byte, 128*16)
+	for i := range m.FR {
+		m.Order.PutUint64(b[16*i:], m.FR[i])
+		m.Order.PutUint64(b[16*i+8:], 0x1003e)
+	}
+	return b
+}
+
+type note struct {
+	name string
+	typ  uint32
+	desc []byte
+}
+
+// WriteLinuxCore writes the machine's state as a Linux ia64 core (ELF64,
+// the machine's byte order): NT_PRSTATUS with pr_reg, NT_PRPSINFO,
+// NT_PRFPREG and NT_FILE naming exe, and a PT_LOAD per memory region.
+func (m *Machine) WriteLinuxCore(path, exe string, pid int, signo int) error {
+	o := m.Order
+	prs := make([]byte, 1144)
+	o.PutUint32(prs[0:], uint32(signo))
+	o.PutUint16(prs[12:], uint16(signo))
+	o.PutUint32(prs[32:], uint32(pid))
+	copy(prs[112:], m.GRegs())
+	o.PutUint32(prs[1136:], 1)
+	psi := make([]byte, 136)
+	copy(psi[40:56], filepath.Base(exe))
+	copy(psi[56:136], filepath.Base(exe))
+	var files bytes.Buffer
+	var names bytes.Buffer
+	n := 0
+	for _, r := range m.Mem {
+		if r.Name == exe {
+			n++
+		}
+	}
+	w64 := func(b *bytes.Buffer, v uint64) { binary.Write(b, o, v) }
+	w64(&files, uint64(n))
+	w64(&files, 1)
+	var off uint64
+	for _, r := range m.Mem {
+		if r.Name == exe {
+			w64(&files, r.Base)
+			w64(&files, r.Base+uint64(len(r.Data)))
+			w64(&files, off)
+			off += uint64(len(r.Data))
+			abs, _ := filepath.Abs(exe)
+			names.WriteString(abs)
+			names.WriteByte(0)
+		}
+	}
+	files.Write(names.Bytes())
+	notes := []note{{"CORE", 1, prs}, {"CORE", 2, m.FPRegs()}, {"CORE", 3, psi}, {"CORE", 0x46494c45, files.Bytes()}}
+	return writeCore(path, o, elf.ELFOSABI_NONE, notes, m.Mem)
+}
+
+func align4(n int) int { return (n + 3) &^ 3 }
+
+// writeCore lays out an ELF64 ET_CORE: header, program headers (PT_NOTE
+// then PT_LOADs), notes, segment contents.
+func writeCore(path string, o binary.ByteOrder, abi elf.OSABI, notes []note, mem []*Region) error {
+	var nb bytes.Buffer
+	for _, n := range notes {
+		binary.Write(&nb, o, uint32(len(n.name)+1))
+		binary.Write(&nb, o, uint32(len(n.desc)))
+		binary.Write(&nb, o, n.typ)
+		nb.WriteString(n.name)
+		nb.Write(make([]byte, align4(len(n.name)+1)-len(n.name)))
+		nb.Write(n.desc)
+		nb.Write(make([]byte, align4(len(n.desc))-len(n.desc)))
+	}
+	nph := 1 + len(mem)
+	hdr := 64 + 56*nph
+	var out bytes.Buffer
+	ident := [16]byte{0x7f, 'E', 'L', 'F', byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), 1, byte(abi)}
+	if o == binary.BigEndian {
+		ident[5] = byte(elf.ELFDATA2MSB)
+	}
+	out.Write(ident[:])
+	binary.Write(&out, o, uint16(elf.ET_CORE))
+	binary.Write(&out, o, uint16(elf.EM_IA_64))
+	binary.Write(&out, o, uint32(1))
+	binary.Write(&out, o, uint64(0))   // entry
+	binary.Write(&out, o, uint64(64))  // phoff
+	binary.Write(&out, o, uint64(0))   // shoff
+	binary.Write(&out, o, uint32(0))   // flags
+	binary.Write(&out, o, uint16(64))  // ehsize
+	binary.Write(&out, o, uint16(56))  // phentsize
+	binary.Write(&out, o, uint16(nph)) // phnum
+	binary.Write(&out, o, uint16(64))  // shentsize
+	binary.Write(&out, o, uint16(0))
+	binary.Write(&out, o, uint16(0))
+	ph := func(typ elf.ProgType, flags elf.ProgFlag, off, vaddr, filesz, memsz, align uint64) {
+		binary.Write(&out, o, uint32(typ))
+		binary.Write(&out, o, uint32(flags))
+		for _, v := range []uint64{off, vaddr, 0, filesz, memsz, align} {
+			binary.Write(&out, o, v)
+		}
+	}
+	off := uint64(hdr)
+	ph(elf.PT_NOTE, 0, off, 0, uint64(nb.Len()), 0, 4)
+	off += uint64(nb.Len())
+	for _, r := range mem {
+		ph(elf.PT_LOAD, r.Flags, off, r.Base, uint64(len(r.Data)), uint64(len(r.Data)), 1)
+		off += uint64(len(r.Data))
+	}
+	out.Write(nb.Bytes())
+	for _, r := range mem {
+		out.Write(r.Data)
+	}
+	return os.WriteFile(path, out.Bytes(), 0o644)
+}
