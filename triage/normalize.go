@@ -17,7 +17,6 @@ var (
 	abiTagRE       = regexp.MustCompile(`\[abi:[^\]]*\]`)
 	rustHashRE     = regexp.MustCompile(`::h[0-9a-f]{16}$`)
 	offsetRE       = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
-	versionRE      = regexp.MustCompile(`@@?[A-Za-z0-9_.]+$`)
 	lambdaRE       = regexp.MustCompile(`\{lambda\(\)#`)
 	// glibc's ifunc variants of string functions, one per CPU feature
 	// set: cores from different machines must agree.
@@ -31,8 +30,29 @@ var (
 // (__strlen_evex is strlen) or Rust hashes. Go names (main.(*T).M) and Rust
 // qualified paths (<T as Trait>::f) keep their shape.
 func NormalizeFunction(name string) string {
-	s := strings.TrimSpace(name)
-	s = versionRE.ReplaceAllString(s, "")
+	// One pass can expose what another removes ("f@V1@V2", "g(x) const
+	// const"): repeat to a fixed point, so that a normalized name
+	// normalizes to itself. Each pass that changes the name shortens it.
+	s := name
+	if len(s) > maxNameLen {
+		s = s[:maxNameLen]
+	}
+	for range 64 {
+		t := normalizeOnce(s)
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return s
+}
+
+// maxNameLen bounds the work on one name (hostile symbol tables): longer
+// names are cut, which keeps them distinct enough for a signature.
+const maxNameLen = 4096
+
+func normalizeOnce(name string) string {
+	s := stripVersion(strings.TrimSpace(name))
 	s = offsetRE.ReplaceAllString(s, "")
 	s = cloneBracketRE.ReplaceAllString(s, "")
 	s = abiTagRE.ReplaceAllString(s, "")
@@ -49,6 +69,24 @@ func NormalizeFunction(name string) string {
 	}
 	s = ifuncVariantRE.ReplaceAllString(s, "$1")
 	return strings.TrimSpace(s)
+}
+
+// stripVersion removes an ELF symbol version ("memcpy@@GLIBC_2.14").
+func stripVersion(s string) string {
+	i := strings.IndexByte(s, '@')
+	if i <= 0 {
+		return s
+	}
+	v := strings.TrimPrefix(s[i+1:], "@")
+	if v == "" {
+		return s
+	}
+	for _, c := range v {
+		if !(c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			return s
+		}
+	}
+	return s[:i]
 }
 
 // stripBrackets removes template argument lists (a '<' right after a

@@ -1,6 +1,10 @@
 package triage
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestNormalizeFunction(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -59,8 +63,24 @@ func FuzzNormalizeFunction(f *testing.F) {
 		if len(n) > len(s)+len("(anonymous namespace)") {
 			t.Fatalf("%q grew to %q", s, n)
 		}
-		if NormalizeFunction(n) != NormalizeFunction(NormalizeFunction(n)) {
+		if NormalizeFunction(n) != n {
 			t.Fatalf("not stable: %q -> %q", s, n)
 		}
 	})
+}
+
+// TestNormalizeLongNames: hostile names cost bounded time (a fuzzer found
+// quadratic version stripping).
+func TestNormalizeLongNames(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("(", 1<<16), strings.Repeat("a<", 1<<15), strings.Repeat("operator", 1<<13),
+		strings.Repeat("a(b)", 1<<14), strings.Repeat("@0", 1<<15), strings.Repeat("x.isra.0", 1<<13),
+		strings.Repeat(" a", 1<<15), strings.Repeat("__GI_", 1<<13), strings.Repeat("a const", 1<<13),
+	} {
+		start := time.Now()
+		NormalizeFunction(s)
+		if d := time.Since(start); d > 500*time.Millisecond {
+			t.Errorf("%q...: %v", s[:16], d)
+		}
+	}
 }
