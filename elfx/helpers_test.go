@@ -55,12 +55,6 @@ var legacyRustHash = regexp.MustCompile(`::h[0-9a-f]{16}$`)
 var inlinedAt = regexp.MustCompile(` inlined at .* in .*$`)
 var fileLineCol = regexp.MustCompile(`^(.*?):(\d+|\?)(?::\d+)?$`)
 
-// addr2line symbolizes addrs with binutils' addr2line -a -f -i -C. The -a
-// marker line separates the inline groups of successive addresses.
-func addr2line(t testing.TB, file string, addrs []uint64) map[uint64][]refFrame {
-	return runAddr2line(t, "addr2line", file, addrs)
-}
-
 // runAddr2line runs binutils' addr2line or elfutils' eu-addr2line, which
 // share these options and the output format (eu-addr2line adds columns).
 func runAddr2line(t testing.TB, toolName, file string, addrs []uint64) map[uint64][]refFrame {
