@@ -103,7 +103,7 @@ func (t *target) jitModule(addr uint64) *module {
 
 // dynProcInfo is FindProcInfo's last resort: the registered dynamic info.
 func (t *target) dynProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	if d := t.jit().dyn.Lookup(ip); d != nil {
+	if d := t.jit().dyn.Lookup(ip); d != nil && d.Err == nil {
 		return d.ProcInfo(), nil
 	}
 	return nil, unwind.ErrNoInfo

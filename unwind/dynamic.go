@@ -270,6 +270,9 @@ type DynInfo struct {
 	// Addr is where the entry was read from in the target (0 when it was
 	// registered in-process).
 	Addr uint64
+	// Err says why the entry's unwind information is unusable (a corrupt
+	// region chain read from a target); its range and name still hold.
+	Err error
 
 	// in-process registration links
 	list       *DynList

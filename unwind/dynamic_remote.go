@@ -173,7 +173,8 @@ func (r *dynReader) info(addr uint64) (d *DynInfo, next uint64, err error) {
 			// Keep the name (a frame can still be named) but not half a
 			// description: the regions up to the bad one are dropped too.
 			p.Regions = nil
-			return d, next, fmt.Errorf("procedure %q: %w", p.Name, err)
+			d.Err = fmt.Errorf("procedure %q: %w", p.Name, err)
+			return d, next, d.Err
 		}
 	case DynFormatTable, DynFormatRemoteTable:
 		t := &DynTableInfo{

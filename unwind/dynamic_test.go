@@ -270,7 +270,7 @@ func TestReadDynListHostile(t *testing.T) {
 	if err != nil || len(x.Infos) != 2 || len(warns) != 2 {
 		t.Errorf("hostile counts: %v, %d entries, warnings %v", err, len(x.Infos), warns)
 	}
-	if x.Infos[0].Name() != "jit_one" || x.Infos[0].Proc.Regions != nil {
+	if x.Infos[0].Name() != "jit_one" || x.Infos[0].Proc.Regions != nil || x.Infos[0].Err == nil {
 		t.Errorf("a procedure with a bad region keeps its name and drops its regions")
 	}
 	if w.m.reads > 50 {

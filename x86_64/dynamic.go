@@ -63,6 +63,9 @@ func dynamicRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, 
 	if !ok {
 		return nil, fmt.Errorf("dynamic proc info for %#x carries %T", lpc, pi.Info)
 	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
 	switch d.Format {
 	case unwind.DynFormatDynamic:
 		row, alias, err := dynamicRow(d, lpc)
