@@ -120,6 +120,25 @@ func elfKind(b []byte) Kind {
 	return KindELF
 }
 
+// NewDecompressor returns a reader of r's content, decompressed when its
+// magic bytes say it is zstd, xz, gzip or lz4 (kind names which; "" when
+// it is not compressed and rd reads r as is). done releases the decoder.
+func NewDecompressor(r io.Reader) (rd io.Reader, kind string, done func(), err error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, err := br.Peek(8)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, "", nil, err
+	}
+	if kind = compressionKind(head); kind == "" {
+		return br, "", func() {}, nil
+	}
+	d, done, err := decompressor(kind, br)
+	if err != nil {
+		return nil, kind, nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	return d, kind, done, nil
+}
+
 // DecompressTo copies the (possibly compressed) stream r into w,
 // decompressing it when its magic bytes say so and leaving holes for
 // all-zero 4 KiB blocks, so a core extracted from an archive takes the
@@ -127,20 +146,11 @@ func elfKind(b []byte) Kind {
 // for none) and the number of bytes written. At most maxDecompressed bytes
 // are written; a larger stream is an error (a decompression bomb).
 func DecompressTo(w *os.File, r io.Reader) (kind string, size int64, err error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, err := br.Peek(8)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", 0, err
+	src, kind, done, err := NewDecompressor(r)
+	if err != nil {
+		return kind, 0, err
 	}
-	src := io.Reader(br)
-	if kind = compressionKind(head); kind != "" {
-		d, done, err := decompressor(kind, br)
-		if err != nil {
-			return kind, 0, fmt.Errorf("%s: %w", kind, err)
-		}
-		defer done()
-		src = d
-	}
+	defer done()
 	size, err = copySparse(w, io.LimitReader(src, maxDecompressed+1))
 	if err != nil {
 		if kind != "" {
