@@ -72,7 +72,7 @@ func TestDynamicCorruptList(t *testing.T) {
 	le := binary.LittleEndian
 	last := x.Infos[len(x.Infos)-1].Addr
 	patch(last, le.AppendUint64(nil, x.Infos[0].Addr)) // the last entry links to the first
-	patch(regions+12, le.AppendUint32(nil, 1<<31))      // op_count
+	patch(regions+12, le.AppendUint32(nil, 1<<31))     // op_count
 	bad := filepath.Join(t.TempDir(), "core.corrupt")
 	if err := os.WriteFile(bad, img, 0o644); err != nil {
 		t.Fatal(err)
