@@ -50,5 +50,3 @@ func (x *intervalIndex) each(pc uint64, fn func(idx int32) bool) {
 	}
 }
 
-// empty reports whether the index holds no intervals.
-func (x *intervalIndex) empty() bool { return len(x.iv) == 0 }

@@ -15,7 +15,6 @@ type builder struct {
 }
 
 func (w *builder) u8(v ...byte) { w.b = append(w.b, v...) }
-func (w *builder) u16(v uint16) { w.b = w.order.(binary.AppendByteOrder).AppendUint16(w.b, v) }
 func (w *builder) u32(v uint32) { w.b = w.order.(binary.AppendByteOrder).AppendUint32(w.b, v) }
 func (w *builder) u64(v uint64) { w.b = w.order.(binary.AppendByteOrder).AppendUint64(w.b, v) }
 func (w *builder) str(s string) { w.b = append(append(w.b, s...), 0) }
