@@ -49,4 +49,3 @@ func (x *intervalIndex) each(pc uint64, fn func(idx int32) bool) {
 		}
 	}
 }
-
