@@ -28,5 +28,15 @@ if [ "$pattern" != "core" ]; then
 		echo "test.sh: warning: core_pattern is '$pattern', not 'core'; the end-to-end tests need kernel cores in the working directory" >&2
 fi
 
+# Style gates: formatting, vet and staticcheck, as CI requires.
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "test.sh: gofmt would change:" $unformatted >&2
+	exit 1
+fi
 go vet ./...
+if ! command -v staticcheck >/dev/null 2>&1; then
+	go install honnef.co/go/tools/cmd/staticcheck@2026.2.2
+fi
+staticcheck ./...
 CI="${CI:-}" go test -timeout 30m ./...
