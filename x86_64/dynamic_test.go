@@ -149,9 +149,12 @@ func TestDynamicOpsStatesAndAlias(t *testing.T) {
 	if get(f, RSP) != cfa || get(f, RIP) != 0x666000 {
 		t.Errorf("copied state: rsp %#x rip %#x", get(f, RSP), get(f, RIP))
 	}
-	s.put(cfa-8-8, 0x777000)                     // where the alias's state finds the return address
-	f = s.step(t, start+0x18, cfa-24, 0x7000090) // aliased: 0x600018 has 0x10 of stack
-	if get(f, RIP) != 0x777000 || get(f, RSP) != cfa-8 {
+	// Aliased: at 0x600018 the target has 0x10 bytes of stack, so the
+	// CFA is rsp+0x18; g's own state (one push) would read the return
+	// address at rsp+8 instead.
+	s.put(cfa-16, 0x777000)
+	f = s.step(t, start+0x18, cfa-24, 0x7000090)
+	if get(f, RIP) != 0x666000 || get(f, RSP) != cfa {
 		t.Errorf("aliased: rip %#x rsp %#x", get(f, RIP), get(f, RSP))
 	}
 }
