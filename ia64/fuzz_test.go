@@ -75,6 +75,13 @@ func FuzzDecode(f *testing.F) {
 		for _, r := range recs {
 			_ = r.String()
 		}
+		// Any records give a state and a script at any slot.
+		pr := uint64(0xffff)
+		for _, target := range []int64{0, 1, 7, int64(3 * len(b))} {
+			if sr, err := buildState(recs, target, &pr); err == nil {
+				_ = compile(sr)
+			}
+		}
 	})
 }
 
