@@ -33,8 +33,11 @@ type Entry struct {
 	RawStart, RawEnd uint32
 }
 
-// Contains reports whether addr lies in the entry's region.
-func (e *Entry) Contains(addr uint64) bool { return e.Start <= addr && addr <= e.End }
+// Contains reports whether addr lies in the entry's region: End is the
+// address of the last instruction, so the region covers [Start, End+4)
+// (a caller's lookup address, return address - 1, may fall in the last
+// instruction's bytes).
+func (e *Entry) Contains(addr uint64) bool { return e.Start <= addr && addr < e.End+4 }
 
 // Table is the unwind table of one object: the entries of every
 // .PARISC.unwind section in file order, with a sorted index for lookups.

@@ -150,7 +150,7 @@ func TestLookupIsInclusiveOfTheLastInstruction(t *testing.T) {
 	for _, c := range []struct {
 		addr uint64
 		want int
-	}{{0xfc, -1}, {0x100, 0}, {0x108, 0}, {0x10c, -1}, {0x110, 1}, {0x140, 1}, {0x144, -1}} {
+	}{{0xfc, -1}, {0x100, 0}, {0x108, 0}, {0x10b, 0}, {0x10c, -1}, {0x110, 1}, {0x140, 1}, {0x144, -1}} {
 		e, ok := tab.Lookup(c.addr)
 		got := -1
 		if ok {

@@ -1,0 +1,183 @@
+package hppa
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var be = binary.BigEndian
+
+// facts is what dump_process.py recorded.
+type facts struct {
+	Signal  string `json:"signal"`
+	Threads []struct {
+		TID   int      `json:"tid"`
+		GRegs []uint64 `json:"gregs"`
+	} `json:"threads"`
+	Maps    string `json:"maps"` // /proc/self/maps without the dump's scratch buffer
+	Auxv    string `json:"auxv"`
+	Cmdline string `json:"cmdline"`
+}
+
+var signalNumbers = map[string]int{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGFPE": 8, "SIGBUS": 10, "SIGSEGV": 11, "SIGSYS": 31}
+
+// WriteCore writes dir/core, an ELF32 big-endian parisc core laid out as
+// the Linux kernel writes one (ELFOSABI_LINUX; per thread NT_PRSTATUS of
+// 396 bytes with pr_reg at 72; NT_PRPSINFO, NT_AUXV and NT_FILE after the
+// first; a PT_LOAD per mapping), from what CrashUnderGDB recorded. Paths
+// under the sysroot are recorded as the guest saw them (/lib/libc.so.6).
+func WriteCore(t testing.TB, dir string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "dump", "facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f facts
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	runs := map[uint64][]byte{}
+	ents, _ := os.ReadDir(filepath.Join(dir, "dump"))
+	for _, e := range ents {
+		if a, ok := strings.CutPrefix(e.Name(), "mem-"); ok {
+			addr, _ := strconv.ParseUint(a, 16, 64)
+			runs[addr], _ = os.ReadFile(filepath.Join(dir, "dump", e.Name()))
+		}
+	}
+	type mapping struct {
+		start, end, off uint64
+		perm, name      string
+	}
+	var maps []mapping
+	re := regexp.MustCompile(`^([0-9a-f]+)-([0-9a-f]+) (\S+) ([0-9a-f]+) \S+ \d+\s*(.*)$`)
+	for _, line := range strings.Split(f.Maps, "\n") {
+		m := re.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		s, _ := strconv.ParseUint(m[1], 16, 64)
+		e, _ := strconv.ParseUint(m[2], 16, 64)
+		o, _ := strconv.ParseUint(m[4], 16, 64)
+		maps = append(maps, mapping{s, e, o, m[3], strings.TrimPrefix(m[5], Sysroot)})
+	}
+	sort.Slice(maps, func(i, j int) bool { return maps[i].start < maps[j].start })
+
+	var notes bytes.Buffer
+	note := func(typ uint32, desc []byte) {
+		var h [12]byte
+		be.PutUint32(h[0:], 5)
+		be.PutUint32(h[4:], uint32(len(desc)))
+		be.PutUint32(h[8:], typ)
+		notes.Write(h[:])
+		notes.WriteString("CORE\x00\x00\x00\x00")
+		notes.Write(desc)
+		for notes.Len()%4 != 0 {
+			notes.WriteByte(0)
+		}
+	}
+	pid := f.Threads[0].TID
+	args := bytes.Split(bytes.TrimRight(mustHex(f.Cmdline), "\x00"), []byte{0})
+	for i, th := range f.Threads {
+		d := make([]byte, 396)
+		if i == 0 {
+			sig := signalNumbers[f.Signal]
+			be.PutUint32(d[0:], uint32(sig))
+			be.PutUint16(d[12:], uint16(sig))
+		}
+		be.PutUint32(d[24:], uint32(th.TID))
+		be.PutUint32(d[32:], uint32(pid))
+		be.PutUint32(d[36:], uint32(pid))
+		for k, v := range th.GRegs {
+			if k < 80 {
+				be.PutUint32(d[72+4*k:], uint32(v))
+			}
+		}
+		note(1, d)
+		if i > 0 {
+			continue
+		}
+		ps := make([]byte, 128)
+		ps[1] = 'R'
+		be.PutUint32(ps[16:], uint32(pid))
+		copy(ps[32:47], filepath.Base(string(args[0])))
+		copy(ps[48:127], bytes.Join(args, []byte(" ")))
+		note(3, ps)
+		note(6, mustHex(f.Auxv))
+		var nf bytes.Buffer
+		var names []string
+		var triples []uint32
+		for _, m := range maps {
+			if strings.HasPrefix(m.name, "/") {
+				triples = append(triples, uint32(m.start), uint32(m.end), uint32(m.off/0x1000))
+				names = append(names, m.name)
+			}
+		}
+		binary.Write(&nf, be, []uint32{uint32(len(names)), 0x1000})
+		binary.Write(&nf, be, triples)
+		for _, n := range names {
+			nf.WriteString(n + "\x00")
+		}
+		note(0x46494c45, nf.Bytes())
+	}
+
+	// Layout: header, phdrs (note + one per mapping), notes, memory.
+	nph := 1 + len(maps)
+	hdr := make([]byte, 52+32*nph)
+	copy(hdr, "\x7fELF\x01\x02\x01\x03")
+	be.PutUint16(hdr[16:], 4)  // ET_CORE
+	be.PutUint16(hdr[18:], 15) // EM_PARISC
+	be.PutUint32(hdr[20:], 1)
+	be.PutUint32(hdr[28:], 52)
+	be.PutUint16(hdr[40:], 52)
+	be.PutUint16(hdr[42:], 32)
+	be.PutUint16(hdr[44:], uint16(nph))
+	ph := func(i int, typ, off, vaddr, filesz, memsz, flags uint32) {
+		p := hdr[52+32*i:]
+		for k, v := range []uint32{typ, off, vaddr, 0, filesz, memsz, flags, 4} {
+			be.PutUint32(p[4*k:], v)
+		}
+	}
+	body := append([]byte(nil), notes.Bytes()...)
+	ph(0, 4, uint32(len(hdr)), 0, uint32(len(body)), 0, 0)
+	for i, m := range maps {
+		var flags uint32
+		for c, bit := range map[byte]uint32{'r': 4, 'w': 2, 'x': 1} {
+			if strings.IndexByte(m.perm, c) >= 0 {
+				flags |= bit
+			}
+		}
+		for len(body)%0x1000 != 0 {
+			body = append(body, 0)
+		}
+		data := runs[m.start]
+		if uint64(len(data)) > m.end-m.start {
+			data = data[:m.end-m.start]
+		}
+		end := m.end
+		if !strings.HasPrefix(m.name, "/") && len(data) > 0 && m.start+uint64(len(data)) < end && m.perm[1] == 'w' {
+			// A stack dumped up to sp + slack: presented as that long.
+			end = m.start + uint64(len(data))
+		}
+		ph(1+i, 1, uint32(len(hdr)+len(body)), uint32(m.start), uint32(len(data)), uint32(end-m.start), flags)
+		body = append(body, data...)
+	}
+	p := filepath.Join(dir, "core")
+	if err := os.WriteFile(p, append(hdr, body...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustHex(s string) []byte {
+	b, _ := hex.DecodeString(s)
+	return b
+}

@@ -1,0 +1,105 @@
+package hppa
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// Sysroot is where Debian's cross packages put the hppa libraries.
+const Sysroot = "/usr/hppa-linux-gnu"
+
+// dumpScript is the gdb command that records a stopped process.
+func dumpScript(t testing.TB) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the gdb script")
+	}
+	return filepath.Join(filepath.Dir(file), "testdata", "dump_process.py")
+}
+
+// CrashUnderGDB runs prog under qemu-hppa with gdb-multiarch attached until
+// it dies of a signal, records gdb's live backtrace of every thread
+// (dir/live-bt.txt) and the process state (coreunwind-dump), and returns
+// dir. WriteCore turns the state into a core.
+func CrashUnderGDB(t testing.TB, dir, prog string, args ...string) string {
+	t.Helper()
+	qemu := testenv.NeedTool(t, "qemu-hppa")
+	gdb := testenv.NeedTool(t, "gdb-multiarch")
+	if _, err := os.Stat(filepath.Join(Sysroot, "lib", "libc.so.6")); err != nil {
+		testenv.Unavailable(t, "libc6-hppa-cross is not installed: "+err.Error())
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	q := exec.Command(qemu, append([]string{"-g", port, prog}, args...)...)
+	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+Sysroot)
+	q.Dir = dir
+	if err := q.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { q.Process.Kill(); q.Wait() }()
+	// The qemu stub takes exactly one connection: gdb's target remote
+	// retries a refused one, so there is no probe here.
+	bt := filepath.Join(dir, "live-bt.txt")
+	cmd := exec.Command(gdb, "-nx", "-batch",
+		"-ex", "set sysroot "+Sysroot, "-ex", "set pagination off", "-ex", "set confirm off",
+		"-ex", "handle SIGUSR1 SIGUSR2 SIGALRM SIGCHLD SIGPIPE nostop noprint pass",
+		"-ex", "file "+prog, "-ex", "target remote 127.0.0.1:"+port, "-ex", "continue",
+		"-ex", "python open('"+bt+"','w').write(gdb.execute('thread apply all bt', to_string=True))",
+		"-ex", "source "+dumpScript(t), "-ex", "coreunwind-dump "+filepath.Join(dir, "dump"),
+		"-ex", "kill")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "coreunwind-dump:") {
+		t.Fatalf("gdb-multiarch: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// GDBFrame is one frame of gdb's backtrace.
+type GDBFrame struct {
+	PC       uint64 // 0 when gdb printed no address (pc at a line start)
+	HasPC    bool
+	Function string // "??" when gdb had no name; "<signal handler called>"
+}
+
+var (
+	threadLine = regexp.MustCompile(`^Thread \d+ \(.*?(?:LWP |Thread \d+\.)(\d+)`)
+	frameLine  = regexp.MustCompile(`^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+)`)
+)
+
+// ParseBacktrace reads `thread apply all bt` output: frames by thread id.
+func ParseBacktrace(text string) map[int][]GDBFrame {
+	out := map[int][]GDBFrame{}
+	tid := -1
+	for _, line := range strings.Split(text, "\n") {
+		if m := threadLine.FindStringSubmatch(line); m != nil {
+			tid, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if strings.Contains(line, "<signal handler called>") && tid >= 0 {
+			out[tid] = append(out[tid], GDBFrame{Function: "<signal handler called>"})
+			continue
+		}
+		if m := frameLine.FindStringSubmatch(line); m != nil && tid >= 0 {
+			f := GDBFrame{Function: m[2]}
+			if m[1] != "" {
+				f.PC, _ = strconv.ParseUint(m[1][2:], 16, 64)
+				f.HasPC = true
+			}
+			out[tid] = append(out[tid], f)
+		}
+	}
+	return out
+}

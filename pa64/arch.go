@@ -1,0 +1,231 @@
+package pa64
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+func init() {
+	unwind.Register(Arch{})
+	unwind.Register(Arch{wide: true})
+}
+
+// Arch is the PA-RISC unwinder: "hppa" (32-bit, PA 1.1 conventions) or,
+// when wide, "hppa64" (PA 2.0W). It is stateless; the rule for each
+// lookup address is kept in the caller's unwind.Cache.
+type Arch struct{ wide bool }
+
+// New returns the arch for 32-bit (wide false) or 64-bit code.
+func New(wide bool) Arch { return Arch{wide: wide} }
+
+func (a Arch) Name() string {
+	if a.wide {
+		return "hppa64"
+	}
+	return "hppa"
+}
+func (Arch) NumRegs() int         { return NumRegs }
+func (Arch) RegName(r int) string { return RegName(r) }
+func (Arch) PCReg() int           { return PC }
+func (Arch) SPReg() int           { return SP }
+
+// word is the size of a register save slot.
+func (a Arch) word() int64 {
+	if a.wide {
+		return 8
+	}
+	return 4
+}
+
+// rpSlot is where a callee stores rp, relative to its entry sp (the
+// caller's frame marker): -20 on 32-bit, -16 on 64-bit.
+func (a Arch) rpSlot() int64 {
+	if a.wide {
+		return -16
+	}
+	return -20
+}
+
+// FindTableEntry is unwind.TableArch: the .PARISC.unwind entry for a
+// link-time address.
+func (Arch) FindTableEntry(f *elf.File, addr uint64) (*unwind.ProcInfo, error) {
+	return findTableEntry(f, addr)
+}
+
+// Step finds callee's caller. The order: a Linux signal trampoline (by
+// its code), an HP-UX interrupt marker, the unwind table entry with the
+// prologue scan, and for a pc without an entry the leaf rule (caller pc
+// in rp, sp unchanged) — only trustworthy for the innermost frame, or
+// for the gateway page where a thread sits in a system call and r31 is
+// the return point.
+func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, depth int) (unwind.StepResult, error) {
+	pc, _ := callee.Get(PC)
+	sp, ok := callee.Get(SP)
+	if !ok {
+		return unwind.StepEnd, fmt.Errorf("pc %#x: %w: sp", pc, unwind.ErrNoReg)
+	}
+	if sc, ok := a.linuxSigcontext(as, callee); ok {
+		if err := a.stepSigcontext(as, sc, callee, caller); err != nil {
+			return unwind.StepEnd, err
+		}
+		return unwind.StepCaller, nil
+	}
+	r := a.ruleFor(as, cache, callee.LookupPC(PC), pc)
+	switch {
+	case r.entry != nil && r.entry.Desc.HPUXInterruptMarker():
+		if err := a.stepHPUXInterrupt(as, sp, caller); err != nil {
+			return unwind.StepEnd, err
+		}
+		return unwind.StepCaller, nil
+	case r.entry != nil:
+		return a.stepTable(as, r, callee, caller)
+	case pc < gatewayPageEnd && callee.ExactPC:
+		// In the kernel's gateway page: a system call made with
+		// be,l 0x100(%sr2,%r0),%sr0,%r31 returns to r31.
+		return a.stepLink(callee, caller, R31)
+	case depth == 0 || callee.Trust == unwind.TrustContext:
+		// A pc with no entry is a leaf that has not touched rp or sp.
+		return a.stepLink(callee, caller, RP)
+	case isEntryPoint(as, callee.LookupPC(PC)):
+		// crt1's _start has no unwind entry and no caller.
+		return unwind.StepEnd, nil
+	}
+	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (no .PARISC.unwind entry, and rp is not known above the innermost frame)", pc, r.errOr(unwind.ErrNoInfo))
+}
+
+// gatewayPageEnd bounds the Linux gateway page at address 0, where a
+// thread in a system call is stopped.
+const gatewayPageEnd = 0x1000
+
+// stepLink: the caller returns to the address in link (rp or r31) and
+// shares the callee's sp.
+func (a Arch) stepLink(callee, caller *unwind.Frame, link int) (unwind.StepResult, error) {
+	ra, ok := callee.Get(link)
+	if !ok {
+		return unwind.StepEnd, fmt.Errorf("%w: %s", unwind.ErrNoReg, RegName(link))
+	}
+	a.inherit(callee, caller)
+	sp, _ := callee.Get(SP)
+	caller.Set(SP, sp, unwind.SaveLoc{Kind: unwind.LocSame})
+	caller.Set(PC, ra&privMask, unwind.SaveLoc{Kind: unwind.LocReg, Reg: link})
+	caller.Trust = unwind.TrustUnwindTable
+	return unwind.StepCaller, nil
+}
+
+// inherit copies the registers a call preserves from callee to caller.
+func (a Arch) inherit(callee, caller *unwind.Frame) {
+	for r := 0; r < NumRegs; r++ {
+		if v, ok := callee.Get(r); ok && calleeSaved(r) {
+			caller.Set(r, v, unwind.SaveLoc{Kind: unwind.LocSame})
+		}
+	}
+}
+
+// stepTable applies the table entry and the prologue scan.
+func (a Arch) stepTable(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	pc, _ := callee.Get(PC)
+	sp, _ := callee.Get(SP)
+	d := r.entry.Desc
+	p := r.prologue
+	base := sp - uint64(p.size)
+	if r3, ok := callee.Get(R3); ok && r3 != 0 && p.fpCopied && (d.SaveSP() || d.PseudoSPSet() || d.LargeFrame()) {
+		// A frame-pointer frame (alloca, variable or large frames):
+		// r3 holds the entry sp once the prologue copied it there.
+		base = r3
+		if d.PseudoSPSet() && !d.SaveSP() {
+			base = r3 - d.FrameBytes()
+		}
+	}
+	a.inherit(callee, caller)
+	for reg, off := range p.saves {
+		addr := base + uint64(off)
+		v, err := a.readWord(as, addr)
+		if err != nil {
+			continue
+		}
+		caller.Set(reg, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
+	}
+	var ra uint64
+	var loc unwind.SaveLoc
+	switch {
+	case d.Millicode():
+		v, ok := callee.Get(R31)
+		if !ok {
+			return unwind.StepEnd, fmt.Errorf("millicode at %#x: %w: r31", pc, unwind.ErrNoReg)
+		}
+		ra, loc = v, unwind.SaveLoc{Kind: unwind.LocReg, Reg: R31}
+		// Millicode keeps rp; the caller may still need it.
+		if v, ok := callee.Get(RP); ok {
+			caller.Set(RP, v, unwind.SaveLoc{Kind: unwind.LocSame})
+		}
+	case p.rpSaved:
+		addr := base + uint64(p.rpOff)
+		v, err := a.readWord(as, addr)
+		if err != nil {
+			return unwind.StepEnd, fmt.Errorf("pc %#x: rp saved at %#x: %w", pc, addr, err)
+		}
+		ra, loc = v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr}
+	default:
+		v, ok := callee.Get(RP)
+		if !ok {
+			return unwind.StepEnd, fmt.Errorf("pc %#x: %w: rp (not saved by the prologue)", pc, unwind.ErrNoReg)
+		}
+		ra, loc = v, unwind.SaveLoc{Kind: unwind.LocReg, Reg: RP}
+	}
+	if ra&privMask == 0 {
+		return unwind.StepEnd, nil
+	}
+	caller.Set(SP, base, unwind.SaveLoc{Kind: unwind.LocValue})
+	caller.Set(PC, ra&privMask, loc)
+	caller.CFA, caller.HasCFA = base, false
+	caller.Trust = unwind.TrustUnwindTable
+	return unwind.StepCaller, nil
+}
+
+// readWord reads a register-sized word of target memory.
+func (a Arch) readWord(as unwind.AddrSpace, addr uint64) (uint64, error) {
+	if a.wide {
+		var b [8]byte
+		if err := as.ReadMem(addr, b[:]); err != nil {
+			return 0, err
+		}
+		return as.ByteOrder().Uint64(b[:]), nil
+	}
+	var b [4]byte
+	if err := as.ReadMem(addr, b[:]); err != nil {
+		return 0, err
+	}
+	return uint64(as.ByteOrder().Uint32(b[:])), nil
+}
+
+// readInsn reads one instruction word.
+func readInsn(as unwind.AddrSpace, addr uint64) (uint32, bool) {
+	var b [4]byte
+	if as.ReadMem(addr, b[:]) != nil {
+		return 0, false
+	}
+	return as.ByteOrder().Uint32(b[:]), true
+}
+
+// IsSignalFrame reports whether f is a Linux signal trampoline or a
+// routine with the HP-UX interrupt marker.
+func (a Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
+	if _, ok := a.linuxSigcontext(as, f); ok {
+		return true
+	}
+	pc, _ := f.Get(PC)
+	r := a.ruleFor(as, cache, f.LookupPC(PC), pc)
+	return r.entry != nil && r.entry.Desc.HPUXInterruptMarker()
+}
+
+var errNoEntry = errors.New("no .PARISC.unwind entry")
+
+// isEntryPoint reports whether addr is in the program's entry routine,
+// the outermost frame of the main thread.
+func isEntryPoint(as unwind.AddrSpace, addr uint64) bool {
+	name, _, err := as.ProcName(addr)
+	return err == nil && (name == "_start" || name == "__start" || name == "$START$")
+}

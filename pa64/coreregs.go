@@ -1,0 +1,110 @@
+package pa64
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// Linux parisc elf_gregset_t: 80 slots of the word size; slot 0 holds the
+// PSW, slots 1..31 gr1..gr31, 40 iaoq[0], 41 iaoq[1], 44 sar.
+const (
+	linuxGRegSlots = 80
+	linuxSlotIAOQ  = 40
+	linuxSlotSAR   = 44
+)
+
+// HP-UX save_state_t (hpux-cores.md §2.5): flags, the narrow image (4-byte
+// slots, grN at 4·N), the FP block, the wide image (8-byte slots after 8
+// reserved bytes, grN at 0x280+8·N). The slots after gr31 are sar,
+// pcoq_head, ...
+const (
+	ssFlagsInSyscall = 0x02
+	ssFlagsWideRegs  = 0x40
+	ssNarrowOff      = 0
+	ssFPBlockOff     = 0x100
+	ssWideOff        = 0x280
+	ssSlotPCOQHead   = 33
+	ssSlotIPSW       = 41
+	ssPA89Size       = 512 // PA 1.1 save state: narrow image only
+	ssSize           = 1152
+)
+
+// privMask clears the privilege level PA-RISC keeps in the low two bits of
+// instruction addresses.
+const privMask = ^uint64(3)
+
+// FrameFromCoreRegs builds frame 0 from a thread's register bytes: a Linux
+// NT_PRSTATUS pr_reg (80 slots; 320 bytes on 32-bit, 640 on 64-bit) or an
+// HP-UX save_state_t (corefile puts it in GRegs for HP-UX cores).
+func (a Arch) FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {
+	switch len(gregs) {
+	case linuxGRegSlots * 4:
+		return linuxFrame(gregs, order, 4), nil
+	case linuxGRegSlots * 8:
+		return linuxFrame(gregs, order, 8), nil
+	}
+	if len(gregs) >= ssPA89Size {
+		return saveStateFrame(gregs, order, a.wide)
+	}
+	return nil, fmt.Errorf("%s register set: %d bytes, want %d or %d (Linux pr_reg) or an HP-UX save_state of %d",
+		a.Name(), len(gregs), linuxGRegSlots*4, linuxGRegSlots*8, ssSize)
+}
+
+func linuxFrame(b []byte, order binary.ByteOrder, word int) *unwind.Frame {
+	get := func(slot int) uint64 {
+		if word == 4 {
+			return uint64(order.Uint32(b[slot*4:]))
+		}
+		return order.Uint64(b[slot*8:])
+	}
+	f := unwind.NewFrame(NumRegs)
+	same := unwind.SaveLoc{Kind: unwind.LocSame}
+	f.Set(0, 0, same)
+	for r := 1; r < 32; r++ {
+		f.Set(r, get(r), same)
+	}
+	f.Set(PSW, get(0), same)
+	f.Set(PC, get(linuxSlotIAOQ)&privMask, same)
+	f.Trust, f.ExactPC = unwind.TrustContext, true
+	return f
+}
+
+// saveStateFrame decodes an HP-UX save_state_t: the wide image when
+// SS_WIDEREGS says it is live, else the narrow one; a thread saved in a
+// system call resumes at r31.
+func saveStateFrame(ss []byte, order binary.ByteOrder, wide bool) (*unwind.Frame, error) {
+	flags := order.Uint32(ss)
+	useWide := flags&ssFlagsWideRegs != 0
+	if useWide && len(ss) < ssWideOff+8+8*ssSlotIPSW+8 {
+		return nil, fmt.Errorf("HP-UX save state: SS_WIDEREGS set but only %d bytes", len(ss))
+	}
+	get := func(slot int) uint64 {
+		if useWide {
+			v := order.Uint64(ss[ssWideOff+8*slot:])
+			if !wide {
+				v &= 0xffffffff
+			}
+			return v
+		}
+		return uint64(order.Uint32(ss[ssNarrowOff+4*slot:]))
+	}
+	f := unwind.NewFrame(NumRegs)
+	same := unwind.SaveLoc{Kind: unwind.LocSame}
+	f.Set(0, 0, same)
+	for r := 1; r < 32; r++ {
+		f.Set(r, get(r), same)
+	}
+	for i := 0; i < 32 && ssFPBlockOff+8*i+8 <= len(ss); i++ {
+		f.Set(FR0+i, order.Uint64(ss[ssFPBlockOff+8*i:]), same)
+	}
+	f.Set(PSW, get(ssSlotIPSW), same)
+	pc := get(ssSlotPCOQHead)
+	if flags&ssFlagsInSyscall != 0 {
+		pc = get(R31)
+	}
+	f.Set(PC, pc&privMask, same)
+	f.Trust, f.ExactPC = unwind.TrustContext, true
+	return f, nil
+}

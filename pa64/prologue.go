@@ -1,0 +1,150 @@
+package pa64
+
+// The prologue scan: what a function's entry code did to sp and where it
+// stored rp and the callee-saved registers, read from the instructions
+// between the region start and the frame's pc (gdb's hppa_frame_cache and
+// the Linux kernel's unwind_frame_regs do the same; the table only gives
+// counts and the final frame size).
+
+// prologue is the scan's result, offsets relative to the frame base (the
+// sp at entry, which is the caller's sp).
+type prologue struct {
+	size     int64 // bytes added to sp by the instructions executed
+	rpOff    int64 // rp's slot (base + rpOff), valid if rpSaved
+	rpSaved  bool
+	saves    map[int]int64 // general register -> slot offset from the base
+	fpCopied bool          // "copy %sp,%r3" executed: r3 holds the base
+}
+
+// im14 decodes PA-RISC's 14-bit immediate with the sign in the low bit.
+func im14(w uint32) int64 {
+	v := int64(w&0x3fff) >> 1
+	if w&1 != 0 {
+		v -= 1 << 13
+	}
+	return v
+}
+
+// im5 decodes the 5-bit short displacement, sign in the low bit.
+func im5(w uint32) int64 {
+	v := int64(w&0x1f) >> 1
+	if w&1 != 0 {
+		v -= 1 << 4
+	}
+	return v
+}
+
+// im21 decodes addil/ldil's 21-bit left immediate (assemble_21) as the
+// value it adds (already shifted left by 11).
+func im21(w uint32) int64 {
+	x := w & 0x1fffff
+	v := (x&1)<<20 | (x>>1&0x7ff)<<9 | (x>>14&3)<<7 | (x>>16&0x1f)<<2 | (x >> 12 & 3)
+	r := int64(v) << 11
+	if x&1 != 0 {
+		r -= 1 << 32
+	}
+	return r
+}
+
+// std long-displacement offset: ((w >> 4) & 0x3ff) << 3, negative if w&1.
+func stdDisp(w uint32) int64 {
+	v := int64((w>>4)&0x3ff) << 3
+	if w&1 != 0 {
+		v -= 1 << 13
+	}
+	return v
+}
+
+const (
+	insCopySPR3 = 0x081E0243 // copy %sp,%r3
+	insCopyR3R1 = 0x08030241 // copy %r3,%r1
+)
+
+// scanPrologue decodes the words of a function from its entry up to (not
+// including) the instruction at pc. read returns false when code memory
+// is unavailable. Scanning stops at the first branch after its delay
+// slot: the prologue is over by then.
+func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide bool) prologue {
+	p := prologue{saves: map[int]int64{}}
+	r1HoldsR3 := false
+	pendingL := int64(0)
+	branchSeen := false
+	const maxScan = 4096 // instructions; prologues are short
+	for addr, n := start, 0; addr < pc && n < maxScan; addr, n = addr+4, n+1 {
+		w, ok := read(addr)
+		if !ok {
+			break
+		}
+		op := w >> 26
+		b, r := int(w>>21&31), int(w>>16&31)
+		store := func(reg int, off int64) {
+			if reg == R1 && r1HoldsR3 {
+				reg = R3
+			}
+			if reg == RP {
+				if !p.rpSaved {
+					p.rpOff, p.rpSaved = off, true
+				}
+				return
+			}
+			if _, dup := p.saves[reg]; !dup && calleeSaved(reg) {
+				p.saves[reg] = off
+			}
+		}
+		switch {
+		case w&0xffffc000 == 0x37de0000: // ldo N(%sp),%sp
+			p.size += im14(w)
+		case w&0xffe00000 == 0x2bc00000: // addil L%x,%sp
+			pendingL = im21(w)
+		case w&0xffff0000 == 0x343e0000: // ldo R%x(%r1),%sp
+			p.size += pendingL + im14(w)
+			pendingL = 0
+		case op == 0x1b && b == SP: // stwm r,N(%sp): store at sp, then sp += N
+			d := im14(w)
+			if d >= 0 {
+				store(r, p.size)
+			} else {
+				store(r, p.size+d)
+			}
+			p.size += d
+		case op == 0x1a && b == SP: // stw r,N(%sp)
+			store(r, p.size+im14(w))
+		case op == 0x1c && b == SP && w&0xe == 0: // std r,N(%sp)
+			store(r, p.size+stdDisp(w))
+		case op == 0x1c && b == SP && w&0x8 != 0: // std,ma / std,mb r,N(%sp)
+			d := stdDisp(w)
+			if w&0x4 == 0 { // ,ma: store at sp, then modify
+				store(r, p.size)
+			} else {
+				store(r, p.size+d)
+			}
+			p.size += d
+		case op == 0x03 && b == SP && w&0x13c0 == 0x12c0 && w&0x20 == 0: // std r,im5(%sp) (short form)
+			store(r, p.size+im5(w))
+		case op == 0x03 && b == SP && w&0x13c0 == 0x1280 && w&0x20 == 0: // stw r,im5(%sp) (short form)
+			store(r, p.size+im5(w))
+		case w == insCopySPR3:
+			p.fpCopied = true
+		case w == insCopyR3R1:
+			r1HoldsR3 = true
+		}
+		if branchSeen {
+			break
+		}
+		if isBranch(w) {
+			branchSeen = true
+		}
+	}
+	return p
+}
+
+// isBranch reports whether w transfers control (its delay slot is still
+// part of the straight-line prologue).
+func isBranch(w uint32) bool {
+	switch w >> 26 {
+	case 0x38, 0x39, 0x3a, 0x3b, // be, be,l, b,l / bv / bve, cmpb..
+		0x20, 0x21, 0x22, 0x23, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2f, 0x30, 0x31, 0x32, 0x33:
+		return true
+	}
+	return false
+}
