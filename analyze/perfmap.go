@@ -19,6 +19,9 @@ import (
 const (
 	maxPerfMapLines = 1 << 22
 	maxPerfMapLine  = 1 << 16
+	// maxPerfOverlap bounds how many entries starting below an address a
+	// lookup examines: maps of recompiling JITs overlap, but not deeply.
+	maxPerfOverlap = 64
 )
 
 type perfEntry struct {
@@ -97,7 +100,7 @@ func (pm *perfMap) lookup(addr uint64) (perfEntry, bool) {
 	}
 	k := sort.Search(len(pm.entries), func(i int) bool { return pm.entries[i].start > addr })
 	best := -1
-	for j := k - 1; j >= 0 && addr-pm.entries[j].start < pm.maxLen; j-- {
+	for j := k - 1; j >= 0 && j >= k-maxPerfOverlap && addr-pm.entries[j].start < pm.maxLen; j-- {
 		e := &pm.entries[j]
 		if addr < e.end && (best < 0 || e.seq > pm.entries[best].seq) {
 			best = j
