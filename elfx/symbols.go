@@ -17,12 +17,15 @@ type Symbol struct {
 	Size uint64 // 0 when the symbol table gives no size
 }
 
-// symEntry is a Symbol plus what lookup needs to rank aliases.
+// symEntry is a code symbol as the table keeps it: small, because a
+// large program has hundreds of thousands (the demangled Symbol is made
+// on lookup).
 type symEntry struct {
-	Symbol
-	section elf.SectionIndex
-	rank    int   // lower is preferred among symbols at one address
-	order   int32 // position in the symbol tables, the last tie-breaker
+	Raw        string // as in the symbol table, without @VERSION
+	Addr, Size uint64
+	order      int32  // position in the symbol tables, the last tie-breaker
+	section    uint16 // section index (SHN_* values excluded)
+	rank       int8   // lower is preferred among symbols at one address
 }
 
 // symbolTable holds code symbols sorted by address. byAddr has one entry
@@ -58,7 +61,7 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 		}
 	}
 	s := &syms[i]
-	if s.Size == 0 && s.section == o.sectionIndexOf(addr) {
+	if s.Size == 0 && elf.SectionIndex(s.section) == o.sectionIndexOf(addr) {
 		return s.demangled(), true
 	}
 	return Symbol{}, false
@@ -73,7 +76,7 @@ func (o *Object) nearestSymbolName(addr uint64) string {
 	}
 	syms := o.symbols().byAddr
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
-	if i < 0 || syms[i].section != o.sectionIndexOf(addr) {
+	if i < 0 || elf.SectionIndex(syms[i].section) != o.sectionIndexOf(addr) {
 		return ""
 	}
 	return Demangle(syms[i].Raw)
@@ -110,9 +113,7 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 // demangled on lookup rather than when the table is built: a C++ library
 // has hundreds of thousands of symbols and a backtrace needs a few dozen.
 func (s *symEntry) demangled() Symbol {
-	sym := s.Symbol
-	sym.Name = Demangle(sym.Raw)
-	return sym
+	return Symbol{Name: Demangle(s.Raw), Raw: s.Raw, Addr: s.Addr, Size: s.Size}
 }
 
 // sectionIndexOf returns the index of the allocated section containing
@@ -135,29 +136,11 @@ func (o *Object) symbols() *symbolTable {
 // buildSymbols merges .symtab of the binary and of its debug file with
 // .dynsym, keeps code symbols only and sorts them once.
 func (o *Object) buildSymbols() *symbolTable {
-	var raw []symEntry
-	add := func(f *elf.File, dynamic bool) {
-		var syms []elf.Symbol
-		var err error
-		if dynamic {
-			syms, err = f.DynamicSymbols()
-		} else {
-			syms, err = f.Symbols()
-		}
-		if err != nil {
-			return // absent or unreadable: the other tables may still serve
-		}
-		for _, s := range syms {
-			if e, ok := codeSymbol(f, s); ok {
-				raw = append(raw, e)
-			}
-		}
-	}
-	add(o.ef, false)
+	raw := o.readCodeSymbols(nil, elf.SHT_SYMTAB)
 	if dbg := o.debugObject(); dbg != nil {
-		add(dbg.ef, false)
+		raw = dbg.readCodeSymbols(raw, elf.SHT_SYMTAB)
 	}
-	add(o.ef, true)
+	raw = o.readCodeSymbols(raw, elf.SHT_DYNSYM)
 
 	// Among aliases of equal rank the one that comes first in the symbol
 	// tables wins, as in eu-stack and gdb: a static glibc names
@@ -173,7 +156,7 @@ func (o *Object) buildSymbols() *symbolTable {
 		case a.Addr != b.Addr:
 			return cmp.Compare(a.Addr, b.Addr)
 		case a.rank != b.rank:
-			return a.rank - b.rank
+			return int(a.rank) - int(b.rank)
 		case (a.Size != 0) != (b.Size != 0):
 			if a.Size != 0 {
 				return -1
@@ -202,45 +185,44 @@ func (o *Object) buildSymbols() *symbolTable {
 
 // codeSymbol decides whether s names code and ranks it among aliases:
 // functions before untyped labels, global before weak before local.
-func codeSymbol(f *elf.File, s elf.Symbol) (symEntry, bool) {
-	typ := elf.ST_TYPE(s.Info)
+func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
+	typ := elf.ST_TYPE(s.info)
 	switch typ {
 	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
 	case elf.STT_NOTYPE:
 		// Hand-written assembly and stripped code: accept labels in
 		// executable sections only.
-		if int(s.Section) >= len(f.Sections) || f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 {
+		if int(s.shndx) >= len(f.Sections) || f.Sections[s.shndx].Flags&elf.SHF_EXECINSTR == 0 {
 			return symEntry{}, false
 		}
 	default:
 		return symEntry{}, false
 	}
-	if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || s.Name == "" {
+	if s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE || s.name == 0 || int(s.name) >= len(strs) {
 		return symEntry{}, false
 	}
-	if isMappingSymbol(s.Name) || strings.HasPrefix(s.Name, ".L") {
+	name := strs[s.name:]
+	if end := strings.IndexByte(name, 0); end >= 0 {
+		name = name[:end]
+	}
+	if name == "" || isMappingSymbol(name) || strings.HasPrefix(name, ".L") {
 		return symEntry{}, false
 	}
-	rank := 0
+	var rank int8
 	if typ == elf.STT_NOTYPE {
 		rank += 8
 	}
-	switch elf.ST_BIND(s.Info) {
+	switch elf.ST_BIND(s.info) {
 	case elf.STB_GLOBAL:
 	case elf.STB_WEAK:
 		rank += 2
 	default:
 		rank += 4
 	}
-	name := s.Name
 	if i := strings.IndexByte(name, '@'); i > 0 {
 		name = name[:i]
 	}
-	return symEntry{
-		Symbol:  Symbol{Raw: name, Addr: s.Value, Size: s.Size},
-		section: s.Section,
-		rank:    rank,
-	}, true
+	return symEntry{Raw: name, Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
 }
 
 // isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
