@@ -13,3 +13,10 @@ func (Arch) NumRegs() int         { return NumRegs }
 func (Arch) RegName(r int) string { return RegName(r) }
 func (Arch) PCReg() int           { return IP }
 func (Arch) SPReg() int           { return SP }
+
+// FrameExtra tells frames apart by bsp: a recursive function that keeps
+// its locals in stacked registers repeats (ip, sp) frame after frame.
+func (Arch) FrameExtra(f *unwind.Frame) uint64 {
+	v, _ := f.Get(BSP)
+	return v
+}

@@ -25,7 +25,7 @@ type Cursor struct {
 	cur   *Frame
 	next  *Frame
 	depth int
-	seen  map[[2]uint64]struct{}
+	seen  map[frameKey]struct{}
 	proc  *ProcInfo
 	done  bool
 	err   error
@@ -44,7 +44,7 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	if opts.MaxFrames <= 0 {
 		opts.MaxFrames = DefaultMaxFrames
 	}
-	c := &Cursor{as: as, arch: arch, opts: opts, cur: NewFrame(n), next: NewFrame(n), seen: map[[2]uint64]struct{}{}}
+	c := &Cursor{as: as, arch: arch, opts: opts, cur: NewFrame(n), next: NewFrame(n), seen: map[frameKey]struct{}{}}
 	c.cur.CopyFrom(initial)
 	if c.cur.Trust == TrustNone {
 		c.cur.Trust = TrustContext
@@ -54,13 +54,28 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	return c, nil
 }
 
-func (c *Cursor) key(f *Frame) [2]uint64 {
+// frameKey identifies a frame for cycle detection: its PC, its CFA (or
+// SP), and whatever else the arch says tells frames apart.
+type frameKey [3]uint64
+
+// FrameIdentifier is implemented by arches where PC and stack pointer do
+// not identify a frame: on IA-64 a recursive function that keeps its
+// locals in stacked registers repeats (pc, sp) with a different bsp.
+type FrameIdentifier interface {
+	FrameExtra(f *Frame) uint64
+}
+
+func (c *Cursor) key(f *Frame) frameKey {
 	pc, _ := f.Get(c.arch.PCReg())
 	sp, _ := f.Get(c.arch.SPReg())
 	if f.HasCFA {
 		sp = f.CFA
 	}
-	return [2]uint64{pc, sp}
+	var extra uint64
+	if fi, ok := c.arch.(FrameIdentifier); ok {
+		extra = fi.FrameExtra(f)
+	}
+	return frameKey{pc, sp, extra}
 }
 
 // Step moves the cursor to the caller's frame. It returns true when it

@@ -166,3 +166,48 @@ func TestCacheFindAndFlush(t *testing.T) {
 		t.Errorf("CacheNone: %d lookups, want 4", s.finds)
 	}
 }
+
+// chainArchWithExtra tells frames apart by a third value, as IA-64 does
+// with bsp.
+type chainArchWithExtra struct{ chainArch }
+
+func (chainArchWithExtra) NumRegs() int               { return 3 }
+func (chainArchWithExtra) FrameExtra(f *Frame) uint64 { v, _ := f.Get(2); return v }
+func (a *chainArchWithExtra) Step(as AddrSpace, c *Cache, callee, caller *Frame, depth int) (StepResult, error) {
+	pc, _ := callee.Get(0)
+	bsp, _ := callee.Get(2)
+	if bsp >= 0x40 {
+		return StepEnd, nil
+	}
+	// Recursion that never moves sp: the same (pc, sp), a new bsp.
+	caller.Set(0, pc, SaveLoc{Kind: LocMem})
+	caller.Set(1, 0x1000, SaveLoc{Kind: LocValue})
+	caller.Set(2, bsp+0x10, SaveLoc{Kind: LocValue})
+	return StepCaller, nil
+}
+
+func TestCursorFrameIdentifier(t *testing.T) {
+	a := &chainArchWithExtra{}
+	f := NewFrame(3)
+	f.Set(0, 0x100, SaveLoc{})
+	f.Set(1, 0x1000, SaveLoc{})
+	f.Set(2, 0, SaveLoc{})
+	c, err := NewCursor(nullSpace{}, a, f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1
+	for {
+		more, err := c.Step()
+		if !more {
+			if err != nil {
+				t.Fatalf("after %d frames: %v (frames that differ only in the arch's extra identity are not a cycle)", n, err)
+			}
+			break
+		}
+		n++
+	}
+	if n != 5 {
+		t.Errorf("%d frames, want 5", n)
+	}
+}
