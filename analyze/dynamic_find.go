@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"sync"
 
+	"github.com/coreunwind/coreunwind/elfx"
 	"golang.org/x/arch/x86/x86asm"
 )
 
@@ -19,33 +19,12 @@ const (
 	symJITDescriptor   = "__jit_debug_descriptor"
 )
 
-// jitSymbols are the few symbols of one ELF file that JIT discovery needs,
-// found once per file (a batch of cores shares the files).
-type jitSymbols map[string]uint64 // name -> link-time value
+// jitSymbols are the JIT-related symbols of one object, by name
+// (link-time values).
+type jitSymbols map[string]uint64
 
-var jitSymbolCache sync.Map // *elf.File -> jitSymbols
-
-func lookupJITSymbols(f *elf.File) jitSymbols {
-	if v, ok := jitSymbolCache.Load(f); ok {
-		return v.(jitSymbols)
-	}
-	out := jitSymbols{}
-	for _, syms := range [2]func() ([]elf.Symbol, error){f.DynamicSymbols, f.Symbols} {
-		ss, err := syms()
-		if err != nil {
-			continue
-		}
-		for _, s := range ss {
-			switch s.Name {
-			case symDynInfoList, symDynInfoListAddr, symJITDescriptor:
-				if s.Section != elf.SHN_UNDEF && s.Value != 0 {
-					out[s.Name] = s.Value
-				}
-			}
-		}
-	}
-	v, _ := jitSymbolCache.LoadOrStore(f, out)
-	return v.(jitSymbols)
+func lookupJITSymbols(o *elfx.Object) jitSymbols {
+	return o.SymbolValues(symDynInfoList, symDynInfoListAddr, symJITDescriptor)
 }
 
 // findDynInfoLists returns the addresses of the libunwind registration
@@ -57,7 +36,7 @@ func findDynInfoLists(t *target) (addrs []uint64, errs []error) {
 		if m.obj == nil {
 			continue
 		}
-		syms := lookupJITSymbols(m.obj.ELF())
+		syms := lookupJITSymbols(m.obj)
 		var addr uint64
 		if v, ok := syms[symDynInfoList]; ok {
 			addr = v + m.bias

@@ -36,7 +36,7 @@ func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 		if m.obj == nil {
 			continue
 		}
-		if v, ok := lookupJITSymbols(m.obj.ELF())[symJITDescriptor]; ok {
+		if v, ok := lookupJITSymbols(m.obj)[symJITDescriptor]; ok {
 			desc = v + m.bias
 			break
 		}

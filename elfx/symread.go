@@ -61,3 +61,68 @@ type rawSym struct {
 	value uint64
 	size  uint64
 }
+
+// SymbolValues looks names up among all defined symbols of any type
+// (data too: libunwind's _U_dyn_info_list, the GDB JIT descriptor) in
+// .dynsym and .symtab, and in the debug file's .symtab. It scans the raw
+// tables without building them: a few names in a large library cost a
+// pass over its entries and nothing else. Link-time values; a name
+// defined nowhere is absent from the result.
+func (o *Object) SymbolValues(names ...string) map[string]uint64 {
+	out := map[string]uint64{}
+	objs := []*Object{o}
+	if dbg := o.debugObject(); dbg != nil {
+		objs = append(objs, dbg)
+	}
+	for _, obj := range objs {
+		for _, typ := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_SYMTAB} {
+			obj.scanSymbols(typ, names, out)
+		}
+	}
+	return out
+}
+
+func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string]uint64) {
+	f := o.ef
+	for _, tab := range f.Sections {
+		if tab.Type != typ || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
+			continue
+		}
+		data, err := o.sectionData(tab)
+		if err != nil {
+			return
+		}
+		strs, err := o.sectionData(f.Sections[tab.Link])
+		if err != nil {
+			return
+		}
+		entSize := 24
+		if f.Class == elf.ELFCLASS32 {
+			entSize = 16
+		}
+		order := f.ByteOrder
+		for i := 1; (i+1)*entSize <= len(data); i++ {
+			b := data[i*entSize:]
+			var off uint32
+			var shndx uint16
+			var value uint64
+			if entSize == 24 {
+				off, shndx, value = order.Uint32(b), order.Uint16(b[6:]), order.Uint64(b[8:])
+			} else {
+				off, shndx, value = order.Uint32(b), order.Uint16(b[14:]), uint64(order.Uint32(b[4:]))
+			}
+			if shndx == uint16(elf.SHN_UNDEF) || value == 0 || int(off) >= len(strs) {
+				continue
+			}
+			for _, name := range names {
+				end := int(off) + len(name)
+				if end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name {
+					if _, dup := out[name]; !dup {
+						out[name] = value
+					}
+				}
+			}
+		}
+		return
+	}
+}
