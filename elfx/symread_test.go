@@ -1,0 +1,50 @@
+package elfx
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// SymbolValues finds data and code symbols, in .symtab and .dynsym, at
+// the values nm prints.
+func TestSymbolValuesMatchNm(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "vals", `
+int exported_counter = 7;
+static int hidden_table[4] = {1, 2, 3, 4};
+int *keep(void) { return hidden_table; }
+int main(void) { return *keep() + exported_counter; }
+`, "-O0", "-rdynamic")
+	nm := testenv.NeedTool(t, "nm")
+	out, err := exec.Command(nm, exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint64{}
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 3 {
+			v, _ := strconv.ParseUint(f[0], 16, 64)
+			want[f[2]] = v
+		}
+	}
+	o, err := Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	names := []string{"exported_counter", "hidden_table", "keep", "main", "no_such_symbol"}
+	got := o.SymbolValues(names...)
+	for _, n := range names {
+		if got[n] != want[n] {
+			t.Errorf("%s: %#x, nm says %#x", n, got[n], want[n])
+		}
+	}
+	if _, ok := got["no_such_symbol"]; ok {
+		t.Error("an undefined name was found")
+	}
+}
