@@ -5,14 +5,38 @@ set -eu
 cd "$(dirname "$0")"
 export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin:$HOME/.cargo/bin"
 
+# need CHECK PACKAGE: CHECK is a command name or an absolute path; the
+# package is installed when it is missing.
 missing=""
-command -v gdb >/dev/null 2>&1 || missing="$missing gdb"
-command -v eu-stack >/dev/null 2>&1 || missing="$missing elfutils"
-command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
-command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
-command -v g++ >/dev/null 2>&1 || missing="$missing g++"
-[ -d /usr/lib/debug/.build-id ] || missing="$missing libc6-dbg"
-[ -e /usr/include/libunwind.h ] || missing="$missing libunwind-dev"
+need() {
+	case "$1" in
+	/*) [ -e "$1" ] || missing="$missing $2" ;;
+	*) command -v "$1" >/dev/null 2>&1 || missing="$missing $2" ;;
+	esac
+}
+# x86_64: the reference tools, the C library's debug files, libunwind for
+# the dynamic-unwind-info tests, a Rust compiler for the Rust crashes.
+need gdb gdb
+need eu-stack elfutils
+need readelf binutils
+need gcc gcc
+need g++ g++
+need rustc rustc
+need /usr/lib/debug/.build-id libc6-dbg
+need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
+# Compressed cores.
+need zstd zstd
+need xz xz-utils
+need lz4 lz4
+# Other architectures: IA-64 assembler and binutils; PA-RISC compilers,
+# qemu user mode and gdb-multiarch.
+need ia64-linux-gnu-as binutils-ia64-linux-gnu
+need hppa64-linux-gnu-objdump binutils-hppa64-linux-gnu
+need hppa64-linux-gnu-gcc-12 gcc-12-hppa64-linux-gnu
+need hppa-linux-gnu-gcc-12 gcc-12-hppa-linux-gnu
+need /usr/hppa-linux-gnu/lib/libc.so.6 libc6-dev-hppa-cross
+need qemu-hppa qemu-user
+need gdb-multiarch gdb-multiarch
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq
