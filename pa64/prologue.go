@@ -107,6 +107,16 @@ func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide 
 				store(r, p.size+d)
 			}
 			p.size += d
+		case p.fpCopied && b == R3 && (op == 0x1a || op == 0x1c && w&0xe == 0 || op == 0x03 && w&0x1380 == 0x1280 && w&0x20 == 0):
+			// A store through the frame pointer (r3 = the entry sp).
+			switch op {
+			case 0x1a:
+				store(r, im14(w))
+			case 0x1c:
+				store(r, stdDisp(w))
+			default:
+				store(r, im5(w))
+			}
 		case op == 0x1a && b == SP: // stw r,N(%sp)
 			store(r, p.size+im14(w))
 		case op == 0x1c && b == SP && w&0xe == 0: // std r,N(%sp)
