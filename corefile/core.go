@@ -70,6 +70,9 @@ type Core struct {
 	// ("" when it is): the reason unavailable memory gives.
 	fileStatus map[string]string
 	mapped     [][]byte // mmapped regions to release on Close
+
+	truncSegs  int    // segments the file ends before the end of
+	truncBytes uint64 // their bytes that are missing
 }
 
 // Thread is one thread's register notes.
@@ -210,11 +213,19 @@ func load(data []byte, opts Options) (*Core, error) {
 			notes = append(notes, ns...)
 		}
 	}
+	c.warnTruncation()
 	sort.SliceStable(c.ranges, func(i, j int) bool { return c.ranges[i].start < c.ranges[j].start })
 	c.applyNotes(notes)
 	c.findModules(opts)
 	c.findExecutable()
 	return c, nil
+}
+
+// warnTruncation reports, once, the segments a truncated file lacks.
+func (c *Core) warnTruncation() {
+	if c.truncSegs > 0 {
+		c.warnf("core truncated at %d bytes: %d segments lack %d bytes of memory", len(c.data), c.truncSegs, c.truncBytes)
+	}
 }
 
 func (c *Core) warnf(format string, args ...any) {
@@ -238,7 +249,10 @@ func (c *Core) addSegment(ph progHeader) {
 		r.avail = present - ph.Off
 	}
 	if r.avail < r.filesz {
-		c.warnf("core truncated: segment 0x%x-0x%x has %d of %d bytes", r.start, r.end, r.avail, ph.Filesz)
+		// One warning for the whole cut, however many segments it
+		// takes (a core cut early loses all of them): see truncation.
+		c.truncSegs++
+		c.truncBytes += r.filesz - r.avail
 	}
 	c.ranges = append(c.ranges, r)
 }
