@@ -159,6 +159,12 @@ func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, binDirs []string) (res 
 	}
 	res.Report = rep
 	res.Sig = cfg.Signer.Sign(rep)
+	if th.Error != nil && !hasNamedFrame(th) {
+		// Nothing in the stack is known (a core cut before its notes
+		// or memory): a bucket "?" would group unrelated crashes.
+		res.Report, res.Sig = nil, Signature{}
+		res.Err = fmt.Errorf("%w: no frame has a module or name: %s", ErrNoFrames, *th.Error)
+	}
 	return res
 }
 
@@ -185,4 +191,15 @@ func binaryDirs(roots []string) []string {
 		})
 	}
 	return dirs
+}
+
+// hasNamedFrame reports whether any frame of t is in a known module or
+// has a function name.
+func hasNamedFrame(t *report.Thread) bool {
+	for _, f := range t.Frames {
+		if f.Module != nil || f.Function != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package triage_test
 
 import (
 	"archive/tar"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -196,10 +197,14 @@ func buildArchive(t *testing.T) *archive {
 	}
 	trunc := filepath.Join(a.root, "misc", "core.truncated")
 	os.WriteFile(trunc, full[:300], 0o644)
+	// Cut after the crashed thread's registers but before NT_FILE and
+	// the memory: frame 0 is known, nothing names it.
+	cut := filepath.Join(a.root, "misc", "core.cut-in-notes")
+	os.WriteFile(cut, full[:noteOffset(t, firstCore)+1200], 0o644)
 	garbage := filepath.Join(tarDir, "core.garbage")
 	os.WriteFile(garbage, []byte("this is a note, not a core\n"), 0o644)
 	tarMembers = append(tarMembers, "core.garbage")
-	a.bad = []string{trunc, filepath.Join(a.root, "batch.tar") + ":cores/core.garbage"}
+	a.bad = []string{trunc, cut, filepath.Join(a.root, "batch.tar") + ":cores/core.garbage"}
 	// Neither cores nor named like them: passed over silently.
 	os.WriteFile(filepath.Join(a.root, "README.txt"), []byte("crashes from the lab\n"), 0o644)
 
@@ -332,4 +337,20 @@ func TestTriageArchive(t *testing.T) {
 			t.Errorf("bucket %s: executables %v build IDs %v seen %v..%v", b.ID, b.Executables, b.BuildIDs, b.FirstSeen, b.LastSeen)
 		}
 	}
+}
+
+// noteOffset is the file offset of a core's first PT_NOTE segment.
+func noteOffset(t *testing.T, core string) int {
+	f, err := elf.Open(core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_NOTE {
+			return int(p.Off)
+		}
+	}
+	t.Fatal("core has no PT_NOTE")
+	return 0
 }
