@@ -28,6 +28,7 @@ Flags (before or after the arguments):
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
   --search-path DIR      also look for files by name in DIR (repeatable)
   --debug-dir DIR        separate debug files root (repeatable; default /usr/lib/debug)
+  --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --version              print the version and exit
   -h, --help             print this help
 
