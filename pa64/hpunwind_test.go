@@ -1,0 +1,105 @@
+package pa64_test
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/pa64"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// coreSpace is a minimal unwind.AddrSpace over a core and one executable
+// at its link-time addresses: what a user of the HP unwind library
+// interface would pass.
+type coreSpace struct {
+	core *corefile.Core
+	exe  *elf.File
+	path string
+	syms []elf.Symbol
+}
+
+func (s *coreSpace) ByteOrder() binary.ByteOrder      { return s.core.ByteOrder() }
+func (s *coreSpace) PtrSize() int                     { return s.core.PtrSize() }
+func (s *coreSpace) ReadMem(a uint64, p []byte) error { return s.core.ReadMem(a, p) }
+func (s *coreSpace) DynInfoListAddr() (uint64, error) { return 0, unwind.ErrNoInfo }
+func (s *coreSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
+	pi, err := pa64.New(true).FindTableEntry(s.exe, ip)
+	if err == nil {
+		pi.Module = s.path
+	}
+	return pi, err
+}
+func (s *coreSpace) ProcName(ip uint64) (string, uint64, error) {
+	best := -1
+	for i, sym := range s.syms {
+		if elf.ST_TYPE(sym.Info) == elf.STT_FUNC && sym.Value <= ip && ip < sym.Value+sym.Size {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", 0, unwind.ErrNoInfo
+	}
+	return s.syms[best].Name, ip - s.syms[best].Value, nil
+}
+
+func TestHPUnwindLibraryStackTrace(t *testing.T) {
+	prog, m := runCrash64(t)
+	c, err := corefile.Open(hpuxCoreOf(t, m, t.TempDir()), corefile.Options{Executable: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	exe, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	syms, _ := exe.Symbols()
+	as := &coreSpace{core: c, exe: exe, path: prog, syms: syms}
+	arch := pa64.New(true)
+	f0, err := arch.FrameFromCoreRegs(c.Threads[0].GRegs, c.ByteOrder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &pa64.Unwinder{AS: as, Arch: arch, Cache: unwind.NewCache(unwind.CacheGlobal)}
+	cur := u.InitFrame(f0)
+	if cur.RLO != m.PC || cur.SP != m.GR[30] {
+		t.Errorf("frame 0: pc %#x sp %#x, interpreter %#x %#x", cur.RLO, cur.SP, m.PC, m.GR[30])
+	}
+	var b strings.Builder
+	if err := u.StackTrace(&b, cur, 64); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{"leaf", "mid", "mid", "mid", "fp", "top", "_start"}
+	line := regexp.MustCompile(`^\(\s*(\d+)\) 0x([0-9a-f]{16}) (\S+) \+ 0x[0-9a-f]+ \[(.+)\]$`)
+	if len(lines) != len(want) {
+		t.Fatalf("U_STACK_TRACE:\n%s\nwant %d frames", b.String(), len(want))
+	}
+	for i, l := range lines {
+		mm := line.FindStringSubmatch(l)
+		if mm == nil || mm[3] != want[i] || mm[4] != prog {
+			t.Errorf("line %d %q: want %s in [%s]", i, l, want[i], prog)
+		}
+	}
+	if !u.IsStackUnwound(cur) {
+		t.Error("after the trace the state vector is not at the outermost frame")
+	}
+	if err := u.Resume(cur); !errors.Is(err, unwind.ErrReadOnly) {
+		t.Errorf("Resume: %v", err)
+	}
+	// The previous-frame record of frame 0 describes mid's entry.
+	cur = u.InitFrame(f0)
+	var prev pa64.PreviousFrame
+	if err := u.PreviousFrame(cur, &prev); err != nil {
+		t.Fatal(err)
+	}
+	if !(pa64.Descriptor{W1: prev.UDescr1, W2: prev.UDescr2}).SaveRP() || prev.UWIndex != 1 || prev.RLO != m.CallStack[len(m.CallStack)-1] {
+		t.Errorf("previous frame %+v", prev)
+	}
+}
