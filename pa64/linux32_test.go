@@ -77,7 +77,12 @@ func compareThread(t *testing.T, th report.Thread, want []hppa.GDBFrame, through
 		}
 		return b.String()
 	}
-	sawSignal := false
+	sawSignal, compared := false, 0
+	defer func() {
+		if compared < 2 && !t.Failed() {
+			t.Errorf("thread %d: only %d frames compared with gdb's", th.TID, compared)
+		}
+	}()
 	for i, w := range want {
 		if w.Function == "<signal handler called>" {
 			sawSignal = true
@@ -97,6 +102,7 @@ func compareThread(t *testing.T, th report.Thread, want []hppa.GDBFrame, through
 		sameName := w.Function == name(g) || (w.Function == "??" && g.Function == nil) || strings.TrimPrefix(name(g), "__") == w.Function
 		samePC := !w.HasPC || uint64(g.PC) == w.PC
 		inSyscall := i == 1 && len(got) > 0 && uint64(got[0].PC) == 0x100
+		compared++
 		if !sameName || (!samePC && !inSyscall) {
 			t.Errorf("thread %d frame %d: coreunwind %#x %s, gdb %#x %s:\n%s", th.TID, i, uint64(g.PC), name(g), w.PC, w.Function, dump())
 		}
