@@ -3,13 +3,17 @@ package pa64_test
 import (
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/crossarch/hppa"
 	"github.com/coreunwind/coreunwind/internal/crossarch/hpux"
+	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -123,6 +127,18 @@ func TestHPUXPA64CoreFromInterpretedRun(t *testing.T) {
 		t.Errorf("arch %s os %s", r.Core.Arch, r.Core.OS)
 	}
 	checkAgainstInterpreter(t, r, m)
+
+	// binutils' elf64-hppa backend reads the same file as an HP-UX core:
+	// registers (.reg), kernel (.kernel), the stack as loadable memory.
+	out, err := exec.Command(testenv.NeedTool(t, hppa.PA64.Objdump), "-h", core).CombinedOutput()
+	if err != nil {
+		t.Fatalf("objdump -h: %v\n%s", err, out)
+	}
+	for _, want := range []string{" .reg ", " .kernel ", fmt.Sprintf("%016x", uint64(pa64StackLo)), "ALLOC, LOAD"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("objdump -h lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 func deref(s *string) string {
@@ -130,4 +146,25 @@ func deref(s *string) string {
 		return "none"
 	}
 	return *s
+}
+
+func TestLinuxPA64CoreFromInterpretedRun(t *testing.T) {
+	prog, m := runCrash64(t)
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	core := filepath.Join(t.TempDir(), "core")
+	if err := os.WriteFile(core, hppa.LinuxCore64(m, f, prog, 11), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := analyze.Analyze(core, analyze.Options{Executable: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Core.Arch != "hppa64" || r.Core.OS != "linux" {
+		t.Errorf("arch %s os %s", r.Core.Arch, r.Core.OS)
+	}
+	checkAgainstInterpreter(t, r, m)
 }
