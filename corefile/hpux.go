@@ -19,6 +19,7 @@ package corefile
 import (
 	"debug/elf"
 	"encoding/binary"
+	"sort"
 	"strings"
 )
 
@@ -130,13 +131,25 @@ func (c *Core) hpuxExecutableMappings(opts Options) {
 		c.warnf("executable %s is %v, the core is %v", opts.Executable, f.Machine, c.Machine)
 		return
 	}
+	added := false
 	for _, p := range f.Progs {
 		if p.Type != elf.PT_LOAD {
 			continue
+		}
+		if p.Flags&elf.PF_X != 0 && p.Filesz > 0 && c.findRange(p.Vaddr) < 0 {
+			// HP-UX cores do not hold the program's text: describe it
+			// as a segment without bytes in the core (as Linux cores do
+			// for file-backed text), so it counts as code and reads
+			// fall through to the executable.
+			c.addSegment(progHeader{Type: elf.PT_LOAD, Flags: p.Flags, Vaddr: p.Vaddr, Memsz: p.Filesz})
+			added = true
 		}
 		// Only the file-backed part: bss is not in the file.
 		if p.Filesz > 0 {
 			c.Mappings = append(c.Mappings, Mapping{Start: p.Vaddr, End: p.Vaddr + p.Filesz, Offset: p.Off, Path: opts.Executable})
 		}
+	}
+	if added {
+		sort.SliceStable(c.ranges, func(i, j int) bool { return c.ranges[i].start < c.ranges[j].start })
 	}
 }

@@ -63,7 +63,35 @@ func TestLinuxHPPACoresMatchGDB(t *testing.T) {
 				}
 				compareThread(t, th, want, c.throughSig)
 			}
+			if c.prog == "mt" {
+				checkCorehead(t, dir, prog, live)
+			}
 		})
+	}
+}
+
+// checkCorehead writes the same process as a 32-bit HP-UX corehead core:
+// the crashed thread's frames in the executable (leaf_crash up to main)
+// must be the ones gdb printed live. (The corehead format records no
+// shared libraries, so frames in libc are not compared.)
+func checkCorehead(t *testing.T, dir, prog string, live map[int][]hppa.GDBFrame) {
+	core := hppa.WriteCorehead(t, dir)
+	r, err := analyze.Analyze(core, analyze.Options{Executable: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Core.Arch != "hppa" || r.Core.OS != "hpux" || len(r.Threads) != 3 {
+		t.Fatalf("corehead: arch %s os %s threads %d", r.Core.Arch, r.Core.OS, len(r.Threads))
+	}
+	th := r.Threads[0]
+	want := live[th.TID]
+	if !th.Crashed || len(want) < 6 || len(th.Frames) < 6 {
+		t.Fatalf("corehead: thread %d crashed %v, %d frames (gdb %d)", th.TID, th.Crashed, len(th.Frames), len(want))
+	}
+	for i := 0; i < 6; i++ {
+		if uint64(th.Frames[i].PC) != want[i].PC || name(th.Frames[i]) != want[i].Function {
+			t.Errorf("corehead frame %d: %#x %s, gdb %#x %s", i, uint64(th.Frames[i].PC), name(th.Frames[i]), want[i].PC, want[i].Function)
+		}
 	}
 }
 
