@@ -30,6 +30,13 @@ type Options struct {
 	// Objects shares opened binaries between cores of a batch; nil opens
 	// a cache for this core only.
 	Objects *elfx.Cache
+	// Files shares the files that fill the cores' memory (nil: each core
+	// maps its own); FindByBuildID names files by build ID (a batch's
+	// --binaries). See corefile.Options.
+	Files         *corefile.FileCache
+	FindByBuildID func(buildID string) []string
+	// TempDir receives decompressed copies of compressed cores.
+	TempDir string
 	// CachePolicy for unwind rules (CacheGlobal by default).
 	CachePolicy unwind.CachePolicy
 	// PerfMap is a perf-PID.map naming JIT code; "" looks for one beside
@@ -47,6 +54,7 @@ var ErrNotCore = errors.New("cannot read core")
 func Analyze(path string, opts Options) (*report.Report, error) {
 	c, err := corefile.Open(path, corefile.Options{
 		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
+		TempDir: opts.TempDir, Files: opts.Files, FindByBuildID: opts.FindByBuildID,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)

@@ -25,6 +25,13 @@ type Options struct {
 	// TempDir receives the decompressed copy of a compressed core ("":
 	// os.TempDir()). The copy is sparse and unlinked at once.
 	TempDir string
+	// Files shares mapped files between the cores of a batch (nil: this
+	// core maps its own).
+	Files *FileCache
+	// FindByBuildID, when set, names more candidate files for a module
+	// whose build ID the core records (a batch's --binaries indexed by
+	// build ID); they are tried after the usual candidates.
+	FindByBuildID func(buildID string) []string
 }
 
 // Core is an opened core file.

@@ -175,7 +175,47 @@ func candidates(mod *Module, opts Options) []string {
 			add(filepath.Join(dir, base))
 		}
 	}
+	if mod.BuildID != "" && opts.FindByBuildID != nil {
+		for _, p := range opts.FindByBuildID(mod.BuildID) {
+			add(p)
+		}
+	}
 	return out
+}
+
+// candidateFile is a mapped candidate and what checking it needs.
+type candidateFile struct {
+	data    []byte
+	elf     bool
+	buildID string
+	idErr   error
+	owned   bool // mapped for this core alone: unmap when refused or closed
+}
+
+// openCandidate maps path, through the batch's cache when there is one.
+func openCandidate(path string, files *FileCache) (candidateFile, error) {
+	if files != nil {
+		f, err := files.get(path)
+		if err != nil {
+			return candidateFile{}, err
+		}
+		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr}, nil
+	}
+	data, err := mapPath(path)
+	if err != nil {
+		return candidateFile{}, err
+	}
+	cf := candidateFile{data: data, elf: isELF(data), owned: true}
+	if cf.elf {
+		cf.buildID, cf.idErr = imageBuildID(sliceReader(data), false, 0)
+	}
+	return cf, nil
+}
+
+func (cf candidateFile) release() {
+	if cf.owned {
+		unmap(cf.data)
+	}
 }
 
 // resolveFile finds, checks and maps the file for mod and registers its
@@ -184,7 +224,7 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 	var looked []string
 	refused := false
 	for _, path := range candidates(mod, opts) {
-		data, err := mapPath(path)
+		cf, err := openCandidate(path, opts.Files)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				looked = append(looked, path)
@@ -195,20 +235,20 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 		}
 		reject := func(format string, args ...any) {
 			c.warnf("module %s: "+format+": not used", append([]any{mod.Path}, args...)...)
-			unmap(data)
+			cf.release()
 			refused = true
 		}
-		if !isELF(data) {
+		if !cf.elf {
 			if mod.headerUnknown {
 				// Not a module after all: a mapped data file.
 				mod.notELF = true
-				unmap(data)
+				cf.release()
 				return
 			}
 			reject("%s is not an ELF file", path)
 			continue
 		}
-		fileID, err := imageBuildID(sliceReader(data), false, 0)
+		fileID, err := cf.buildID, cf.idErr
 		if err != nil {
 			reject("%s: %v", path, err)
 			continue
@@ -224,9 +264,11 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 			c.warnf("module %s: no build ID in core; using %s unverified", mod.Path, path)
 		}
 		mod.File, mod.FileBuildID, mod.Found = path, fileID, true
-		c.mapped = append(c.mapped, data)
+		if cf.owned {
+			c.mapped = append(c.mapped, cf.data)
+		}
 		for _, m := range mod.Mappings {
-			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: data, path: path})
+			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: cf.data, path: path})
 		}
 		c.fileStatus[mod.Path] = ""
 		return

@@ -67,7 +67,14 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 		objs = elfx.NewCache()
 		defer objs.Close()
 	}
-	binDirs := binaryDirs(cfg.Binaries)
+	bins := indexBinaries(cfg.Binaries)
+	// Every core of the batch reads the same executables and libraries:
+	// each is mapped and its build ID checked once.
+	files := cfg.Analyze.Files
+	if files == nil {
+		files = corefile.NewFileCache()
+		defer files.Close()
+	}
 
 	// Discovery runs ahead of the workers by at most 2*jobs inputs: an
 	// archive is extracted no faster than its cores are analyzed.
@@ -92,7 +99,7 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 		go func() {
 			defer wg.Done()
 			for in := range inputs {
-				results <- analyzeOne(in, cfg, objs, binDirs)
+				results <- analyzeOne(in, cfg, objs, files, bins)
 			}
 		}()
 	}
@@ -123,7 +130,7 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 // make a signature of.
 var ErrNoFrames = errors.New("no frames in the crashing thread")
 
-func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, binDirs []string) (res *Result) {
+func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, files *corefile.FileCache, bins *binaryIndex) (res *Result) {
 	res = &Result{Input: in}
 	defer func() {
 		// A bug in one core's analysis must not take the batch down.
@@ -138,7 +145,12 @@ func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, binDirs []string) (res 
 	opts := cfg.Analyze
 	opts.Objects = objs
 	opts.CrashedOnly = !cfg.AllThreads
-	opts.SearchPath = append(append(append([]string(nil), opts.SearchPath...), binDirs...), in.SearchDirs...)
+	opts.Files = files
+	opts.FindByBuildID = bins.lookup
+	if opts.TempDir == "" {
+		opts.TempDir = cfg.TempDir
+	}
+	opts.SearchPath = append(append(append([]string(nil), opts.SearchPath...), bins.dirs...), in.SearchDirs...)
 	rep, err := analyze.Analyze(in.Path, opts)
 	if err != nil {
 		res.Err = err
@@ -168,29 +180,40 @@ func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, binDirs []string) (res 
 	return res
 }
 
-// binaryDirs lists each directory under roots that holds an ELF file: the
-// places searched by file name for a core's modules (corefile checks the
-// build ID of every file it is offered).
-func binaryDirs(roots []string) []string {
-	var dirs []string
+// binaryIndex is what --binaries offers: every ELF file under the roots
+// by its build ID (found whatever its name or layout, .build-id/xx/...
+// included), and the directories holding them, searched by file name for
+// modules whose build ID the core does not record.
+type binaryIndex struct {
+	dirs []string
+	byID map[string][]string
+}
+
+func (b *binaryIndex) lookup(id string) []string { return b.byID[id] }
+
+func indexBinaries(roots []string) *binaryIndex {
+	b := &binaryIndex{byID: map[string][]string{}}
 	seen := map[string]bool{}
 	for _, root := range roots {
 		filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || !e.Type().IsRegular() {
+			if err != nil || !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
 				return nil
 			}
-			dir := filepath.Dir(p)
-			if seen[dir] {
+			s, err := corefile.SniffFile(p)
+			if err != nil || s.Kind != corefile.KindELF || s.Compression != "" {
 				return nil
 			}
-			if s, err := corefile.SniffFile(p); err == nil && s.Kind == corefile.KindELF && s.Compression == "" {
+			if id, err := corefile.FileBuildID(p); err == nil && id != "" {
+				b.byID[id] = append(b.byID[id], p)
+			}
+			if dir := filepath.Dir(p); !seen[dir] {
 				seen[dir] = true
-				dirs = append(dirs, dir)
+				b.dirs = append(b.dirs, dir)
 			}
 			return nil
 		})
 	}
-	return dirs
+	return b
 }
 
 // hasNamedFrame reports whether any frame of t is in a known module or

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/corefile"
+
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/triage"
@@ -214,10 +216,20 @@ func buildArchive(t *testing.T) *archive {
 
 	// The executables move away from where they ran: only --binaries
 	// finds them (by build ID, checked by corefile).
-	for name, p := range progs {
-		if err := os.Rename(p, filepath.Join(a.binaries, name)); err != nil {
-			t.Fatal(err)
-		}
+	// "bugs" keeps its name; "other" is stored the way debuginfod and
+	// build farms store binaries, by build ID under another name: only
+	// the build-ID index finds it.
+	if err := os.Rename(progs["bugs"], filepath.Join(a.binaries, "bugs")); err != nil {
+		t.Fatal(err)
+	}
+	id, err := corefile.FileBuildID(progs["other"])
+	if err != nil || len(id) < 3 {
+		t.Fatalf("build ID of other: %q %v", id, err)
+	}
+	byID := filepath.Join(a.binaries, ".build-id", id[:2], id[2:])
+	os.MkdirAll(filepath.Dir(byID), 0o755)
+	if err := os.Rename(progs["other"], byID); err != nil {
+		t.Fatal(err)
 	}
 	return a
 }
