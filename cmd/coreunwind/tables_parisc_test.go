@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/crossarch/hppa"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+// TestTablesPARISCJSONMatchesReadelf runs `coreunwind tables --format json`
+// on programs compiled for both PA-RISC targets and compares every entry
+// with readelf -u.
+func TestTablesPARISCJSONMatchesReadelf(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		tc    hppa.Toolchain
+		src   string
+		flags []string
+	}{
+		{hppa.PA32, "frames.c", []string{"-O1", "-g"}},
+		{hppa.PA64, "frames64.c", append(append([]string{"-O1"}, hppa.Freestanding...), "-lgcc")},
+	} {
+		c.tc.Need(t)
+		src, _ := filepath.Abs(filepath.Join("..", "..", "pa64", "testdata", "progs", c.src))
+		prog := c.tc.Build(t, dir, c.tc.Arch, src, c.flags...)
+		var out, errb bytes.Buffer
+		if code := run([]string{"tables", "--format", "json", prog}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.tc.Arch, code, errb.String())
+		}
+		var tab report.Tables
+		if err := json.Unmarshal(out.Bytes(), &tab); err != nil {
+			t.Fatal(err)
+		}
+		want := c.tc.ReadelfUnwind(t, prog)
+		if tab.Arch != c.tc.Arch || tab.ByteOrder != "big" || tab.Section != ".PARISC.unwind" || len(tab.Entries) != len(want) {
+			t.Fatalf("%s: arch %s order %s section %s, %d entries (readelf %d)", c.tc.Arch, tab.Arch, tab.ByteOrder, tab.Section, len(tab.Entries), len(want))
+		}
+		for i, w := range want {
+			e := tab.Entries[i]
+			d := e.Descriptor
+			if d == nil {
+				d = []string{}
+			}
+			if uint64(e.Start) != w.Start || uint64(e.End) != w.End || !slices.Equal(d, w.Flags) {
+				t.Errorf("%s entry %d: %#x-%#x %q, readelf <%s> %#x-%#x %q", c.tc.Arch, i, uint64(e.Start), uint64(e.End), d, w.Name, w.Start, w.End, w.Flags)
+			}
+			if e.Function != nil && *e.Function != w.Name {
+				t.Errorf("%s entry %d: function %s, readelf <%s>", c.tc.Arch, i, *e.Function, w.Name)
+			}
+		}
+	}
+}
