@@ -10,13 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // compressWith runs a compressor CLI (the formats as users make them) on
 // src, keeping src, and returns the compressed file's path.
 func compressWith(t *testing.T, tool, src string) string {
 	t.Helper()
-	needTool(t, strings.TrimSuffix(tool, "-legacy")) // "lz4-legacy" is lz4 -l
+	testenv.NeedTool(t, strings.TrimSuffix(tool, "-legacy")) // "lz4-legacy" is lz4 -l
 	var args []string
 	var out string
 	switch tool {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestCompressedCores compresses a real core with the reference command
@@ -32,7 +34,7 @@ func TestCompressedCores(t *testing.T) {
 		{"lz4", "lz4", ".lz4l", []string{"-q", "-k", "-l"}},
 	} {
 		t.Run(tc.tool+tc.ext, func(t *testing.T) {
-			needTool(t, tc.tool)
+			testenv.NeedTool(t, tc.tool)
 			out := core + tc.ext
 			args := append(slices.Clone(tc.args), core)
 			if tc.tool == "lz4" {

@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestGcoreCore reads a core written by gdb's gcore from a live process:
 // notes after the segments, section headers present, every page dumped.
 func TestGcoreCore(t *testing.T) {
-	needTool(t, "gdb")
-	needTool(t, "gcore")
+	testenv.NeedTool(t, "gdb")
+	testenv.NeedTool(t, "gcore")
 	dir := t.TempDir()
 	prog := buildC(t, dir, "crash")
 	cmd := exec.Command(prog, "wait", "2")

@@ -10,40 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
-
-// needTool makes a test that depends on an external tool skip when it is
-// missing, or fail when the environment says CI=true.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
-	}
-	return p
-}
-
-// needCores skips (fails in CI) when the kernel would not write a core
-// named "core" into the crashing process's working directory.
-func needCores(t testing.TB) {
-	t.Helper()
-	b, err := os.ReadFile("/proc/sys/kernel/core_pattern")
-	if err != nil || strings.TrimSpace(string(b)) != "core" {
-		msg := "kernel core_pattern is not \"core\": " + strings.TrimSpace(string(b))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-}
 
 // buildC compiles testdata/crash.c into dir/name with extra gcc flags.
 func buildC(t testing.TB, dir, name string, flags ...string) string {
 	t.Helper()
-	needTool(t, "gcc")
+	testenv.NeedTool(t, "gcc")
 	src, err := filepath.Abs("testdata/crash.c")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +45,7 @@ type crashFacts struct {
 // "ulimit -c unlimited" and returns the core it left and what it printed.
 func crash(t testing.TB, prog string, args ...string) (string, crashFacts) {
 	t.Helper()
-	needCores(t)
+	testenv.NeedCores(t)
 	dir := filepath.Dir(prog)
 	core := filepath.Join(dir, "core")
 	os.Remove(core)
@@ -154,7 +128,7 @@ var (
 
 func readEUNotes(t testing.TB, core string) euNotes {
 	t.Helper()
-	needTool(t, "eu-readelf")
+	testenv.NeedTool(t, "eu-readelf")
 	out, err := exec.Command("eu-readelf", "-n", core).Output()
 	if err != nil {
 		t.Fatalf("eu-readelf -n %s: %v", core, err)
@@ -217,7 +191,7 @@ func readEUNotes(t testing.TB, core string) euNotes {
 // readelfLoads returns the PT_LOAD headers as readelf -l -W prints them.
 func readelfLoads(t testing.TB, file string) []Segment {
 	t.Helper()
-	needTool(t, "readelf")
+	testenv.NeedTool(t, "readelf")
 	out, err := exec.Command("readelf", "-l", "-W", file).Output()
 	if err != nil {
 		t.Fatalf("readelf -l %s: %v", file, err)
@@ -247,7 +221,7 @@ func readelfLoads(t testing.TB, file string) []Segment {
 // readelfBuildID returns the GNU build ID readelf -n reports for file.
 func readelfBuildID(t testing.TB, file string) string {
 	t.Helper()
-	needTool(t, "readelf")
+	testenv.NeedTool(t, "readelf")
 	out, err := exec.Command("readelf", "-n", file).Output()
 	if err != nil {
 		t.Fatalf("readelf -n %s: %v", file, err)
