@@ -126,13 +126,19 @@ func stepScript(as unwind.AddrSpace, s *script, f, c *unwind.Frame) (unwind.Step
 
 // fillStacked reads frame c's stacked registers r32..r32+sof-1 from the
 // backing store, where the core's RSE flush left them.
-func fillStacked(as unwind.AddrSpace, c *unwind.Frame) {
+func fillStacked(as unwind.AddrSpace, c *unwind.Frame) { fillStackedN(as, c, -1) }
+
+// fillStackedN reads the first n stacked registers (n < 0: sof of them).
+func fillStackedN(as unwind.AddrSpace, c *unwind.Frame, n int64) {
 	bsp, ok1 := c.Get(BSP)
 	cfm, ok2 := c.Get(CFM)
 	if !ok1 || !ok2 {
 		return
 	}
-	for i := int64(0); i < cfmSOF(cfm) && 32+i < 128; i++ {
+	if n < 0 || n > cfmSOF(cfm) {
+		n = cfmSOF(cfm)
+	}
+	for i := int64(0); i < n && 32+i < 128; i++ {
 		a := RSESkipRegs(bsp, i)
 		if v, err := readWord(as, a); err == nil {
 			c.Set(int(32+i), v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: a})
