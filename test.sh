@@ -32,6 +32,7 @@ need lz4 lz4
 # qemu user mode and gdb-multiarch.
 need ia64-linux-gnu-as binutils-ia64-linux-gnu
 need hppa64-linux-gnu-objdump binutils-hppa64-linux-gnu
+need hppa-linux-gnu-readelf binutils-hppa-linux-gnu
 need hppa64-linux-gnu-gcc-12 gcc-12-hppa64-linux-gnu
 need hppa-linux-gnu-gcc-12 gcc-12-hppa-linux-gnu
 need /usr/hppa-linux-gnu/lib/libc.so.6 libc6-dev-hppa-cross

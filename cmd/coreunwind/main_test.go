@@ -71,6 +71,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--max-frames", "0", "core"},
 		{"a", "b", "c"},
 		{"--no-such-flag", "core"},
+		{"--style", "lldb", "core"},
 	} {
 		if code, _, stderr := runCLI(args...); code != exitUsage || stderr == "" {
 			t.Errorf("%q: exit %d (stderr %q), want %d with a message", args, code, stderr, exitUsage)
@@ -156,5 +157,20 @@ func TestUnwindOnly(t *testing.T) {
 		if f.PC != want[i] || f.Function != nil || f.Module == nil || f.ModuleOffset == nil {
 			t.Errorf("frame %d: pc %#x (want %#x) function %v module %v", i, f.PC, want[i], f.Function, f.Module)
 		}
+	}
+}
+
+// --style hpux prints the HP unwind library's U_STACK_TRACE lines.
+func TestStyleHPUX(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "abrt", crashC, "-O0", "-g")
+	core, _ := testenv.Crash(t, exe)
+	code, stdout, stderr := runCLI(core, exe, "--style", "hpux", "--threads", "crashed")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	line := regexp.MustCompile(`(?m)^\( ?\d+\) 0x[0-9a-f]+ die \+ 0x[0-9a-f]+ \[` + regexp.QuoteMeta(exe) + `\]$`)
+	if !line.MatchString(stdout) {
+		t.Errorf("no U_STACK_TRACE line for die in:\n%s", stdout)
 	}
 }

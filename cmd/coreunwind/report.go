@@ -29,6 +29,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
+	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -51,6 +52,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json or pprof", errUsage, format))
 	case threads != "all" && threads != "crashed":
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
+	case *style != "gdb" && *style != "hpux":
+		return usageError(stderr, fmt.Errorf("%w: --style %q: want gdb or hpux", errUsage, *style))
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
@@ -76,6 +79,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
+	}
+	if format == "text" && *style == "hpux" {
+		format = "hpux"
 	}
 	if err := writeReport(rep, format, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
@@ -105,9 +111,12 @@ func writeReport(rep *report.Report, format, out string, stdout io.Writer) error
 		w = f
 	}
 	var err error
-	if format == "json" {
+	switch format {
+	case "json":
 		err = report.WriteJSON(w, rep)
-	} else {
+	case "hpux":
+		err = report.WriteHPUX(w, rep)
+	default:
 		err = report.WriteText(w, rep)
 	}
 	if f != nil {

@@ -22,6 +22,8 @@ Flags (before or after the arguments):
                          profile: one sample per thread, labels tid, thread,
                          crashed, signal, core
   -o FILE                write the report to FILE instead of standard output
+  --style gdb|hpux       text style: gdb's backtrace (default), or the HP unwind
+                         library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
   --threads all|crashed  which threads to print (default all)
   --max-frames N         frames per thread before stopping (default 4096)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
