@@ -400,9 +400,11 @@ func TestSyntheticLayouts(t *testing.T) {
 	}
 }
 
-func TestRefusesHPUXAndOtherTypes(t *testing.T) {
+// An HP-UX core without a process record has no thread to report: it is
+// refused with an error that says so.
+func TestRefusesHPUXCoreWithoutProcRecord(t *testing.T) {
 	sc := &synthCore{class: elf.ELFCLASS64, order: binary.BigEndian, machine: elf.EM_PARISC, osabi: elf.ELFOSABI_HPUX}
-	if _, err := OpenBytes(sc.bytes(), Options{}); err == nil || !strings.Contains(err.Error(), "HP-UX") {
-		t.Errorf("HP-UX core: %v", err)
+	if _, err := OpenBytes(sc.bytes(), Options{}); err == nil || !strings.Contains(err.Error(), "PT_HP_CORE_PROC") {
+		t.Errorf("HP-UX core without PT_HP_CORE_PROC: %v", err)
 	}
 }
