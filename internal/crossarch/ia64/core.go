@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // ShadowFrame is what the interpreter knew about a caller when it made a
@@ -179,4 +180,18 @@ func writeCore(path string, o binary.ByteOrder, abi elf.OSABI, notes []note, mem
 		out.Write(r.Data)
 	}
 	return os.WriteFile(path, out.Bytes(), 0o644)
+}
+
+// WriteGDBCore writes the machine's state as a core gdb-multiarch can
+// read on a non-IA-64 host. bfd has no parser for the ia64 NT_PRSTATUS,
+// so gdb finds no registers in a real Linux ia64 core; its NetBSD note
+// reader, however, turns a note named "NetBSD-CORE@<lwp>" of type 33
+// (PT_GETREGS) into a .reg section of any size, and type 35 into .reg2,
+// and gdb applies its GNU/Linux ia64 register map to them. So the
+// pr_reg bytes in such a note give gdb exactly the Linux register
+// values; memory is the same as in WriteLinuxCore.
+func (m *Machine) WriteGDBCore(path string, lwp int) error {
+	name := "NetBSD-CORE@" + strconv.Itoa(lwp)
+	notes := []note{{name, 33, m.GRegs()}, {name, 35, m.FPRegs()}}
+	return writeCore(path, m.Order, elf.ELFOSABI_NONE, notes, m.Mem)
 }
