@@ -78,29 +78,43 @@ type hpuxSaveState struct {
 // output registers to the kernel: its frame ends sol (not sof) registers
 // after its beginning (gdb's ia64_hpux_size_of_register_frame).
 func decodeHPUXSaveState(ss []byte, order binary.ByteOrder) (*hpuxSaveState, error) {
+	return decodeHPUXSaveStateAt(ss, order, nil)
+}
+
+// decodeHPUXSaveStateAt is decodeHPUXSaveState for a save area that is
+// in the target's memory at *at (a signal's ucontext): every register
+// read from it records that address as its save location.
+func decodeHPUXSaveStateAt(ss []byte, order binary.ByteOrder, at *uint64) (*hpuxSaveState, error) {
 	if len(ss) < HPUXSaveStateMin {
 		return nil, fmt.Errorf("HP-UX ia64 save state: %d bytes, want at least %d", len(ss), HPUXSaveStateMin)
 	}
-	w := func(off int) uint64 { return order.Uint64(ss[off:]) }
 	f := unwind.NewFrame(NumRegs)
 	same := unwind.SaveLoc{Kind: unwind.LocSame}
-	f.Set(0, 0, same)
+	set := func(reg, off int, v uint64) {
+		if at != nil {
+			f.Set(reg, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: *at + uint64(off)})
+			return
+		}
+		f.Set(reg, v, same)
+	}
+	w := func(off int) uint64 { return order.Uint64(ss[off:]) }
+	f.Set(0, 0, unwind.SaveLoc{Kind: unwind.LocValue})
 	for r := 1; r < 32; r++ {
-		f.Set(r, w(hpuxSSGR+8*r), same)
+		set(r, hpuxSSGR+8*r, w(hpuxSSGR+8*r))
 	}
 	for b := 0; b < 8; b++ {
-		f.Set(BR0+b, w(hpuxSSBR+8*b), same)
+		set(BR0+b, hpuxSSBR+8*b, w(hpuxSSBR+8*b))
 	}
 	psr, ip := w(hpuxSSIPSR), w(hpuxSSIP)
 	slot := psr >> psrRIShift & 3
 	if ip&0xf != 0 && slot == 0 {
 		slot = ip & 3
 	}
-	f.Set(IP, ip&^0xf|slot, same)
+	set(IP, hpuxSSIP, ip&^0xf|slot)
 	cfm := w(hpuxSSCFM) & cfmMask
-	f.Set(CFM, cfm, same)
-	f.Set(PSR, psr, same)
-	f.Set(PR, w(hpuxSSPR), same)
+	set(CFM, hpuxSSCFM, cfm)
+	set(PSR, hpuxSSIPSR, psr)
+	set(PR, hpuxSSPR, w(hpuxSSPR))
 	inSyscall := w(hpuxSSReason) == 0
 	size := cfmSOF(cfm)
 	if inSyscall {
@@ -111,11 +125,11 @@ func decodeHPUXSaveState(ss []byte, order binary.ByteOrder) (*hpuxSaveState, err
 		{BSPSTORE, hpuxSSBSPSTORE}, {RNAT, hpuxSSRNAT}, {UNAT, hpuxSSUNAT}, {FPSR, hpuxSSFPSR},
 		{PFS, hpuxSSPFS}, {LC, hpuxSSLC}, {EC, hpuxSSEC}, {RSC, hpuxSSRSC},
 	} {
-		f.Set(a.reg, w(a.off), same)
+		set(a.reg, a.off, w(a.off))
 	}
 	if len(ss) >= HPUXSaveStateSize {
 		for _, n := range preservedFRs {
-			f.Set(FRReg(n), w(hpuxSSFR+16*n+8), same)
+			set(FRReg(n), hpuxSSFR+16*n+8, w(hpuxSSFR+16*n+8))
 		}
 	}
 	f.Trust = unwind.TrustContext

@@ -37,6 +37,9 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if s.isSigtramp() {
 		return stepSigtramp(as, callee, caller)
 	}
+	if s.isHPUXSigtramp() {
+		return stepHPUXSigtramp(as, callee, caller)
+	}
 	return stepScript(as, s, callee, caller)
 }
 
@@ -211,8 +214,8 @@ func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) {
 }
 
 // IsSignalFrame reports whether f is a signal trampoline: its unwind
-// info carries the Linux sigtramp ABI marker.
+// info carries the Linux or the HP-UX sigtramp ABI marker.
 func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	s, _, err := scriptFor(as, cache, f)
-	return err == nil && s.isSigtramp()
+	return err == nil && (s.isSigtramp() || s.isHPUXSigtramp())
 }
