@@ -122,3 +122,37 @@ func compareWithReadelf(t *testing.T, path string) {
 		}
 	}
 }
+
+// TestILP32TablesAgreeWithReadelf: the directive suite converted to an
+// ELF32 (HP-UX ILP32) executable — 4-byte table words, info lengths in
+// 4-byte words, 4-byte personality — reads entry for entry and record
+// for record as readelf -u reads it, in both byte orders.
+func TestILP32TablesAgreeWithReadelf(t *testing.T) {
+	src, err := os.ReadFile("testdata/directives.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, be := range []bool{false, true} {
+		t.Run(fmt.Sprint("be=", be), func(t *testing.T) {
+			dir := t.TempDir()
+			exe := crossia64.Build(t, dir, "directives", string(src), be, true, "gsave")
+			ilp32 := exe + ".ilp32"
+			if err := crossia64.ToILP32(exe, ilp32); err != nil {
+				t.Fatal(err)
+			}
+			f, err := elf.Open(ilp32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := ReadTable(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.PtrSize != 4 || len(tab.Entries) == 0 {
+				t.Fatalf("pointer size %d, %d entries", tab.PtrSize, len(tab.Entries))
+			}
+			compareWithReadelf(t, ilp32)
+		})
+	}
+}
