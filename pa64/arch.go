@@ -40,15 +40,6 @@ func (a Arch) word() int64 {
 	return 4
 }
 
-// rpSlot is where a callee stores rp, relative to its entry sp (the
-// caller's frame marker): -20 on 32-bit, -16 on 64-bit.
-func (a Arch) rpSlot() int64 {
-	if a.wide {
-		return -16
-	}
-	return -20
-}
-
 // FindTableEntry is unwind.TableArch: the .PARISC.unwind entry for a
 // link-time address.
 func (Arch) FindTableEntry(f *elf.File, addr uint64) (*unwind.ProcInfo, error) {
