@@ -4,7 +4,9 @@
 // state at an instruction slot as a cached script, and steps from a frame
 // to its caller through the memory stack and the Register Stack Engine's
 // backing store. It also builds frame 0 from Linux ia64 core register sets
-// and follows Linux signal frames.
+// and from HP-UX IA-64 save areas (hpuxregs.go: the layout is an assumption
+// no public source settles), and follows Linux and HP-UX signal frames.
+// Tables of both data models are read: LP64 and HP-UX ILP32 (4-byte words).
 //
 // It knows nothing about other architectures or about core containers:
 // corefile hands it raw register bytes, analyze hands it memory.

@@ -224,3 +224,11 @@ func TestAnalyzeHPUXCore(t *testing.T) {
 		}
 	}
 }
+
+// ia64 tells HP-UX threads by corefile's proc_info key without importing
+// corefile: the two constants must stay equal.
+func TestHPUXProcInfoKey(t *testing.T) {
+	if ntHPUXProcInfo != corefile.NTHPUXProcInfo {
+		t.Errorf("ia64 key %#x, corefile %#x", ntHPUXProcInfo, corefile.NTHPUXProcInfo)
+	}
+}
