@@ -155,12 +155,10 @@ func TestTruncatedHPUXCore(t *testing.T) {
 	}
 }
 
-// TestTruncatedInfoBlocks: every info block of the assembled directive
-// suite, cut short anywhere inside it, is an error, not a block.
+// TestTruncatedInfoBlocks: every info block of walk.s, cut short anywhere inside it, is an error, not a block.
 func TestTruncatedInfoBlocks(t *testing.T) {
-	m, exe, _ := runProgram(t, "walk", true)
-	_ = m
-	ef, err := openELF(exe)
+	_, exe, _ := runProgram(t, "walk", true)
+	ef, err := elf.Open(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,5 +190,3 @@ func TestTruncatedInfoBlocks(t *testing.T) {
 		t.Errorf("%d info blocks checked", checked)
 	}
 }
-
-func openELF(path string) (*elf.File, error) { return elf.Open(path) }
