@@ -50,6 +50,8 @@ type derived struct {
 
 	unwindOnce sync.Once
 	unwind     unwindTables
+
+	symbolValues sync.Map // SymbolValues results, by the names asked
 }
 
 // Open maps the file at path and parses its ELF headers. Nothing else is

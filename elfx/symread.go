@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"debug/elf"
+	"strings"
 )
 
 // readCodeSymbols appends the code symbols of one symbol table section
@@ -69,6 +70,10 @@ type rawSym struct {
 // pass over its entries and nothing else. Link-time values; a name
 // defined nowhere is absent from the result.
 func (o *Object) SymbolValues(names ...string) map[string]uint64 {
+	key := strings.Join(names, "\x00")
+	if v, ok := o.state().symbolValues.Load(key); ok {
+		return v.(map[string]uint64)
+	}
 	out := map[string]uint64{}
 	objs := []*Object{o}
 	if dbg := o.debugObject(); dbg != nil {
@@ -79,7 +84,8 @@ func (o *Object) SymbolValues(names ...string) map[string]uint64 {
 			obj.scanSymbols(typ, names, out)
 		}
 	}
-	return out
+	v, _ := o.state().symbolValues.LoadOrStore(key, out)
+	return v.(map[string]uint64)
 }
 
 func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string]uint64) {
@@ -100,6 +106,16 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		if f.Class == elf.ELFCLASS32 {
 			entSize = 16
 		}
+		// Most entries are rejected on their first two bytes (a C++
+		// library's names all start "_Z"): a table lookup, not a
+		// string comparison per name.
+		var first [256]bool
+		var second [256]bool
+		for _, n := range names {
+			if len(n) >= 2 {
+				first[n[0]], second[n[1]] = true, true
+			}
+		}
 		order := f.ByteOrder
 		for i := 1; (i+1)*entSize <= len(data); i++ {
 			b := data[i*entSize:]
@@ -111,7 +127,7 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 			} else {
 				off, shndx, value = order.Uint32(b), order.Uint16(b[14:]), uint64(order.Uint32(b[4:]))
 			}
-			if shndx == uint16(elf.SHN_UNDEF) || value == 0 || int(off) >= len(strs) {
+			if shndx == uint16(elf.SHN_UNDEF) || value == 0 || int(off)+1 >= len(strs) || !first[strs[off]] || !second[strs[off+1]] {
 				continue
 			}
 			for _, name := range names {
