@@ -139,6 +139,9 @@ func (a Arch) stepTable(as unwind.AddrSpace, r *rule, callee, caller *unwind.Fra
 		}
 		caller.Set(reg, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
 	}
+	for reg, slot := range p.fsaves {
+		a.restoreFR(as, callee, caller, reg, base+uint64(slot.off), slot.half)
+	}
 	var ra uint64
 	var loc unwind.SaveLoc
 	switch {
@@ -174,6 +177,35 @@ func (a Arch) stepTable(as unwind.AddrSpace, r *rule, callee, caller *unwind.Fra
 	caller.CFA, caller.HasCFA = base, false
 	caller.Trust = unwind.TrustUnwindTable
 	return unwind.StepCaller, nil
+}
+
+// restoreFR sets the caller's floating-point register reg from its save
+// slot at addr: all 64 bits, or one 32-bit half with the other half as
+// the callee has it (a single-precision save leaves that half alone).
+func (a Arch) restoreFR(as unwind.AddrSpace, callee, caller *unwind.Frame, reg int, addr uint64, half frHalf) {
+	order := as.ByteOrder()
+	if half == frWhole {
+		var b [8]byte
+		if as.ReadMem(addr, b[:]) == nil {
+			caller.Set(reg, order.Uint64(b[:]), unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
+		}
+		return
+	}
+	var b [4]byte
+	if as.ReadMem(addr, b[:]) != nil {
+		return
+	}
+	cur, ok := callee.Get(reg)
+	if !ok {
+		return // the other half is unknown: leave the register unknown
+	}
+	w := uint64(order.Uint32(b[:]))
+	if half == frLeft {
+		cur = cur&0xffffffff | w<<32
+	} else {
+		cur = cur&^0xffffffff | w
+	}
+	caller.Set(reg, cur, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
 }
 
 // readWord reads a register-sized word of target memory.

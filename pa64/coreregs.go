@@ -108,3 +108,41 @@ func saveStateFrame(ss []byte, order binary.ByteOrder, wide bool) (*unwind.Frame
 	f.Trust, f.ExactPC = unwind.TrustContext, true
 	return f, nil
 }
+
+// linuxFPRegsSize is the Linux parisc elf_fpregset_t: fr0..fr31, 8 bytes
+// each, in both word sizes (fr0..fr3 hold the status and exception
+// registers).
+const linuxFPRegsSize = 32 * 8
+
+// ntPRFPReg is the note type of a Linux core's floating-point registers.
+const ntPRFPReg = 2
+
+// SetFPRegs fills f's floating-point registers from a Linux core's
+// NT_PRFPREG (elf_fpregset_t). Frame 0 needs them for the callee-saved
+// fr12..fr21 to be known in callers that did not save them.
+func SetFPRegs(f *unwind.Frame, fpregs []byte, order binary.ByteOrder) error {
+	if len(fpregs) < linuxFPRegsSize {
+		return fmt.Errorf("parisc floating-point registers: %d bytes, want %d", len(fpregs), linuxFPRegsSize)
+	}
+	for i := 0; i < 32; i++ {
+		f.Set(FR0+i, order.Uint64(fpregs[8*i:]), unwind.SaveLoc{Kind: unwind.LocSame})
+	}
+	return nil
+}
+
+// FrameFromThread is unwind.ThreadRegsArch: frame 0 from the general
+// registers, with the floating-point registers of a Linux core when the
+// thread's notes carry NT_PRFPREG (an HP-UX save_state has its own FP
+// block, which FrameFromCoreRegs reads).
+func (a Arch) FrameFromThread(th *unwind.ThreadState) (*unwind.Frame, error) {
+	f, err := a.FrameFromCoreRegs(th.GRegs, th.Order)
+	if err != nil {
+		return nil, err
+	}
+	if fp, ok := th.Notes[ntPRFPReg]; ok && (len(th.GRegs) == linuxGRegSlots*4 || len(th.GRegs) == linuxGRegSlots*8) {
+		// A short note leaves the registers unknown rather than failing
+		// the thread: the general registers are what the walk needs.
+		_ = SetFPRegs(f, fp, th.Order)
+	}
+	return f, nil
+}

@@ -12,9 +12,26 @@ type prologue struct {
 	size     int64 // bytes added to sp by the instructions executed
 	rpOff    int64 // rp's slot (base + rpOff), valid if rpSaved
 	rpSaved  bool
-	saves    map[int]int64 // general register -> slot offset from the base
-	fpCopied bool          // "copy %sp,%r3" executed: r3 holds the base
+	saves    map[int]int64  // general register -> slot offset from the base
+	fsaves   map[int]frSlot // floating-point register (FR0+n) -> its save slot
+	fpCopied bool           // "copy %sp,%r3" executed: r3 holds the base
 }
+
+// frSlot is where the prologue stored a floating-point register: the
+// whole 64-bit register (fstd), or one 32-bit half of it (fstw of frNL
+// or frNR, which PA 1.1 code may use for single-precision values).
+type frSlot struct {
+	off  int64
+	half frHalf
+}
+
+type frHalf uint8
+
+const (
+	frWhole frHalf = iota
+	frLeft         // the most significant word (frNL)
+	frRight        // the least significant word (frNR)
+)
 
 // im14 decodes PA-RISC's 14-bit immediate with the sign in the low bit.
 func im14(w uint32) int64 {
@@ -65,8 +82,17 @@ const (
 // is unavailable. Scanning stops at the first branch after its delay
 // slot: the prologue is over by then.
 func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide bool) prologue {
-	p := prologue{saves: map[int]int64{}}
+	p := prologue{saves: map[int]int64{}, fsaves: map[int]frSlot{}}
 	r1HoldsR3 := false
+	// r1 as an address in the frame: gcc points r1 into the register save
+	// area ("ldo -80(%sp),%r1") and then saves the floating-point
+	// registers with post-incrementing stores through it.
+	r1Off, r1Known := int64(0), false
+	fstore := func(reg int, off int64, half frHalf) {
+		if _, dup := p.fsaves[FR0+reg]; !dup && calleeSaved(FR0+reg) {
+			p.fsaves[FR0+reg] = frSlot{off, half}
+		}
+	}
 	pendingL := int64(0)
 	branchSeen := false
 	const maxScan = 4096 // instructions; prologues are short
@@ -94,11 +120,69 @@ func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide 
 		switch {
 		case w&0xffffc000 == 0x37de0000: // ldo N(%sp),%sp
 			p.size += im14(w)
-		case w&0xffe00000 == 0x2bc00000: // addil L%x,%sp
+		case w&0xffe00000 == 0x2bc00000: // addil L%x,%sp (result in r1)
 			pendingL = im21(w)
+			r1Off, r1Known, r1HoldsR3 = p.size+pendingL, true, false
 		case w&0xffff0000 == 0x343e0000: // ldo R%x(%r1),%sp
 			p.size += pendingL + im14(w)
 			pendingL = 0
+		case w&0xffff0000 == 0x37c10000: // ldo N(%sp),%r1
+			r1Off, r1Known, r1HoldsR3 = p.size+im14(w), true, false
+		case w&0xffff0000 == 0x34610000 && p.fpCopied: // ldo N(%r3),%r1
+			r1Off, r1Known, r1HoldsR3 = im14(w), true, false
+		case w&0xffff0000 == 0x34210000 && r1Known: // ldo N(%r1),%r1
+			r1Off += im14(w)
+		case (op == 0x0b || op == 0x09) && w&0x1200 == 0x1200 && w&0x180 == 0:
+			// fstd / fstw fr,im5(b) with optional ,ma / ,mb (the
+			// short-displacement coprocessor store).
+			var at *int64
+			var zero int64
+			switch {
+			case b == SP:
+				at = &p.size
+			case b == R1 && r1Known:
+				at = &r1Off
+			case b == R3 && p.fpCopied:
+				at = &zero // r3 is the base itself
+			}
+			if at == nil {
+				break
+			}
+			d, slot := im5(w>>16), *at
+			switch {
+			case w&0x20 != 0 && w&0x2000 == 0: // ,ma: store, then modify
+				*at += d
+			case w&0x20 != 0: // ,mb: modify, then store
+				*at += d
+				slot = *at
+			default:
+				slot += d
+			}
+			half := frWhole
+			if op == 0x09 {
+				half = frLeft
+				if w&0x40 != 0 {
+					half = frRight
+				}
+			}
+			fstore(int(w&31), slot, half)
+		case op == 0x1c && w&2 != 0 && (b == SP || b == R1 && r1Known):
+			// fstd fr,d(b) long displacement (PA 2.0), optional ,ma / ,mb.
+			at := &p.size
+			if b == R1 {
+				at = &r1Off
+			}
+			d, slot := stdDisp(w), *at
+			switch {
+			case w&0x8 != 0 && w&0x4 == 0:
+				*at += d
+			case w&0x8 != 0:
+				*at += d
+				slot = *at
+			default:
+				slot += d
+			}
+			fstore(r, slot, frWhole)
 		case op == 0x1b && b == SP: // stwm r,N(%sp): store at sp, then sp += N
 			d := im14(w)
 			if d >= 0 {
@@ -121,7 +205,7 @@ func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide 
 			store(r, p.size+im14(w))
 		case op == 0x1c && b == SP && w&0xe == 0: // std r,N(%sp)
 			store(r, p.size+stdDisp(w))
-		case op == 0x1c && b == SP && w&0x8 != 0: // std,ma / std,mb r,N(%sp)
+		case op == 0x1c && b == SP && w&0xa == 0x8: // std,ma / std,mb r,N(%sp)
 			d := stdDisp(w)
 			if w&0x4 == 0 { // ,ma: store at sp, then modify
 				store(r, p.size)
@@ -136,7 +220,7 @@ func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide 
 		case w == insCopySPR3:
 			p.fpCopied = true
 		case w == insCopyR3R1:
-			r1HoldsR3 = true
+			r1HoldsR3, r1Known = true, false
 		}
 		if branchSeen {
 			break

@@ -20,12 +20,14 @@ var be = binary.BigEndian
 type facts struct {
 	Signal  string `json:"signal"`
 	Threads []struct {
-		TID   int      `json:"tid"`
-		GRegs []uint64 `json:"gregs"`
+		TID    int      `json:"tid"`
+		GRegs  []uint64 `json:"gregs"`
+		FPRegs []uint64 `json:"fpregs"`
 	} `json:"threads"`
-	Maps    string `json:"maps"` // /proc/self/maps without the dump's scratch buffer
-	Auxv    string `json:"auxv"`
-	Cmdline string `json:"cmdline"`
+	EntryFRegs map[string][]uint64 `json:"entry_fregs"`
+	Maps       string              `json:"maps"` // /proc/self/maps without the dump's scratch buffer
+	Auxv       string              `json:"auxv"`
+	Cmdline    string              `json:"cmdline"`
 }
 
 var signalNumbers = map[string]int{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGFPE": 8, "SIGBUS": 10, "SIGSEGV": 11, "SIGSYS": 31}
@@ -102,6 +104,13 @@ func WriteCore(t testing.TB, dir string) string {
 			}
 		}
 		note(1, d)
+		if len(th.FPRegs) == 32 {
+			fp := make([]byte, 8*32)
+			for k, v := range th.FPRegs {
+				be.PutUint64(fp[8*k:], v)
+			}
+			note(2, fp) // NT_PRFPREG, after its thread's NT_PRSTATUS
+		}
 		if i > 0 {
 			continue
 		}
@@ -175,6 +184,21 @@ func WriteCore(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// EntryFRs returns fr0..fr31 as gdb saw them at the first instruction of
+// each function CrashUnderGDBWith was asked to watch (the last call).
+func EntryFRs(t testing.TB, dir string) map[string][]uint64 {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "dump", "facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f facts
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.EntryFRegs
 }
 
 func mustHex(s string) []byte {

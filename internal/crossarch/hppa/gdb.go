@@ -32,6 +32,22 @@ func dumpScript(t testing.TB) string {
 // dir. WriteCore turns the state into a core.
 func CrashUnderGDB(t testing.TB, dir, prog string, args ...string) string {
 	t.Helper()
+	return CrashUnderGDBWith(t, dir, prog, GDBOptions{}, args...)
+}
+
+// GDBOptions adds to what CrashUnderGDB records.
+type GDBOptions struct {
+	// RecordEntryFRs names functions whose floating-point registers are
+	// recorded at their first instruction (EntryFRs reads them back).
+	RecordEntryFRs []string
+	// Commands run after the backtrace is recorded, their output saved
+	// in dir/extra.txt.
+	Commands []string
+}
+
+// CrashUnderGDBWith is CrashUnderGDB with more recorded.
+func CrashUnderGDBWith(t testing.TB, dir, prog string, opt GDBOptions, args ...string) string {
+	t.Helper()
 	qemu := testenv.NeedTool(t, "qemu-hppa")
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
 	if _, err := os.Stat(filepath.Join(Sysroot, "lib", "libc.so.6")); err != nil {
@@ -53,13 +69,27 @@ func CrashUnderGDB(t testing.TB, dir, prog string, args ...string) string {
 	// The qemu stub takes exactly one connection: gdb's target remote
 	// retries a refused one, so there is no probe here.
 	bt := filepath.Join(dir, "live-bt.txt")
-	cmd := exec.Command(gdb, "-nx", "-batch",
-		"-ex", "set sysroot "+Sysroot, "-ex", "set pagination off", "-ex", "set confirm off",
+	gdbArgs := []string{"-nx", "-batch",
+		"-ex", "set sysroot " + Sysroot, "-ex", "set pagination off", "-ex", "set confirm off",
 		"-ex", "handle SIGUSR1 SIGUSR2 SIGALRM SIGCHLD SIGPIPE nostop noprint pass",
-		"-ex", "file "+prog, "-ex", "target remote 127.0.0.1:"+port, "-ex", "continue",
-		"-ex", "python open('"+bt+"','w').write(gdb.execute('thread apply all bt', to_string=True))",
-		"-ex", "source "+dumpScript(t), "-ex", "coreunwind-dump "+filepath.Join(dir, "dump"),
-		"-ex", "kill")
+		"-ex", "source " + dumpScript(t),
+		"-ex", "file " + prog, "-ex", "target remote 127.0.0.1:" + port}
+	if len(opt.RecordEntryFRs) > 0 {
+		gdbArgs = append(gdbArgs, "-ex", "coreunwind-record-entry "+strings.Join(opt.RecordEntryFRs, " "))
+	}
+	gdbArgs = append(gdbArgs, "-ex", "continue",
+		"-ex", "python open('"+bt+"','w').write(gdb.execute('thread apply all bt', to_string=True))")
+	if len(opt.Commands) > 0 {
+		var py strings.Builder
+		py.WriteString("python open('" + filepath.Join(dir, "extra.txt") + "','w').write(''")
+		for _, c := range opt.Commands {
+			py.WriteString("+gdb.execute(" + strconv.Quote(c) + ", to_string=True)")
+		}
+		py.WriteString(")")
+		gdbArgs = append(gdbArgs, "-ex", py.String())
+	}
+	gdbArgs = append(gdbArgs, "-ex", "coreunwind-dump "+filepath.Join(dir, "dump"), "-ex", "kill")
+	cmd := exec.Command(gdb, gdbArgs...)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "coreunwind-dump:") {
 		t.Fatalf("gdb-multiarch: %v\n%s", err, out)

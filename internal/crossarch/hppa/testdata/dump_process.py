@@ -6,8 +6,11 @@ core, and the Go test (internal/crossarch/hppa, core.go) writes the ELF
 core from it:
 
   DIR/facts.json   signal, per-thread registers in the kernel's
-                   elf_gregset_t slot order (faulting thread first),
-                   /proc/self/maps, auxv and cmdline of the guest
+                   elf_gregset_t slot order (faulting thread first) and
+                   floating-point registers as elf_fpregset_t (fr0..fr31,
+                   64 bits each), /proc/self/maps, auxv and cmdline of the
+                   guest, and the floating-point registers recorded by
+                   `coreunwind-record-entry` breakpoints
   DIR/mem-ADDR     memory runs (hex start address in the name)
 
 Why not gdb's own gcore: bfd has no hppa prstatus writer and falls back to
@@ -47,6 +50,60 @@ def thread_regs(thread):
         if m:
             raw[m.group(1)] = int(m.group(2), 16)
     return [0 if n is None else raw.get(n, 0) for n in GREG_SLOTS] + [0] * 16
+
+
+def thread_fpregs(thread):
+    """fr0..fr31 as 64-bit words, as the kernel's elf_fpregset_t holds
+    them: gdb shows 32-bit halves (fpsr, fpe1..fpe7 for fr0..fr3; frN and
+    frNR from fr4 up)."""
+    thread.switch()
+    return fpregs_of(raw_registers())
+
+
+def raw_registers():
+    raw = {}
+    for line in gdb.execute("maint print raw-registers", to_string=True).splitlines():
+        m = RAWREG.match(line)
+        if m:
+            raw[m.group(1)] = int(m.group(2), 16)
+    return raw
+
+
+def fpregs_of(raw):
+    halves = ["fpsr"] + ["fpe%d" % i for i in range(1, 8)]
+    for i in range(4, 32):
+        halves += ["fr%d" % i, "fr%dR" % i]
+    return [(raw.get(halves[2 * i], 0) << 32) | raw.get(halves[2 * i + 1], 0) for i in range(32)]
+
+
+# Function name -> fr0..fr31 at its entry: the caller's values, which a
+# call must preserve for fr12..fr21. Recorded without unwinding.
+ENTRY_FREGS = {}
+
+
+class EntryRecorder(gdb.Breakpoint):
+    def __init__(self, func):
+        super().__init__("*" + func, internal=True)
+        self.func = func
+
+    def stop(self):
+        ENTRY_FREGS[self.func] = fpregs_of(raw_registers())
+        return False
+
+
+class RecordEntry(gdb.Command):
+    """coreunwind-record-entry FUNC...: record the floating-point registers
+    at each FUNC's first instruction (the last call made wins)."""
+
+    def __init__(self):
+        super().__init__("coreunwind-record-entry", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        for func in arg.split():
+            EntryRecorder(func)
+
+
+RecordEntry()
 
 
 def call(expr):
@@ -121,7 +178,7 @@ class Dump(gdb.Command):
         cur = gdb.selected_thread()
         m = re.search(r"signal (SIG[A-Z0-9]+)", gdb.execute("info program", to_string=True))
         threads = [cur] + [t for t in sorted(inf.threads(), key=lambda t: t.num) if t != cur]
-        regs = [{"tid": t.ptid[1] or t.ptid[0], "gregs": thread_regs(t)} for t in threads]
+        regs = [{"tid": t.ptid[1] or t.ptid[0], "gregs": thread_regs(t), "fpregs": thread_fpregs(t)} for t in threads]
         cur.switch()
         gdb.execute("set scheduler-locking on", to_string=True)
         buf = call("(long)mmap(0, %d, 3, %d, -1, 0)" % (SCRATCH, MAP_PRIVATE_ANON))
@@ -150,7 +207,7 @@ class Dump(gdb.Command):
                 with open(os.path.join(out, "mem-%x" % start), "wb") as fh:
                     fh.write(data)
                 dumped.append(start)
-        facts = {"signal": m.group(1) if m else "", "threads": regs, "maps": "\n".join(kept), "auxv": auxv.hex(), "cmdline": cmdline.hex()}
+        facts = {"signal": m.group(1) if m else "", "threads": regs, "maps": "\n".join(kept), "auxv": auxv.hex(), "cmdline": cmdline.hex(), "entry_fregs": ENTRY_FREGS}
         with open(os.path.join(out, "facts.json"), "w") as fh:
             json.dump(facts, fh)
         gdb.write("coreunwind-dump: %d threads, %d memory runs\n" % (len(regs), len(dumped)))
