@@ -145,6 +145,18 @@ func (a Arch) stepTable(as unwind.AddrSpace, r *rule, callee, caller *unwind.Fra
 	var ra uint64
 	var loc unwind.SaveLoc
 	switch {
+	case d.Millicode() && p.mrpSaved:
+		// Save_MRP_in_frame: r31 was stored in the frame before the
+		// routine reused it (gdb uses the slot whenever the scan found it).
+		addr := base + uint64(p.mrpOff)
+		v, err := a.readWord(as, addr)
+		if err != nil {
+			return unwind.StepEnd, fmt.Errorf("millicode at %#x: mrp saved at %#x: %w", pc, addr, err)
+		}
+		ra, loc = v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr}
+		if v, ok := callee.Get(RP); ok {
+			caller.Set(RP, v, unwind.SaveLoc{Kind: unwind.LocSame})
+		}
 	case d.Millicode():
 		v, ok := callee.Get(R31)
 		if !ok {

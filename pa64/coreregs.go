@@ -13,7 +13,25 @@ const (
 	linuxGRegSlots = 80
 	linuxSlotIAOQ  = 40
 	linuxSlotSAR   = 44
+	linuxSlotIPSW  = 48
 )
+
+// pswN is the PSW's nullify bit. When it is set in the interruption PSW
+// the instruction at the front of the queue was to be nullified: the
+// thread is in effect still at the instruction before it (the nullifying
+// branch or compare), so frame 0's pc is pcoq_head - 4, as gdb's
+// hppa_read_pc has it. Otherwise the pc may fall past a function's end or
+// on the wrong line.
+const pswN = 0x00200000
+
+// interruptedPC applies the nullify rule to an interrupted pc.
+func interruptedPC(pcoqHead, ipsw uint64) uint64 {
+	pc := pcoqHead & privMask
+	if ipsw&pswN != 0 {
+		pc -= 4
+	}
+	return pc
+}
 
 // HP-UX save_state_t (hpux-cores.md §2.5): flags, the narrow image (4-byte
 // slots, grN at 4·N), the FP block, the wide image (8-byte slots after 8
@@ -66,7 +84,7 @@ func linuxFrame(b []byte, order binary.ByteOrder, word int) *unwind.Frame {
 		f.Set(r, get(r), same)
 	}
 	f.Set(PSW, get(0), same)
-	f.Set(PC, get(linuxSlotIAOQ)&privMask, same)
+	f.Set(PC, interruptedPC(get(linuxSlotIAOQ), get(linuxSlotIPSW)), same)
 	f.Trust, f.ExactPC = unwind.TrustContext, true
 	return f
 }
@@ -100,11 +118,11 @@ func saveStateFrame(ss []byte, order binary.ByteOrder, wide bool) (*unwind.Frame
 		f.Set(FR0+i, order.Uint64(ss[ssFPBlockOff+8*i:]), same)
 	}
 	f.Set(PSW, get(ssSlotIPSW), same)
-	pc := get(ssSlotPCOQHead)
+	pc := interruptedPC(get(ssSlotPCOQHead), get(ssSlotIPSW))
 	if flags&ssFlagsInSyscall != 0 {
-		pc = get(R31)
+		pc = get(R31) & privMask
 	}
-	f.Set(PC, pc&privMask, same)
+	f.Set(PC, pc, same)
 	f.Trust, f.ExactPC = unwind.TrustContext, true
 	return f, nil
 }

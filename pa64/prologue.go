@@ -12,6 +12,8 @@ type prologue struct {
 	size     int64 // bytes added to sp by the instructions executed
 	rpOff    int64 // rp's slot (base + rpOff), valid if rpSaved
 	rpSaved  bool
+	mrpOff   int64 // r31's (the millicode return pointer's) slot, valid if mrpSaved
+	mrpSaved bool
 	saves    map[int]int64  // general register -> slot offset from the base
 	fsaves   map[int]frSlot // floating-point register (FR0+n) -> its save slot
 	fpCopied bool           // "copy %sp,%r3" executed: r3 holds the base
@@ -110,6 +112,14 @@ func scanPrologue(read func(addr uint64) (uint32, bool), start, pc uint64, wide 
 			if reg == RP {
 				if !p.rpSaved {
 					p.rpOff, p.rpSaved = off, true
+				}
+				return
+			}
+			if reg == R31 {
+				// Millicode with Save_MRP_in_frame keeps its return
+				// link in the frame marker (stw %r31,-20(%sp)).
+				if !p.mrpSaved {
+					p.mrpOff, p.mrpSaved = off, true
 				}
 				return
 			}

@@ -78,7 +78,14 @@ func (a Arch) stepSigcontext(as unwind.AddrSpace, sc uint64, callee, caller *unw
 	if err != nil {
 		return fmt.Errorf("signal context at %#x: %w", sc, err)
 	}
-	caller.Set(PC, pc&privMask, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sc + iaoqOff})
+	// sc_gr[0] holds the interrupted PSW (the kernel and qemu both store
+	// it there): a nullified front-of-queue instruction means pc - 4.
+	psw, err := a.readWord(as, sc+grOff)
+	if err != nil {
+		return fmt.Errorf("signal context at %#x: %w", sc, err)
+	}
+	caller.Set(PSW, psw, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sc + grOff})
+	caller.Set(PC, interruptedPC(pc, psw), unwind.SaveLoc{Kind: unwind.LocMem, Addr: sc + iaoqOff})
 	caller.Trust, caller.ExactPC = unwind.TrustContext, true
 	callee.Signal = true
 	return nil

@@ -188,6 +188,21 @@ func (m *Machine) step() error {
 		m.set(1, m.GR[b]+uint64(im21(w)))
 	case 0x02: // three-register arithmetic and logic: t = r op b
 		x, y := m.GR[r], m.GR[b]
+		if w>>6&0x3f == 0x22 { // cmpclr,cond r,b,t: t = 0, nullify the next if cond
+			if w>>5&1 == 0 { // the 32-bit compare
+				x, y = uint64(int64(int32(x))), uint64(int64(int32(y)))
+			}
+			cond, err := compareCond(w>>13&7, x, y)
+			if err != nil {
+				return fmt.Errorf("%#x: cmpclr %#08x: %w", m.PC, w, err)
+			}
+			if w>>12&1 != 0 {
+				cond = !cond
+			}
+			m.set(t, 0)
+			m.nullifyNext = cond
+			break
+		}
 		var v uint64
 		switch ext := w >> 6 & 0x3f; ext {
 		case 0x09:
@@ -415,4 +430,29 @@ func im21(w uint32) int64 {
 	x := w & 0x1fffff
 	v := (x&1)<<20 | (x>>1&0x7ff)<<9 | (x>>14&3)<<7 | (x>>16&0x1f)<<2 | (x >> 12 & 3)
 	return signExt(uint64(v)<<11, 32)
+}
+
+// Nullified reports whether the instruction at the front of the queue
+// (PC) will be nullified: the state an interruption records as the PSW N
+// bit.
+func (m *Machine) Nullified() bool { return m.nullifyNext }
+
+// compareCond evaluates a compare condition c (never, =, <, <=, <<, <<=)
+// on x and y; the overflow and odd conditions are not implemented.
+func compareCond(c uint32, x, y uint64) (bool, error) {
+	switch c {
+	case 0:
+		return false, nil
+	case 1:
+		return x == y, nil
+	case 2:
+		return int64(x) < int64(y), nil
+	case 3:
+		return int64(x) <= int64(y), nil
+	case 4:
+		return x < y, nil
+	case 5:
+		return x <= y, nil
+	}
+	return false, fmt.Errorf("compare condition %d unsupported", c)
 }
