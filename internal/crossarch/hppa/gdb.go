@@ -43,6 +43,10 @@ type GDBOptions struct {
 	// Commands run after the backtrace is recorded, their output saved
 	// in dir/extra.txt.
 	Commands []string
+	// Backtrace replaces "thread apply all bt" (deep stacks: "bt 60").
+	Backtrace string
+	// QemuArgs go before the program (e.g. "-s", "1M" for the stack size).
+	QemuArgs []string
 }
 
 // CrashUnderGDBWith is CrashUnderGDB with more recorded.
@@ -59,7 +63,8 @@ func CrashUnderGDBWith(t testing.TB, dir, prog string, opt GDBOptions, args ...s
 	}
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	q := exec.Command(qemu, append([]string{"-g", port, prog}, args...)...)
+	qargs := append(append([]string{"-g", port}, opt.QemuArgs...), prog)
+	q := exec.Command(qemu, append(qargs, args...)...)
 	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+Sysroot)
 	q.Dir = dir
 	if err := q.Start(); err != nil {
@@ -77,8 +82,12 @@ func CrashUnderGDBWith(t testing.TB, dir, prog string, opt GDBOptions, args ...s
 	if len(opt.RecordEntryFRs) > 0 {
 		gdbArgs = append(gdbArgs, "-ex", "coreunwind-record-entry "+strings.Join(opt.RecordEntryFRs, " "))
 	}
+	btCmd := "thread apply all bt"
+	if opt.Backtrace != "" {
+		btCmd = opt.Backtrace
+	}
 	gdbArgs = append(gdbArgs, "-ex", "continue",
-		"-ex", "python open('"+bt+"','w').write(gdb.execute('thread apply all bt', to_string=True))")
+		"-ex", "python open('"+bt+"','w').write(gdb.execute("+strconv.Quote(btCmd)+", to_string=True))")
 	if len(opt.Commands) > 0 {
 		var py strings.Builder
 		py.WriteString("python open('" + filepath.Join(dir, "extra.txt") + "','w').write(''")

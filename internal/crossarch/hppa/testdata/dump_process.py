@@ -165,6 +165,30 @@ def without_range(maps, lo, hi):
     return out
 
 
+BORROW = 0x8000  # stack bytes lent to the inferior calls after an overflow
+
+
+def readable(addr):
+    try:
+        gdb.selected_inferior().read_memory(addr, 1)
+        return True
+    except gdb.MemoryError:
+        return False
+
+
+def guest_files():
+    """/proc/self/maps (without the scratch buffer), auxv and cmdline,
+    read by the guest itself."""
+    buf = call("(long)mmap(0, %d, 3, %d, -1, 0)" % (SCRATCH, MAP_PRIVATE_ANON))
+    if buf >= 0xFFFFF000:
+        raise gdb.GdbError("inferior mmap failed")
+    maps = guest_file("/proc/self/maps", buf).decode(errors="replace")
+    auxv = guest_file("/proc/self/auxv", buf)
+    cmdline = guest_file("/proc/self/cmdline", buf)
+    call("(int)munmap((char*)0x%x, %d)" % (buf, SCRATCH))
+    return "\n".join(without_range(maps, buf, buf + SCRATCH)), auxv, cmdline
+
+
 class Dump(gdb.Command):
     """coreunwind-dump DIR"""
 
@@ -181,16 +205,29 @@ class Dump(gdb.Command):
         regs = [{"tid": t.ptid[1] or t.ptid[0], "gregs": thread_regs(t), "fpregs": thread_fpregs(t)} for t in threads]
         cur.switch()
         gdb.execute("set scheduler-locking on", to_string=True)
-        buf = call("(long)mmap(0, %d, 3, %d, -1, 0)" % (SCRATCH, MAP_PRIVATE_ANON))
-        if buf >= 0xFFFFF000:
-            raise gdb.GdbError("inferior mmap failed")
-        maps = guest_file("/proc/self/maps", buf).decode(errors="replace")
-        auxv = guest_file("/proc/self/auxv", buf)
-        cmdline = guest_file("/proc/self/cmdline", buf)
-        call("(int)munmap((char*)0x%x, %d)" % (buf, SCRATCH))
+        try:
+            maps, auxv, cmdline = guest_files()
+        except (gdb.MemoryError, gdb.error):
+            # A stack overflow leaves no room above sp for the inferior
+            # calls' frames (stacks grow up): run them lower down, over
+            # older frames, and put those bytes back afterwards.
+            sp = int(gdb.parse_and_eval("$sp")) & 0xFFFFFFFF
+            top = sp & ~(PAGE - 1)  # sp may be past the stack's end
+            for _ in range(64):
+                if readable(top - PAGE):
+                    break
+                top -= PAGE
+            low = top - BORROW
+            saved = bytes(inf.read_memory(low, BORROW))
+            gdb.execute("set $sp = 0x%x" % (low + 0x100), to_string=True)
+            try:
+                maps, auxv, cmdline = guest_files()
+            finally:
+                gdb.execute("set $sp = 0x%x" % sp, to_string=True)
+                inf.write_memory(low, saved)
         sps = [r["gregs"][30] for r in regs]
         dumped, kept = [], []
-        for line in without_range(maps, buf, buf + SCRATCH):
+        for line in maps.splitlines():
             kept.append(line)
             f = re.match(r"([0-9a-f]+)-([0-9a-f]+) (\S+) ([0-9a-f]+) \S+ \d+\s*(.*)$", line)
             if not f:
