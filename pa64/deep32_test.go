@@ -118,4 +118,3 @@ func numberedFrames(t *testing.T, paths ...string) map[int]hppa.GDBFrame {
 	}
 	return out
 }
-
