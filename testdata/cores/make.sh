@@ -1,7 +1,8 @@
 #!/bin/sh
-# make.sh rebuilds the small real cores shipped in this directory, each in
-# its own folder with the program's source, its binary, the core and
-# expected.gdb.txt (gdb's "thread apply all bt" of that core):
+# make.sh rebuilds the small real cores shipped in this directory from the
+# sources committed beside them (segv.c, abort.c, threads.c): each folder
+# gets the program's binary, the core and expected.gdb.txt (gdb's "thread
+# apply all bt" of that core):
 #
 #   segv-static/  a static C program storing through NULL (self-contained:
 #                 works on any x86_64 Linux machine)
@@ -56,128 +57,13 @@ libs() {
 
 mkdir -p segv-static abort-dyn threads-dyn
 
-cat >segv-static/segv.c <<'C'
-/* segv.c: a null store three calls deep, built -static. */
-volatile int sink;
-
-__attribute__((noinline)) static void write_record(int *slot, int v) {
-	*slot = v;
-	sink = v;
-}
-
-__attribute__((noinline)) static void save(int *slot, int v) {
-	write_record(slot, v + 1);
-	sink = 2;
-}
-
-int main(int argc, char **argv) {
-	(void)argv;
-	save(argc > 9 ? &argc : 0, argc);
-	return 0;
-}
-C
 (cd segv-static && gcc -g -O1 -static -o segv segv.c)
 crash segv-static segv
 
-cat >abort-dyn/abort.c <<'C'
-/* abort.c: abort() two calls deep, dynamically linked. */
-#include <stdlib.h>
-
-volatile int sink;
-
-__attribute__((noinline)) static void give_up(int why) {
-	if (why > 0)
-		abort();
-	sink = why;
-}
-
-__attribute__((noinline)) static void check(int n) {
-	give_up(n);
-	sink = n;
-}
-
-int main(int argc, char **argv) {
-	(void)argv;
-	check(argc);
-	return 0;
-}
-C
 (cd abort-dyn && gcc -g -O1 -o abort abort.c)
 crash abort-dyn abort
 libs abort-dyn abort
 
-cat >threads-dyn/threads.c <<'C'
-/* threads.c: three threads parked in nanosleep, read and a mutex, at
- * different depths; then the main thread stores through NULL. */
-#include <pthread.h>
-#include <stdatomic.h>
-#include <time.h>
-#include <unistd.h>
-
-volatile int sink;
-static atomic_int ready;
-static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
-static int fds[2];
-
-__attribute__((noinline)) static void *sleeper(void *arg) {
-	struct timespec ts = {1000, 0};
-	atomic_fetch_add(&ready, 1);
-	nanosleep(&ts, 0);
-	sink = 1;
-	return arg;
-}
-
-__attribute__((noinline)) static void read_one(void) {
-	char c;
-	atomic_fetch_add(&ready, 1);
-	sink = (int)read(fds[0], &c, 1);
-}
-
-__attribute__((noinline)) static void *reader(void *arg) {
-	read_one();
-	sink = 2;
-	return arg;
-}
-
-__attribute__((noinline)) static void take_lock(void) {
-	atomic_fetch_add(&ready, 1);
-	pthread_mutex_lock(&held);
-	sink = 3;
-}
-
-__attribute__((noinline)) static void lock_twice(void) {
-	take_lock();
-	sink = 4;
-}
-
-__attribute__((noinline)) static void *locker(void *arg) {
-	lock_twice();
-	sink = 5;
-	return arg;
-}
-
-__attribute__((noinline)) static void crash_now(int *p) {
-	*p = 6;
-	sink = 6;
-}
-
-int main(void) {
-	pthread_t t;
-	pthread_attr_t attr;
-	pipe(fds);
-	pthread_mutex_lock(&held);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	pthread_create(&t, &attr, sleeper, 0);
-	pthread_create(&t, &attr, reader, 0);
-	pthread_create(&t, &attr, locker, 0);
-	while (atomic_load(&ready) < 3)
-		usleep(1000);
-	usleep(100000);
-	crash_now(0);
-	return 0;
-}
-C
 (cd threads-dyn && gcc -g -O1 -pthread -o threads threads.c)
 crash threads-dyn threads
 libs threads-dyn threads
