@@ -2,26 +2,31 @@ package analyze
 
 import (
 	"bufio"
+	"bytes"
+	"container/heap"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // A perf map (/tmp/perf-PID.map, written by JITs for perf(1)) names
 // generated code: one "START SIZE NAME" line per symbol, START and SIZE in
 // hex (an optional 0x prefix is accepted). Later lines win where entries
 // overlap, as in perf: a JIT that recompiles code appends the new name.
+//
+// Overlaps are resolved once, when the map is read: the entries become
+// disjoint segments, each naming the latest line that covers it, so a
+// lookup is one binary search however the lines overlap. (An earlier
+// version walked back over overlapping entries on every lookup; one long
+// entry followed by many short ones made that quadratic, and bounding the
+// walk lost the long entry.)
 
 // Bounds: a map of a long-running JIT can be large, but not unbounded.
 const (
 	maxPerfMapLines = 1 << 22
 	maxPerfMapLine  = 1 << 16
-	// maxPerfOverlap bounds how many entries starting below an address a
-	// lookup examines: maps of recompiling JITs overlap, but not deeply.
-	maxPerfOverlap = 64
 )
 
 type perfEntry struct {
@@ -30,10 +35,16 @@ type perfEntry struct {
 	seq        int // line order, for "later wins"
 }
 
+// perfSegment is a piece of the address space that one entry names.
+type perfSegment struct {
+	start, end uint64
+	entry      int // index into perfMap.entries
+}
+
 type perfMap struct {
-	entries []perfEntry // sorted by start
-	maxLen  uint64
-	skipped int // malformed lines
+	entries  []perfEntry   // in line order
+	segments []perfSegment // disjoint, sorted by start
+	skipped  int           // malformed lines
 }
 
 func readPerfMapFile(path string) (*perfMap, error) {
@@ -53,13 +64,16 @@ func readPerfMapFile(path string) (*perfMap, error) {
 func parsePerfMap(r io.Reader) (*perfMap, error) {
 	pm := &perfMap{}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), maxPerfMapLine)
+	// Start small (most lines are short) and grow to the bound.
+	sc.Buffer(make([]byte, 256), maxPerfMapLine)
+	var err error
 	for n := 0; sc.Scan(); n++ {
 		if n >= maxPerfMapLines {
-			return pm, fmt.Errorf("more than %d lines", maxPerfMapLines)
+			err = fmt.Errorf("more than %d lines", maxPerfMapLines)
+			break
 		}
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
 			continue
 		}
 		e, ok := parsePerfLine(line)
@@ -69,28 +83,102 @@ func parsePerfMap(r io.Reader) (*perfMap, error) {
 		}
 		e.seq = n
 		pm.entries = append(pm.entries, e)
-		pm.maxLen = max(pm.maxLen, e.end-e.start)
 	}
-	if err := sc.Err(); err != nil {
-		return pm, err
+	if err == nil {
+		err = sc.Err()
 	}
-	sort.SliceStable(pm.entries, func(i, j int) bool { return pm.entries[i].start < pm.entries[j].start })
-	return pm, nil
+	pm.segments = resolveOverlaps(pm.entries)
+	return pm, err
 }
 
-func parsePerfLine(line string) (perfEntry, bool) {
-	startS, rest, ok1 := strings.Cut(line, " ")
-	sizeS, name, ok2 := strings.Cut(strings.TrimLeft(rest, " "), " ")
+func parsePerfLine(line []byte) (perfEntry, bool) {
+	startS, rest, ok1 := bytes.Cut(line, []byte{' '})
+	sizeS, name, ok2 := bytes.Cut(bytes.TrimLeft(rest, " "), []byte{' '})
 	if !ok1 || !ok2 {
 		return perfEntry{}, false
 	}
-	start, err1 := strconv.ParseUint(strings.TrimPrefix(startS, "0x"), 16, 64)
-	size, err2 := strconv.ParseUint(strings.TrimPrefix(sizeS, "0x"), 16, 64)
-	name = strings.TrimSpace(name)
-	if err1 != nil || err2 != nil || size == 0 || start+size < start || name == "" {
+	start, ok3 := parseHex(startS)
+	size, ok4 := parseHex(sizeS)
+	name = bytes.TrimSpace(name)
+	if !ok3 || !ok4 || size == 0 || start+size < start || len(name) == 0 {
 		return perfEntry{}, false
 	}
-	return perfEntry{start: start, end: start + size, name: name}, true
+	return perfEntry{start: start, end: start + size, name: string(name)}, true
+}
+
+// parseHex parses a hex number with an optional 0x prefix.
+func parseHex(b []byte) (uint64, bool) {
+	b = bytes.TrimPrefix(b, []byte("0x"))
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b), 16, 64)
+	return v, err == nil
+}
+
+// resolveOverlaps turns entries (in line order) into disjoint segments
+// naming, for every covered address, the latest entry covering it. A
+// sweep over the entries' boundaries keeps the covering entries in a heap
+// by line order: O(n log n) for n entries, at most 2n segments.
+func resolveOverlaps(entries []perfEntry) []perfSegment {
+	if len(entries) == 0 {
+		return nil
+	}
+	byStart := make([]int, len(entries))
+	for i := range byStart {
+		byStart[i] = i
+	}
+	sort.Slice(byStart, func(a, b int) bool { return entries[byStart[a]].start < entries[byStart[b]].start })
+	bounds := make([]uint64, 0, 2*len(entries))
+	for _, e := range entries {
+		bounds = append(bounds, e.start, e.end)
+	}
+	sort.Slice(bounds, func(a, b int) bool { return bounds[a] < bounds[b] })
+
+	live := &latestFirst{entries: entries}
+	var segs []perfSegment
+	next := 0 // next entry of byStart to enter the sweep
+	for i := 0; i+1 < len(bounds); i++ {
+		lo, hi := bounds[i], bounds[i+1]
+		if lo == hi {
+			continue
+		}
+		for next < len(byStart) && entries[byStart[next]].start <= lo {
+			heap.Push(live, byStart[next])
+			next++
+		}
+		// Entries that ended drop out lazily, when they reach the top.
+		for live.Len() > 0 && entries[live.idx[0]].end <= lo {
+			heap.Pop(live)
+		}
+		if live.Len() == 0 {
+			continue
+		}
+		top := live.idx[0]
+		if n := len(segs); n > 0 && segs[n-1].entry == top && segs[n-1].end == lo {
+			segs[n-1].end = hi
+			continue
+		}
+		segs = append(segs, perfSegment{start: lo, end: hi, entry: top})
+	}
+	return segs
+}
+
+// latestFirst is a max-heap of entry indexes by line order.
+type latestFirst struct {
+	entries []perfEntry
+	idx     []int
+}
+
+func (h *latestFirst) Len() int           { return len(h.idx) }
+func (h *latestFirst) Less(a, b int) bool { return h.entries[h.idx[a]].seq > h.entries[h.idx[b]].seq }
+func (h *latestFirst) Swap(a, b int)      { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *latestFirst) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *latestFirst) Pop() any {
+	n := len(h.idx)
+	x := h.idx[n-1]
+	h.idx = h.idx[:n-1]
+	return x
 }
 
 // lookup returns the entry covering addr; the latest line wins.
@@ -98,16 +186,9 @@ func (pm *perfMap) lookup(addr uint64) (perfEntry, bool) {
 	if pm == nil {
 		return perfEntry{}, false
 	}
-	k := sort.Search(len(pm.entries), func(i int) bool { return pm.entries[i].start > addr })
-	best := -1
-	for j := k - 1; j >= 0 && j >= k-maxPerfOverlap && addr-pm.entries[j].start < pm.maxLen; j-- {
-		e := &pm.entries[j]
-		if addr < e.end && (best < 0 || e.seq > pm.entries[best].seq) {
-			best = j
-		}
-	}
-	if best < 0 {
+	i := sort.Search(len(pm.segments), func(i int) bool { return pm.segments[i].end > addr })
+	if i == len(pm.segments) || addr < pm.segments[i].start {
 		return perfEntry{}, false
 	}
-	return pm.entries[best], true
+	return pm.entries[pm.segments[i].entry], true
 }
