@@ -25,6 +25,7 @@ type script struct {
 	regs    []regLoc
 	abi     uint16 // P10 marker (abi<<8 | context)
 	noEntry bool   // no table entry: the default leaf state
+	dynamic bool   // from dynamic info registered at run time
 }
 
 // regLoc says where the caller's value of frame register dst is.
@@ -142,35 +143,59 @@ func scriptFor(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (*scri
 		}
 	}
 	pi, err := cache.FindProcInfo(as, f.LookupPC(IP))
-	if err != nil || pi == nil || pi.Format != unwind.FormatUnwindTable {
+	if err != nil || pi == nil {
 		return leafScript, nil, nil
-	}
-	e, ok := pi.Info.(*Entry)
-	if !ok {
-		return leafScript, pi, nil
-	}
-	info, err := e.Info()
-	if err != nil {
-		return nil, pi, fmt.Errorf("ia64 unwind info: %w", err)
-	}
-	recs, err := Decode(info.Desc)
-	if err != nil && len(recs) == 0 {
-		return nil, pi, err
 	}
 	var prp *uint64
 	if pr, ok := f.Get(PR); ok {
 		prp = &pr
 	}
-	if ip < pi.StartIP {
-		return nil, pi, fmt.Errorf("ip %#x before its procedure %#x: %w", ip, pi.StartIP, unwind.ErrBadFrame)
-	}
-	sr, err := buildState(recs, whenTarget(ip, pi.StartIP), prp)
+	s, predicated, err := procScript(as, cache, pi, f.LookupPC(IP), ip, prp, 0)
 	if err != nil {
 		return nil, pi, err
 	}
-	s := compile(sr)
-	if !sr.predicated {
+	if !predicated && s != leafScript {
 		cache.PutRule(ip, s)
 	}
 	return s, pi, nil
+}
+
+// procScript is the script at ip (looked up as lookup) of the procedure
+// pi describes: an unwind table entry, or registered dynamic info
+// (dynamic.go). predicated says the result depends on the frame's
+// predicates pr. depth counts ALIAS operations followed so far.
+func procScript(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, lookup, ip uint64, pr *uint64, depth int) (s *script, predicated bool, err error) {
+	switch pi.Format {
+	case unwind.FormatUnwindTable:
+	case unwind.FormatDynamic, unwind.FormatTable, unwind.FormatRemoteTable:
+		return dynamicScript(as, cache, pi, lookup, ip, pr, depth)
+	default:
+		return leafScript, false, nil
+	}
+	e, ok := pi.Info.(*Entry)
+	if !ok {
+		return leafScript, false, nil
+	}
+	info, err := e.Info()
+	if err != nil {
+		return nil, false, fmt.Errorf("ia64 unwind info: %w", err)
+	}
+	return descriptorScript(info.Desc, pi.StartIP, ip, pr)
+}
+
+// descriptorScript runs an info block's descriptors to ip's slot in the
+// procedure starting at start.
+func descriptorScript(desc []byte, start, ip uint64, pr *uint64) (*script, bool, error) {
+	recs, err := Decode(desc)
+	if err != nil && len(recs) == 0 {
+		return nil, false, err
+	}
+	if ip < start {
+		return nil, false, fmt.Errorf("ip %#x before its procedure %#x: %w", ip, start, unwind.ErrBadFrame)
+	}
+	sr, err := buildState(recs, whenTarget(ip, start), pr)
+	if err != nil {
+		return nil, false, err
+	}
+	return compile(sr), sr.predicated, nil
 }

@@ -106,12 +106,18 @@ type stateRecord struct {
 // handful of prologues.
 const maxNesting = 1024
 
-// buildState walks recs to the target slot and returns the final state.
-func buildState(recs []Record, target int64, pr *uint64) (*stateRecord, error) {
+// newStateRecord is the state before the first region: nothing saved.
+func newStateRecord(target int64, pr *uint64) *stateRecord {
 	sr := &stateRecord{target: target, firstRegion: true, whenSPRestored: whenNever, spillOffset: 0x10, cur: newRegSet()}
 	if pr != nil {
 		sr.pr, sr.prKnown = *pr, true
 	}
+	return sr
+}
+
+// buildState walks recs to the target slot and returns the final state.
+func buildState(recs []Record, target int64, pr *uint64) (*stateRecord, error) {
+	sr := newStateRecord(target, pr)
 	for i := range recs {
 		if sr.done {
 			break
@@ -120,6 +126,14 @@ func buildState(recs []Record, target int64, pr *uint64) (*stateRecord, error) {
 			return sr, err
 		}
 	}
+	sr.finish()
+	return sr, nil
+}
+
+// finish closes the last region and drops what a restored sp took with
+// it: the end of every state built for a target slot, from descriptors or
+// from dynamic operations.
+func (sr *stateRecord) finish() {
 	if !sr.done {
 		// The descriptors ended inside the last region: close it as
 		// the next region header would.
@@ -136,7 +150,6 @@ func buildState(recs []Record, target int64, pr *uint64) (*stateRecord, error) {
 			}
 		}
 	}
-	return sr, nil
 }
 
 func (sr *stateRecord) regionTime(t uint64) int64 {

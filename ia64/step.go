@@ -120,8 +120,8 @@ func stepScript(as unwind.AddrSpace, s *script, f, c *unwind.Frame) (unwind.Step
 	}
 	c.CFA, c.HasCFA = psp, true
 	c.Trust = unwind.TrustUnwindTable
-	if s.noEntry {
-		c.Trust = unwind.TrustUnwindTable
+	if s.dynamic {
+		c.Trust = unwind.TrustDynamic
 	}
 	fillStacked(as, c)
 	return unwind.StepCaller, nil

@@ -261,7 +261,7 @@ func (m *Machine) Run(maxSteps int) error {
 			return fmt.Errorf("no instruction at %#x", m.IP)
 		}
 		next := m.IP + 1
-		if m.IP&0xf == 2 {
+		if m.IP&0xf == 2 || in.Op == "movl" { // movl fills slots 1 and 2
 			next = m.IP&^0xf + 16
 		}
 		if in.QP != 0 && m.PR&(1<<in.QP) == 0 {
@@ -307,8 +307,12 @@ func (m *Machine) exec(in *Insn, next uint64) (jump uint64, stop bool, err error
 		return 0, false, m.SetGR(n, old)
 	case strings.HasPrefix(op, "br.call"):
 		b, _ := regNum(in.Dst[0], "b")
-		t, err := strconv.ParseUint(in.Src[0], 16, 64)
-		if err != nil {
+		var t uint64
+		if n, ok := regNum(in.Src[0], "b"); ok {
+			// An indirect call (to code too far for an IP-relative
+			// branch, such as generated code): bundle address in bN.
+			t = m.BR[n] &^ 0xf
+		} else if t, err = strconv.ParseUint(in.Src[0], 16, 64); err != nil {
 			return 0, false, err
 		}
 		ret := next
@@ -341,6 +345,13 @@ func (m *Machine) exec(in *Insn, next uint64) (jump uint64, stop bool, err error
 		return t, false, err
 	case base == "mov":
 		return 0, false, m.mov(in)
+	case base == "movl":
+		d, _ := regNum(in.Dst[0], "r")
+		v, err := strconv.ParseUint(in.Src[0], 0, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("movl operand %q", in.Src[0])
+		}
+		return 0, false, m.SetGR(d, v)
 	case base == "adds" || base == "addl" || base == "add" || base == "sub" || base == "shladd":
 		d, _ := regNum(in.Dst[0], "r")
 		var v uint64

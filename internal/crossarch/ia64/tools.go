@@ -16,6 +16,13 @@ import (
 // of the last file built.
 func Build(t testing.TB, dir, name, src string, bigEndian bool, link bool, entry string) string {
 	t.Helper()
+	return BuildLinked(t, dir, name, src, bigEndian, link, entry)
+}
+
+// BuildLinked is Build with extra linker arguments (such as
+// --section-start=.jit=ADDR to place a section in its own segment).
+func BuildLinked(t testing.TB, dir, name, src string, bigEndian bool, link bool, entry string, ldArgs ...string) string {
+	t.Helper()
 	as := testenv.NeedTool(t, "ia64-linux-gnu-as")
 	s := filepath.Join(dir, name+".s")
 	if err := os.WriteFile(s, []byte(src), 0o644); err != nil {
@@ -36,7 +43,8 @@ func Build(t testing.TB, dir, name, src string, bigEndian bool, link bool, entry
 	}
 	ld := testenv.NeedTool(t, "ia64-linux-gnu-ld")
 	exe := filepath.Join(dir, name)
-	largs := []string{"-static", "-e", entry, "-o", exe, obj}
+	largs := append([]string{"-static", "-e", entry, "-o", exe}, ldArgs...)
+	largs = append(largs, obj)
 	if bigEndian {
 		largs = append([]string{"-EB"}, largs...)
 	}
