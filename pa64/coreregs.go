@@ -157,7 +157,11 @@ func (a Arch) FrameFromThread(th *unwind.ThreadState) (*unwind.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fp, ok := th.Notes[ntPRFPReg]; ok && (len(th.GRegs) == linuxGRegSlots*4 || len(th.GRegs) == linuxGRegSlots*8) {
+	fp, ok := th.Notes[ntPRFPReg]
+	if !ok && th.FPRegs != nil {
+		fp, ok = th.FPRegs, true // corefile keeps NT_FPREGSET apart from the other notes
+	}
+	if ok && (len(th.GRegs) == linuxGRegSlots*4 || len(th.GRegs) == linuxGRegSlots*8) {
 		// A short note leaves the registers unknown rather than failing
 		// the thread: the general registers are what the walk needs.
 		_ = SetFPRegs(f, fp, th.Order)

@@ -6,10 +6,11 @@ import "encoding/binary"
 // more than the general registers of NT_PRSTATUS to build frame 0 (IA-64:
 // the register stack in memory; HP-UX: the save state).
 type ThreadState struct {
-	GRegs []byte            // pr_reg (or the format's equivalent), target byte order
-	Notes map[uint32][]byte // every note the core has for this thread, by type
-	Order binary.ByteOrder
-	Mem   AddrSpace // the target, for state saved in memory
+	GRegs  []byte            // pr_reg (or the format's equivalent), target byte order
+	FPRegs []byte            // the floating-point register note (NT_FPREGSET), nil if none
+	Notes  map[uint32][]byte // every note the core has for this thread, by type
+	Order  binary.ByteOrder
+	Mem    AddrSpace // the target, for state saved in memory
 }
 
 // ThreadRegsArch is implemented by arches that build frame 0 from a whole
