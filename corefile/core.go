@@ -37,7 +37,7 @@ type Options struct {
 // Core is an opened core file.
 type Core struct {
 	Path   string // the core file ("" when opened from bytes)
-	Format string // "elf-linux", "elf-hpux" or "hpux-corehead"
+	Format string // "elf-linux", "elf-hpux" or "som-hpux" (the 32-bit corehead format); the report schema's names
 	// Compression is how the file at Path was compressed ("zstd", "xz",
 	// "gzip", "lz4"), "" if it was not.
 	Compression string

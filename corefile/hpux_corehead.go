@@ -125,7 +125,7 @@ const (
 // loadCorehead reads a 32-bit HP-UX PA-RISC core.
 func loadCorehead(data []byte, opts Options) (*Core, error) {
 	c := &Core{
-		Format:     "hpux-corehead",
+		Format:     "som-hpux", // the report schema's name for the pre-ELF HP-UX core format
 		OS:         "hpux",
 		Machine:    elf.EM_PARISC,
 		Arch:       "hppa",

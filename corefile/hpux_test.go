@@ -189,7 +189,7 @@ func TestCoreheadCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.Format != "hpux-corehead" || c.Arch != "hppa" || c.OS != "hpux" || c.ByteOrder().String() != "BigEndian" || c.PtrSize() != 4 {
+	if c.Format != "som-hpux" || c.Arch != "hppa" || c.OS != "hpux" || c.ByteOrder().String() != "BigEndian" || c.PtrSize() != 4 {
 		t.Errorf("format %q arch %q os %q", c.Format, c.Arch, c.OS)
 	}
 	if c.Comm != "a.out" || c.HPUX.Exec == nil || c.HPUX.Exec.Magic != 0x20b || c.HPUX.Exec.TMem != 0x1000 || c.HPUX.Exec.Entry != 0x1234 || c.HPUX.Version != 2 {
