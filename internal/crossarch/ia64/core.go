@@ -108,13 +108,11 @@ func (m *Machine) WriteLinuxCore(path, exe string, pid int, signo int) error {
 	w64 := func(b *bytes.Buffer, v uint64) { binary.Write(b, o, v) }
 	w64(&files, uint64(n))
 	w64(&files, 1)
-	var off uint64
 	for _, r := range m.Mem {
 		if r.Name == exe {
 			w64(&files, r.Base)
 			w64(&files, r.Base+uint64(len(r.Data)))
-			w64(&files, off)
-			off += uint64(len(r.Data))
+			w64(&files, r.FileOff) // page size 1: in bytes
 			abs, _ := filepath.Abs(exe)
 			names.WriteString(abs)
 			names.WriteByte(0)

@@ -36,6 +36,9 @@ type Region struct {
 	Data  []byte
 	Flags elf.ProgFlag
 	Name  string
+	// FileOff is where the region's bytes start in the file Name (for
+	// regions loaded from it).
+	FileOff uint64
 }
 
 // Machine is the interpreter's state.
@@ -141,7 +144,7 @@ func NewMachine(objdump, exe string) (*Machine, error) {
 		if _, err := p.ReadAt(data[:p.Filesz], 0); err != nil {
 			return nil, err
 		}
-		m.Mem = append(m.Mem, &Region{Base: p.Vaddr, Data: data, Flags: p.Flags, Name: exe})
+		m.Mem = append(m.Mem, &Region{Base: p.Vaddr, Data: data, Flags: p.Flags, Name: exe, FileOff: p.Off})
 	}
 	m.Mem = append(m.Mem,
 		&Region{Base: StackTop - StackLen, Data: make([]byte, StackLen), Flags: elf.PF_R | elf.PF_W, Name: "[stack]"},

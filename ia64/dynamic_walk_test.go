@@ -1,0 +1,426 @@
+package ia64
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/corefile"
+	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// jitBase is where dynwalk.s's generated code is linked: its own
+// segment, far above .text and .data, so that the core does not count it as the
+// executable's.
+const jitBase = 0x8000000000010000
+
+// dynRun is an interpreted run of dynwalk.s with its generated code
+// registered in the core.
+type dynRun struct {
+	m         *crossia64.Machine
+	exe, core string
+	list      uint64 // _U_dyn_info_list
+	jit       map[string][2]uint64
+}
+
+// runDynToCore assembles dynwalk.s, runs it to its fault, registers
+// jit_a and jit_b (DYNAMIC) and jit_c (TABLE or REMOTE_TABLE) in the
+// machine's _U_dyn_info_list, removes jit_c's entry from a copy of the
+// executable's .IA_64.unwind, and writes a Linux core naming that copy.
+func runDynToCore(t *testing.T, be bool, tableFormat int32) *dynRun {
+	t.Helper()
+	src, err := os.ReadFile("testdata/dynwalk.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	built := crossia64.BuildLinked(t, dir, "dynwalk", string(src), be, true, "_start", fmt.Sprintf("--section-start=.jit=%#x", uint64(jitBase)))
+	objdump := testenv.NeedTool(t, "ia64-linux-gnu-objdump")
+	m, err := crossia64.NewMachine(objdump, built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(20000); err != nil {
+		t.Fatal(err)
+	}
+	if m.Fault != "load" || m.FaultAt != 0 {
+		t.Fatalf("stopped by %q at %#x, want the NULL load", m.Fault, m.FaultAt)
+	}
+	r := &dynRun{m: m, core: filepath.Join(dir, "core"), jit: map[string][2]uint64{}}
+
+	f, err := elf.Open(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym := map[string]uint64{}
+	for _, s := range syms {
+		sym[s.Name] = s.Value
+	}
+	r.list = sym["_U_dyn_info_list"]
+	r.jit["jit_a"] = [2]uint64{sym["jit_a"], sym["jit_b"]}
+	r.jit["jit_b"] = [2]uint64{sym["jit_b"], sym["jit_c"]}
+	var jitEnd uint64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Vaddr <= jitBase && jitBase < p.Vaddr+p.Memsz {
+			jitEnd = p.Vaddr + p.Memsz
+		}
+	}
+	r.jit["jit_c"] = [2]uint64{sym["jit_c"], jitEnd}
+	if r.list == 0 || sym["jit_a"] != jitBase || jitEnd == 0 {
+		t.Fatalf("symbols: list %#x, jit_a %#x, jit segment end %#x", r.list, sym["jit_a"], jitEnd)
+	}
+
+	// jit_c's descriptors, from gas: its info block in the object
+	// file; its entry leaves a copy of the executable's table.
+	r.exe = filepath.Join(dir, "dynwalk.nojit")
+	dropTableEntries(t, f, built, r.exe, jitBase)
+	infoBlock := jitInfoBlock(t, filepath.Join(dir, "dynwalk.o"), f.ByteOrder)
+	jitText := f.Section(".jit")
+	tableCopy := [2]uint64{sym["jit_c"], jitText.Addr + jitText.Size}
+
+	area := m.NewDynArea(sym["dyn_area"], 4096)
+	infoAddr, err := area.Put(infoBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The registered table: one (start, end, info) triple relative to a
+	// segment base of our choosing, as a JIT's own table would be.
+	seg := uint64(jitBase &^ 0xffff)
+	triple := make([]byte, 24)
+	m.Order.PutUint64(triple[0:], tableCopy[0]-seg)
+	m.Order.PutUint64(triple[8:], tableCopy[1]-seg)
+	m.Order.PutUint64(triple[16:], infoAddr-seg)
+	tableAddr, err := area.Put(triple)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteDynList(r.list, 7, area, append(dynwalkProcs(t, r), crossia64.DynEntry{
+		Start: r.jit["jit_c"][0], End: r.jit["jit_c"][1], Format: tableFormat, Name: "jit_c.table",
+		Segbase: seg, TableLen: 3, TableData: tableAddr,
+	})); err != nil {
+		t.Fatal(err)
+	}
+
+	// The core: the generated segment is anonymous memory.
+	for _, reg := range m.Mem {
+		switch {
+		case reg.Base <= jitBase && jitBase < reg.Base+uint64(len(reg.Data)):
+			reg.Name = "[jit]"
+		case reg.Name == built:
+			reg.Name = r.exe
+		}
+	}
+	if err := m.WriteLinuxCore(r.core, r.exe, 4343, 11); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// dropTableEntries copies the executable to dst with the .IA_64.unwind
+// entries of code at or above lo zeroed (a zero triple is no entry).
+func dropTableEntries(t *testing.T, f *elf.File, src, dst string, lo uint64) {
+	t.Helper()
+	exe, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := f.Section(".IA_64.unwind")
+	if sec == nil {
+		t.Fatal("no .IA_64.unwind")
+	}
+	var segbase uint64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && sec.Addr >= p.Vaddr && sec.Addr < p.Vaddr+p.Memsz {
+			segbase = p.Vaddr
+		}
+	}
+	tab := exe[sec.Offset : sec.Offset+sec.Size]
+	dropped := 0
+	for off := 0; off+24 <= len(tab); off += 24 {
+		if segbase+f.ByteOrder.Uint64(tab[off:]) >= lo {
+			clear(tab[off : off+24])
+			dropped++
+		}
+	}
+	if dropped != 1 {
+		t.Fatalf("dropped %d table entries of generated code, want jit_c's", dropped)
+	}
+	if err := os.WriteFile(dst, exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jitInfoBlock is the unwind info block gas made for the .jit
+// section's only procedure (jit_c): header word and descriptors.
+func jitInfoBlock(t *testing.T, obj string, o binary.ByteOrder) []byte {
+	t.Helper()
+	f, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(".IA_64.unwind_info.jit")
+	if sec == nil {
+		t.Fatal("no .IA_64.unwind_info.jit in the object")
+	}
+	b, err := sec.Data()
+	if err != nil || len(b) < 8 {
+		t.Fatalf("info section: %v (%d bytes)", err, len(b))
+	}
+	n := 8 + 8*(o.Uint64(b)&0xffffffff)
+	if n > uint64(len(b)) {
+		t.Fatalf("info block of %d bytes in a section of %d", n, len(b))
+	}
+	return b[:n]
+}
+
+// dynwalkProcs describes jit_a and jit_b with libunwind's operations,
+// each placed at the slot of the instruction it describes (found in the
+// disassembly the interpreter ran).
+func dynwalkProcs(t *testing.T, r *dynRun) []crossia64.DynEntry {
+	t.Helper()
+	m := r.m
+	const (
+		saveReg, spillFP, spillSP, add, popFrames, labelState, copyState = 1, 2, 3, 4, 5, 6, 7
+	)
+	slot := func(fn, prefix string) int32 {
+		t.Helper()
+		s := m.SlotOf(r.jit[fn][0], r.jit[fn][1], prefix)
+		if s < 0 {
+			t.Fatalf("%s: no instruction %q", fn, prefix)
+		}
+		return s
+	}
+	procSlots := func(fn string) int32 { return int32(3 * (r.jit[fn][1] - r.jit[fn][0]) / 16) }
+
+	// jit_a: one region; the operations listed out of order (the list
+	// reader sorts them).
+	aOps := []crossia64.DynOp{
+		{Tag: spillSP, Reg: UnwGR + 4, When: slot("jit_a", "st8 [r2]=r4"), Val: 16},
+		{Tag: saveReg, Reg: UnwARPFS, When: slot("jit_a", "alloc"), Val: UnwGR + 33},
+		{Tag: add, Reg: UnwSP, When: slot("jit_a", "adds r12=-48,r12"), Val: uint64(0xffffffffffffffd0)},
+		{Tag: saveReg, Reg: UnwBR + 0, When: slot("jit_a", "mov r34=b0"), Val: UnwGR + 34},
+		{Tag: saveReg, Reg: UnwARLC, When: slot("jit_a", "mov.i r35=ar.lc"), Val: UnwGR + 35},
+		{Tag: popFrames, When: slot("jit_a", "adds r12=48,r12"), Val: 1},
+	}
+	// jit_b: a prologue region, the early-exit epilogue (labelled
+	// state, popped frames), and the body (copied state), counted from
+	// the end. A predicated save that does not apply (p6 is clear at the
+	// call) would corrupt b1; the one on p7 is the real save.
+	r2 := slot("jit_b", "mov.m ar.unat=r36")
+	r3 := slot("jit_b", "mov r39=r32")
+	bOps1 := []crossia64.DynOp{
+		{Tag: saveReg, Reg: UnwARPFS, When: slot("jit_b", "alloc"), Val: UnwGR + 33},
+		{Tag: saveReg, Reg: UnwSP, When: slot("jit_b", "mov r35=r12"), Val: UnwGR + 35},
+		{Tag: spillFP, Reg: UnwBR + 0, When: slot("jit_b", "st8 [r2]=r3"), Val: 24},
+		{Tag: saveReg, Reg: UnwARUNAT, When: slot("jit_b", "mov.m r36=ar.unat"), Val: UnwGR + 36},
+		{Tag: saveReg, QP: 7, Reg: UnwBR + 1, When: slot("jit_b", "mov r37=b1"), Val: UnwGR + 37},
+		{Tag: saveReg, QP: 6, Reg: UnwBR + 1, When: slot("jit_b", "mov r9="), Val: UnwGR + 9},
+	}
+	bOps2 := []crossia64.DynOp{
+		{Tag: labelState, QP: 0, When: -1, Val: 1},
+		{Tag: popFrames, When: slot("jit_b", "mov r12=r35") - r2, Val: 2},
+	}
+	bOps3 := []crossia64.DynOp{{Tag: copyState, When: -1, Val: 1}}
+	return []crossia64.DynEntry{
+		{Start: r.jit["jit_a"][0], End: r.jit["jit_a"][1], Name: "jit_a.generated", Regions: []crossia64.DynRegion{{InsnCount: procSlots("jit_a"), Ops: aOps}}},
+		{Start: r.jit["jit_b"][0], End: r.jit["jit_b"][1], Name: "jit_b.generated", Regions: []crossia64.DynRegion{
+			{InsnCount: r2, Ops: bOps1},
+			{InsnCount: r3 - r2, Ops: bOps2},
+			{InsnCount: -(procSlots("jit_b") - r3), Ops: bOps3},
+		}},
+	}
+}
+
+// dynCoreSpace is coreSpace with the registered list of the core: the
+// executable's table first, the dynamic info where it has nothing.
+type dynCoreSpace struct {
+	coreSpace
+	dyn *unwind.DynIndex
+}
+
+func (s *dynCoreSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
+	if pi, err := s.coreSpace.FindProcInfo(ip); err == nil {
+		return pi, nil
+	}
+	if d := s.dyn.Lookup(ip); d != nil && d.Err == nil {
+		return d.ProcInfo(), nil
+	}
+	return nil, unwind.ErrNoInfo
+}
+
+// TestWalkDynamicCore: through code known only from the registration
+// list in the core (DYNAMIC operations for jit_a and jit_b, a registered
+// TABLE or REMOTE_TABLE for jit_c), every frame's ip, sp, bsp, cfm and
+// preserved registers are the interpreter's, in both byte orders; the
+// frames found through registered info say so.
+func TestWalkDynamicCore(t *testing.T) {
+	for _, c := range []struct {
+		be     bool
+		format int32
+	}{{false, 1}, {true, 2}} {
+		t.Run(fmt.Sprintf("be=%v/format=%d", c.be, c.format), func(t *testing.T) {
+			r := runDynToCore(t, c.be, c.format)
+			core, err := corefile.Open(r.core, corefile.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer core.Close()
+			ef, err := elf.Open(r.exe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ef.Close()
+			if tab, err := ReadTable(ef); err == nil {
+				for _, e := range tab.Entries {
+					if e.Start < r.jit["jit_c"][1] && e.End > r.jit["jit_a"][0] {
+						t.Fatalf("the executable's table still covers generated code: %+v", e)
+					}
+				}
+			}
+			base := coreSpace{c: core, exe: ef}
+			x, warns, err := unwind.ReadDynList(&base, r.list, unwind.DefaultDynLimits)
+			if err != nil || len(warns) > 0 {
+				t.Fatalf("list: %v %v", err, warns)
+			}
+			if len(x.Infos) != 3 || x.Generation != 7 {
+				t.Fatalf("list: %d entries, generation %d", len(x.Infos), x.Generation)
+			}
+			as := &dynCoreSpace{coreSpace: base, dyn: x}
+			walkAgainstShadow(t, r.m, as, core, map[uint64]bool{r.jit["jit_a"][0]: true, r.jit["jit_b"][0]: true, r.jit["jit_c"][0]: true})
+		})
+	}
+}
+
+// walkAgainstShadow walks the core's thread and compares every frame
+// with the interpreter's shadow stack. Frames whose callee starts at an
+// address in viaDyn must have trust dynamic.
+func walkAgainstShadow(t *testing.T, m *crossia64.Machine, as unwind.AddrSpace, c *corefile.Core, viaDyn map[uint64]bool) {
+	t.Helper()
+	th := c.Threads[0]
+	f0, err := Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: c.ByteOrder(), Mem: as})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := unwind.NewCursor(as, Arch{}, f0, unwind.Options{Cache: unwind.NewCache(unwind.CacheGlobal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		ip, sp, bsp, cfm uint64
+		sf               *crossia64.ShadowFrame
+	}
+	wants := []want{{ip: m.IP, sp: m.GR[12], bsp: m.BSP, cfm: m.CFM}}
+	for i := len(m.Shadow) - 1; i >= 0; i-- {
+		s := &m.Shadow[i]
+		wants = append(wants, want{s.IP, s.SP, s.BSP, s.CFM, s})
+	}
+	dynFrames := 0
+	var calleeIP uint64
+	for i, w := range wants {
+		f := cur.Frame()
+		get := func(r int) uint64 {
+			v, ok := f.Get(r)
+			if !ok {
+				t.Errorf("frame %d: %s unknown", i, RegName(r))
+			}
+			return v
+		}
+		if ip, sp, bsp, cfm := get(IP), get(SP), get(BSP), get(CFM); ip != w.ip || sp != w.sp || bsp != w.bsp || cfm != w.cfm {
+			t.Errorf("frame %d: ip %#x sp %#x bsp %#x cfm %#x; interpreter ip %#x sp %#x bsp %#x cfm %#x", i, ip, sp, bsp, cfm, w.ip, w.sp, w.bsp, w.cfm)
+		}
+		if s := w.sf; s != nil {
+			for k := 0; k < 4; k++ {
+				if v := get(4 + k); v != s.R4to7[k] {
+					t.Errorf("frame %d: r%d = %#x, interpreter %#x", i, 4+k, v, s.R4to7[k])
+				}
+			}
+			if v := get(BR0 + 1); v != s.B1to5[0] {
+				t.Errorf("frame %d: b1 = %#x, interpreter %#x", i, v, s.B1to5[0])
+			}
+			if v := get(PR); v&preservedPR != s.PR&preservedPR {
+				t.Errorf("frame %d: pr = %#x, interpreter %#x", i, v, s.PR)
+			}
+			if v := get(UNAT); v != s.UNAT {
+				t.Errorf("frame %d: ar.unat = %#x, interpreter %#x", i, v, s.UNAT)
+			}
+			if v := get(LC); v != s.LC {
+				t.Errorf("frame %d: ar.lc = %#x, interpreter %#x", i, v, s.LC)
+			}
+		}
+		if i > 0 {
+			pi, err := as.FindProcInfo(calleeIP)
+			isDyn := err == nil && pi.Format != unwind.FormatUnwindTable && viaDyn[pi.StartIP]
+			if isDyn {
+				dynFrames++
+			}
+			if got := f.Trust == unwind.TrustDynamic; got != isDyn {
+				t.Errorf("frame %d: trust %v, callee %#x registered: %v", i, f.Trust, calleeIP, isDyn)
+			}
+		}
+		calleeIP = f.LookupPC(IP)
+		more, err := cur.Step()
+		if i == len(wants)-1 {
+			if more || err != nil {
+				t.Errorf("after the outermost frame: more %v, err %v", more, err)
+			}
+			break
+		}
+		if !more {
+			t.Fatalf("frame %d: walk ended early: %v", i, err)
+		}
+	}
+	if dynFrames != len(viaDyn) {
+		t.Errorf("%d frames found through registered info, want %d", dynFrames, len(viaDyn))
+	}
+}
+
+// TestAnalyzeDynamicCore: the whole pipeline finds the list by its
+// symbol, names the generated frames by their registered names and
+// walks to the interpreter's frames.
+func TestAnalyzeDynamicCore(t *testing.T) {
+	r := runDynToCore(t, false, 1)
+	rep, err := analyze.Analyze(r.core, analyze.Options{Executable: r.exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := rep.Threads[0]
+	pcs := []uint64{r.m.IP}
+	for i := len(r.m.Shadow) - 1; i >= 0; i-- {
+		pcs = append(pcs, r.m.Shadow[i].IP)
+	}
+	if len(th.Frames) != len(pcs) {
+		for i, f := range th.Frames {
+			t.Logf("frame %d: pc %#x %v trust %v", i, uint64(f.PC), f.Function, f.Trust)
+		}
+		if th.Error != nil {
+			t.Logf("thread error: %s", *th.Error)
+		}
+		t.Fatalf("%d frames, interpreter %d (warnings %v)", len(th.Frames), len(pcs), rep.Warnings)
+	}
+	names := map[string]bool{}
+	for i, f := range th.Frames {
+		if uint64(f.PC) != pcs[i] {
+			t.Errorf("frame %d: pc %#x, interpreter %#x", i, uint64(f.PC), pcs[i])
+		}
+		if f.Function != nil {
+			names[*f.Function] = true
+		}
+	}
+	for _, n := range []string{"jit_a.generated", "jit_b.generated", "jit_c.table", "level1", "level3", "rec", "crash", "_start"} {
+		if !names[n] {
+			t.Errorf("no frame named %q: %v", n, names)
+		}
+	}
+}
