@@ -229,10 +229,14 @@ func (sr *stateRecord) applyDynOp(op unwind.DynOp) (alias uint64, err error) {
 	case unwind.DynPopFrames:
 		sr.whenSPRestored = when
 		sr.epilogueCount = int64(min(op.Val, maxNesting))
-	case unwind.DynLabelState:
-		return 0, sr.apply(&Record{Op: OpLabelState, Label: op.Val})
-	case unwind.DynCopyState:
-		return 0, sr.apply(&Record{Op: OpCopyState, Label: op.Val})
+	case unwind.DynLabelState, unwind.DynCopyState:
+		rec := Record{Op: OpLabelState, Label: op.Val}
+		if op.Tag == unwind.DynCopyState {
+			rec.Op = OpCopyState
+		}
+		if err := sr.apply(&rec); err != nil {
+			return 0, fmt.Errorf("%w: %v", ErrDynOp, err)
+		}
 	case unwind.DynAlias:
 		if op.Val == 0 {
 			return 0, fmt.Errorf("%w: %v: alias of address 0", ErrDynOp, op)
