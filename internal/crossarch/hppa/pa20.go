@@ -24,6 +24,9 @@ type Machine struct {
 	CallStack   []uint64 // return addresses of the calls made and not returned, innermost last
 	nullifyNext bool
 	Steps       int
+	// Interruptions are the signals DeliverHPUXSignal delivered, oldest
+	// first.
+	Interruptions []Interruption
 }
 
 // PageSize is the interpreter's memory granule.
@@ -401,14 +404,21 @@ func (m *Machine) step() error {
 				m.set(link, (m.PC+8)|3) // the link carries the user privilege level
 				m.CallStack = append(m.CallStack, m.PC+8)
 			}
-		case 6, 7: // bv x(b) / bve (b) / bve,l (b),%r2
-			if ext == 7 || w>>12&1 == 0 && r != 0 {
+		case 6: // bv x(b) / bve (b)
+			if w>>12&1 == 0 && r != 0 {
 				return fmt.Errorf("%#x: unsupported branch %#08x", m.PC, w)
 			}
 			next = m.GR[b] &^ 3
 			if k := len(m.CallStack); k > 0 && m.CallStack[k-1] == next {
 				m.CallStack = m.CallStack[:k-1]
 			}
+		case 7: // bve,l (b),%r2
+			if w>>12&1 == 0 {
+				return fmt.Errorf("%#x: unsupported branch %#08x", m.PC, w)
+			}
+			next = m.GR[b] &^ 3
+			m.set(2, (m.PC+8)|3)
+			m.CallStack = append(m.CallStack, m.PC+8)
 		default:
 			return fmt.Errorf("%#x: unsupported branch %#08x", m.PC, w)
 		}
