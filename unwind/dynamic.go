@@ -17,42 +17,13 @@ import (
 //   - TABLE and REMOTE_TABLE: the architecture's ordinary unwind table for
 //     the generated code, in target memory, relative to a segment base.
 //
-// What the architecture-neutral words mean on each architecture:
-//
-// x86_64 (package x86_64): an instruction index ("when", a region's
-// instruction count) is a byte offset. Operations name DWARF registers
-// (rax=0 ... r15=15, rip=16; libunwind's UNW_X86_64_* numbers are the
-// same). An operation at when=w takes effect once the instruction at byte
-// w has executed, i.e. for instruction addresses after it. The initial
-// state is the call's: CFA = rsp+8, return address at CFA-8. ADD on rsp
-// moves the stack pointer (push: ADD rsp -8); SAVE_REG rsp→reg makes reg
-// the frame's base (mov %rsp,%rbp); SAVE_REG r→d otherwise says the
-// caller's r is in d; SPILL_SP_REL addresses are relative to rsp as it is
-// after the operation's instruction, SPILL_FP_REL to the frame's rbp;
-// POP_FRAMES (n ≥ 1) returns to the entry state (the epilogue has undone
-// the frame). Qualifying predicates do not exist and are ignored. TABLE
-// and REMOTE_TABLE data is an .eh_frame_hdr binary-search table (pairs of
-// int32 start-IP and FDE offsets from the segment base, table_len in
-// 8-byte words) whose FDEs and CIEs live in target memory.
-//
-// ia64: an instruction index is a slot index, three slots per 16-byte
-// bundle (slot = 3*(bundle offset/16) + slot number). Operations name
-// libunwind's UNW_IA64_* registers (gr, fr, br, ar.*, pr, psp); qualifying
-// predicates are predicate registers (p0 always true). ADD on sp is the
-// memory-stack frame size (mem_stack_f/v); SPILL_SP_REL is sp-relative,
-// SPILL_FP_REL psp-relative (psprel: psp+16-offset per the IA-64 unwind
-// conventions); POP_FRAMES is an epilogue with ecount = n-1. TABLE data is
-// the .IA_64.unwind table: triples of words (start, end, info offset)
-// relative to the segment base, table_len in words.
-//
-// hppa / hppa64: an instruction index counts 4-byte instructions. Operations
-// name the general registers gr0..gr31 (sp is gr30, rp gr2); qualifying
-// predicates are ignored. ADD on sp is the frame allocation (the stack
-// grows upward on PA-RISC, so the value is positive for a prologue);
-// POP_FRAMES returns to the entry state. TABLE data is the .PARISC.unwind
-// table: 16-byte descriptors (region start, region end, two flag words).
-//
-// Those two arches apply the operations in their own packages.
+// What the architecture-neutral words mean — what an instruction index
+// counts, which registers operations name, how ADD and POP_FRAMES apply,
+// what a TABLE holds — is each architecture's, documented where it is
+// applied: x86_64/dynamic.go (byte offsets, DWARF registers),
+// ia64/dynamic.go (slot indexes, libunwind's UNW_IA64_* registers, the
+// operations as unwind descriptors) and pa64/dynamic_doc.go (4-byte
+// instructions, gr0..gr31).
 
 // DynOpTag is an operation's kind (unw_dyn_operation_t).
 type DynOpTag int8

@@ -8,13 +8,15 @@ import (
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// Dynamic unwind info on x86-64 (see unwind/dynamic.go for the model):
+// Dynamic unwind info on x86-64 (the model and the registration list are
+// package unwind's):
 //
 //   - An instruction index is a byte offset: a region's InsnCount is its
 //     length in bytes, an operation's When the offset in its region of
 //     the instruction whose effect it describes. The effect is in place
 //     for addresses after that instruction's first byte.
-//   - Operations name DWARF registers rax..r15 (0..15) and rip (16).
+//   - Operations name DWARF registers rax..r15 (0..15) and rip (16);
+//     libunwind's UNW_X86_64_* numbers are the same.
 //   - The entry state is the call's: CFA = rsp+8, return address at
 //     CFA-8, every callee-saved register unchanged.
 //   - ADD rsp,v: the stack pointer moved by v (push: -8, sub $n: -n). ADD
@@ -31,7 +33,8 @@ import (
 //   - Qualifying predicates are ignored: x86-64 does not predicate.
 //
 // The result is a CFI row, so stepping shares the CFI path; the frame's
-// trust is "dynamic".
+// trust is "dynamic". TABLE and REMOTE_TABLE data is an .eh_frame_hdr
+// binary-search table whose FDEs live in target memory (dynamic_table.go).
 
 // maxDynLabels bounds the labelled states of one procedure.
 const maxDynLabels = 64
