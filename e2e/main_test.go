@@ -40,7 +40,7 @@ func runMain(m *testing.M) int {
 	}
 	repoRoot = filepath.Dir(wd)
 	coreunwindBin = filepath.Join(workDir, "coreunwind")
-	cmd := exec.Command(goTool(), "build", "-o", coreunwindBin, "./cmd/coreunwind")
+	cmd := exec.Command(goTool(), append(append([]string{"build"}, buildFlags()...), "-o", coreunwindBin, "./cmd/coreunwind")...)
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		coreunwindErr = fmt.Errorf("go build ./cmd/coreunwind: %v\n%s", err, strings.TrimSpace(string(out)))
@@ -67,4 +67,11 @@ func needCoreunwind(t *testing.T) {
 	if coreunwindErr != nil {
 		t.Fatalf("coreunwind is not available: %v", coreunwindErr)
 	}
+}
+
+// buildFlags are extra flags for building coreunwind:
+// COREUNWIND_E2E_BUILDFLAGS="-race" runs the whole suite against a
+// race-detector build.
+func buildFlags() []string {
+	return strings.Fields(os.Getenv("COREUNWIND_E2E_BUILDFLAGS"))
 }
