@@ -1,6 +1,7 @@
 package hppa
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -97,4 +98,41 @@ func executable(maps string, addr uint64) bool {
 		}
 	}
 	return false
+}
+
+// MachineCorehead writes the interpreter's state as a 32-bit HP-UX
+// corehead core: the format and kernel records, one CORE_PROC with the
+// narrow save_state_t, then each memory run as CORE_TEXT (inside an
+// executable PT_LOAD of exe), CORE_STACK (holding sp) or CORE_DATA.
+func MachineCorehead(m *Machine, exe *elf.File, sig int) []byte {
+	var r hpux.PARegs
+	for n := 1; n < 32; n++ {
+		r.Slots[n] = m.GR[n] & 0xffffffff
+	}
+	r.Slots[hpux.SlotPCOQHead] = m.PC | 3
+	r.Slots[hpux.SlotPCOQTail] = m.NPC | 3
+	if m.nullifyNext {
+		r.Slots[hpux.SlotIPSW] = PSWNullify
+	}
+	recs := []hpux.Record{
+		{Type: hpux.CoreFormat, Data: []byte{0, 0, 0, 1}},
+		{Type: hpux.CoreKernel, Data: []byte("HP-UX\x00B.11.11\x00")},
+		{Type: hpux.CoreProc, Data: hpux.ProcInfo(int32(sig), 0, r.SaveState(), 1)},
+	}
+	sp := m.GR[30]
+	for _, run := range m.Runs() {
+		data := make([]byte, run[1]-run[0])
+		m.Read(run[0], data)
+		typ := int32(hpux.CoreData)
+		for _, p := range exe.Progs {
+			if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Vaddr < run[1] && run[0] < p.Vaddr+p.Memsz {
+				typ = hpux.CoreText
+			}
+		}
+		if run[0] <= sp && sp < run[1] {
+			typ = hpux.CoreStack
+		}
+		recs = append(recs, hpux.Record{Type: typ, Addr: uint32(run[0]), Data: data})
+	}
+	return hpux.Corehead(recs)
 }

@@ -43,8 +43,8 @@ func NewMachine(f *elf.File, stackLo, stackSize uint64) (*Machine, error) {
 			continue
 		}
 		data := make([]byte, p.Filesz)
-		if _, err := p.ReadAt(data, 0); err != nil {
-			return nil, err
+		if _, err := p.ReadAt(data, 0); err != nil && p.Filesz > 0 {
+			return nil, err // (a bss-only segment reads as EOF)
 		}
 		m.mapRange(p.Vaddr, p.Memsz)
 		m.Write(p.Vaddr, data)
@@ -223,8 +223,34 @@ func (m *Machine) step() error {
 		default:
 			return fmt.Errorf("%#x: unsupported arithmetic %#08x (ext %#x)", m.PC, w, ext)
 		}
-		if w>>13&7 != 0 {
-			return fmt.Errorf("%#x: conditional nullification in %#08x unsupported", m.PC, w)
+		if c := w >> 13 & 7; c != 0 {
+			// Logical ops nullify the next instruction on a condition
+			// of the result (or,<> is how 32-bit gcc tests for zero).
+			ext := w >> 6 & 0x3f
+			if ext != 0x08 && ext != 0x09 && ext != 0x0a {
+				return fmt.Errorf("%#x: conditional nullification in %#08x unsupported", m.PC, w)
+			}
+			res := v
+			if w>>5&1 == 0 { // the 32-bit condition
+				res = uint64(int64(int32(v)))
+			}
+			var cond bool
+			switch c {
+			case 1:
+				cond = res == 0
+			case 2:
+				cond = int64(res) < 0
+			case 3:
+				cond = int64(res) <= 0
+			case 7:
+				cond = res&1 != 0
+			default:
+				return fmt.Errorf("%#x: logical condition %d in %#08x unsupported", m.PC, c, w)
+			}
+			if w>>12&1 != 0 {
+				cond = !cond
+			}
+			m.nullifyNext = cond
 		}
 		m.set(t, v)
 	case 0x03: // short or indexed loads and stores
@@ -340,6 +366,34 @@ func (m *Machine) step() error {
 			v |= m.GR[b] &^ mask
 		}
 		m.set(b, v)
+	case 0x35: // depw / depwi[,z] val,pos,len,t (fixed position; PA 1.1 and 32-bit code)
+		if w>>11&1 == 0 || w>>13&7 != 0 {
+			return fmt.Errorf("%#x: variable or conditional deposit %#08x unsupported", m.PC, w)
+		}
+		cpos, length := int(w>>5&31), 32-int(w&31)
+		val := m.GR[r]
+		if w>>12&1 != 0 { // depwi: a 5-bit immediate
+			val = uint64(lowSign(uint32(r), 5))
+		}
+		mask := (uint64(1)<<length - 1) << cpos & 0xffffffff
+		v := val << cpos & mask
+		if w>>10&1 != 0 { // not ,z: the other bits stay
+			v |= m.GR[b] &^ mask & 0xffffffff
+		}
+		m.set(b, v)
+	case 0x38, 0x39: // be / be,l wd(sr,b): an external branch (link in r31)
+		w1, w2 := uint64(w>>16&31), uint64(w>>2&0x7ff)
+		d := signExt(uint64(w&1)<<16|w1<<11|(w2&1)<<10|w2>>1, 17) * 4
+		next = (m.GR[b] + uint64(d)) &^ 3
+		if op == 0x39 {
+			m.set(31, (m.PC+8)|3)
+			m.CallStack = append(m.CallStack, m.PC+8)
+		} else if k := len(m.CallStack); k > 0 && m.CallStack[k-1] == next {
+			m.CallStack = m.CallStack[:k-1]
+		}
+		if w>>1&1 != 0 {
+			m.nullifyNext = true
+		}
 	case 0x20, 0x22, 0x27, 0x2f, 0x21, 0x23, 0x3b: // cmpb / cmpib
 		var x, y uint64
 		wide := op == 0x27 || op == 0x2f || op == 0x3b
