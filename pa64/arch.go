@@ -158,13 +158,14 @@ func (a Arch) stepTable(as unwind.AddrSpace, r *rule, callee, caller *unwind.Fra
 			caller.Set(RP, v, unwind.SaveLoc{Kind: unwind.LocSame})
 		}
 	case d.Millicode():
-		v, ok := callee.Get(R31)
+		mrp := a.millicodeReturnReg()
+		v, ok := callee.Get(mrp)
 		if !ok {
-			return unwind.StepEnd, fmt.Errorf("millicode at %#x: %w: r31", pc, unwind.ErrNoReg)
+			return unwind.StepEnd, fmt.Errorf("millicode at %#x: %w: %s", pc, unwind.ErrNoReg, RegName(mrp))
 		}
-		ra, loc = v, unwind.SaveLoc{Kind: unwind.LocReg, Reg: R31}
-		// Millicode keeps rp; the caller may still need it.
-		if v, ok := callee.Get(RP); ok {
+		ra, loc = v, unwind.SaveLoc{Kind: unwind.LocReg, Reg: mrp}
+		// 32-bit millicode keeps rp; the caller may still need it.
+		if v, ok := callee.Get(RP); ok && mrp != RP {
 			caller.Set(RP, v, unwind.SaveLoc{Kind: unwind.LocSame})
 		}
 	case p.rpSaved:
@@ -218,6 +219,17 @@ func (a Arch) restoreFR(as unwind.AddrSpace, callee, caller *unwind.Frame, reg i
 		cur = cur&^0xffffffff | w
 	}
 	caller.Set(reg, cur, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
+}
+
+// millicodeReturnReg is the millicode return pointer (MRP): r31 in 32-bit
+// code (b,l $$divU,%r31; the routine returns with bv 0(%r31)), rp in PA
+// 2.0W code, where gcc calls millicode with b,l $$divU,%rp and libgcc's
+// 64-bit millicode returns with bv,n 0(%rp) (seen in hppa64 libgcc 12).
+func (a Arch) millicodeReturnReg() int {
+	if a.wide {
+		return RP
+	}
+	return R31
 }
 
 // readWord reads a register-sized word of target memory.

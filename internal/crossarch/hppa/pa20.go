@@ -109,6 +109,10 @@ func (m *Machine) Runs() [][2]uint64 {
 	return runs
 }
 
+// ErrTrap is a conditional trap (addi,tc): millicode division raises it
+// for a zero divisor, which the kernel reports as SIGFPE.
+var ErrTrap = fmt.Errorf("conditional trap")
+
 // ErrSegv is the fault a load or store to unmapped memory raises.
 var ErrSegv = fmt.Errorf("segmentation fault")
 
@@ -366,6 +370,24 @@ func (m *Machine) step() error {
 			v |= m.GR[b] &^ mask
 		}
 		m.set(b, v)
+	case 0x2c, 0x2d: // addi,tc / addi i,r,t: the ,tc form traps when the condition holds
+		v := m.GR[b] + uint64(lowSign(w&0x7ff, 11)) // source in bits 21..25, target in 16..20
+		if c := w >> 13 & 7; c != 0 {
+			if c != 1 || w>>11&1 != 0 {
+				return fmt.Errorf("%#x: addi condition in %#08x unsupported", m.PC, w)
+			}
+			cond := uint32(v) == 0 // the 32-bit "=" condition
+			if w>>12&1 != 0 {
+				cond = !cond
+			}
+			if cond && op == 0x2c {
+				return fmt.Errorf("%#x: addi,tc %#08x: %w", m.PC, w, ErrTrap)
+			}
+			if cond {
+				m.nullifyNext = true
+			}
+		}
+		m.set(r, v)
 	case 0x35: // depw / depwi[,z] val,pos,len,t (fixed position; PA 1.1 and 32-bit code)
 		if w>>11&1 == 0 || w>>13&7 != 0 {
 			return fmt.Errorf("%#x: variable or conditional deposit %#08x unsupported", m.PC, w)
