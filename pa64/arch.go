@@ -64,6 +64,9 @@ func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unw
 		}
 		return unwind.StepCaller, nil
 	}
+	if res, ok, err := a.stepDynamic(as, cache, callee, caller); ok {
+		return res, err // registered dynamic info (dynamic.go)
+	}
 	r := a.ruleFor(as, cache, callee.LookupPC(PC), pc)
 	switch {
 	case r.entry != nil && r.entry.Desc.HPUXInterruptMarker():
