@@ -183,10 +183,17 @@ func (o *Object) buildSymbols() *symbolTable {
 	return &symbolTable{byAddr: byAddr, all: all}
 }
 
+// sttParisCMilli is STT_PARISC_MILLI, the symbol type of PA-RISC
+// millicode routines in libgcc.
+const sttParisCMilli elf.SymType = 13
+
 // codeSymbol decides whether s names code and ranks it among aliases:
 // functions before untyped labels, global before weak before local.
 func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 	typ := elf.ST_TYPE(s.info)
+	if typ == sttParisCMilli && f.Machine == elf.EM_PARISC {
+		typ = elf.STT_FUNC // millicode ($$divU, $$mulI): code with its own calling convention
+	}
 	switch typ {
 	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
 	case elf.STT_NOTYPE:
