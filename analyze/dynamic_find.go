@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/unwind"
 	"golang.org/x/arch/x86/x86asm"
 )
 
@@ -62,15 +63,65 @@ func findDynInfoLists(t *target) (addrs []uint64, errs []error) {
 
 // listAddrFromCode finds what _U_dyn_info_list_addr at fn (the symbol's
 // run-time value in module m) returns by decoding its first instructions:
-// x86-64 and PA-RISC code are decoded.
+// x86-64, PA-RISC and IA-64 code are decoded.
 func listAddrFromCode(t *target, m *module, fn uint64) (uint64, error) {
 	switch m.obj.ELF().Machine {
 	case elf.EM_X86_64:
 		return x86ListAddr(t, fn)
 	case elf.EM_PARISC:
 		return hppaListAddrOf(t, m, fn)
+	case elf.EM_IA_64:
+		return ia64ListAddrOf(t, m, fn)
 	}
 	return 0, fmt.Errorf("decoding %v code is not supported", m.obj.ELF().Machine)
+}
+
+// ia64ListAddrDecoder is what the IA-64 arch package implements to
+// evaluate _U_dyn_info_list_addr's bundles (analyze cannot import it:
+// its tests import analyze).
+type ia64ListAddrDecoder interface {
+	ListAddrFromCode(code []byte, pc, gp uint64, read func(addr uint64, p []byte) error, order binary.ByteOrder) (uint64, error)
+}
+
+// ia64ListAddrBytes is how much of the function is read: the decoder
+// looks at no more than eight bundles.
+const ia64ListAddrBytes = 8 * 16
+
+// ia64ListAddrOf reads the function's bundles from the target and has
+// the IA-64 arch evaluate them with gp the module's global pointer: its
+// DT_PLTGOT (what libunwind and the loader use as gp), or the __gp
+// symbol in an object without a dynamic section (a static executable).
+// On IA-64 a function symbol is its code address, not a descriptor.
+func ia64ListAddrOf(t *target, m *module, fn uint64) (uint64, error) {
+	arch, err := unwind.LookupArch(t.core.Arch)
+	if err != nil {
+		return 0, err
+	}
+	dec, ok := arch.(ia64ListAddrDecoder)
+	if !ok {
+		return 0, fmt.Errorf("the %s arch does not decode code", t.core.Arch)
+	}
+	var gp uint64
+	if v, err := m.obj.ELF().DynValue(elf.DT_PLTGOT); err == nil && len(v) > 0 {
+		gp = v[0] + m.bias
+	} else if v, ok := m.obj.SymbolValues("__gp")["__gp"]; ok {
+		gp = v + m.bias
+	} else {
+		return 0, errors.New("no global pointer (neither DT_PLTGOT nor __gp)")
+	}
+	// Read bundle by bundle: the function may end its mapping.
+	code := make([]byte, 0, ia64ListAddrBytes)
+	var b [16]byte
+	for len(code) < ia64ListAddrBytes {
+		if err := t.ReadMem(fn+uint64(len(code)), b[:]); err != nil {
+			if len(code) == 0 {
+				return 0, fmt.Errorf("code at %#x: %w", fn, err)
+			}
+			break
+		}
+		code = append(code, b[:]...)
+	}
+	return dec.ListAddrFromCode(code, fn, gp, t.ReadMem, t.ByteOrder())
 }
 
 // x86ListAddr decodes "lea list(%rip),%rax; ret" (a position-independent
