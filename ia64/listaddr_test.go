@@ -28,6 +28,11 @@ var listAddrBodies = map[string]string{
 	;;
 	ld8 r8 = [r14]
 	br.ret.sptk.many b0`,
+	"ltoff-acq": `
+	addl r14 = @ltoff(_U_dyn_info_list#), gp
+	;;
+	ld8.acq r8 = [r14]
+	br.ret.sptk.many b0`,
 	"movl": `
 	movl r14 = @gprel(_U_dyn_info_list#)
 	;;
