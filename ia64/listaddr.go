@@ -231,9 +231,3 @@ var templateUnits = map[uint8][3]unit{
 	0x18: {unitM, unitM, unitB}, 0x19: {unitM, unitM, unitB},
 	0x1c: {unitM, unitF, unitB}, 0x1d: {unitM, unitF, unitB},
 }
-
-// ListAddrFromCode is the package's ListAddrFromCode, for callers that
-// hold the registered arch (analyze finds it through an interface).
-func (Arch) ListAddrFromCode(code []byte, pc, gp uint64, read func(addr uint64, p []byte) error, order binary.ByteOrder) (uint64, error) {
-	return ListAddrFromCode(code, pc, gp, read, order)
-}

@@ -96,3 +96,12 @@ type SignalFrameDetector interface {
 type TableArch interface {
 	FindTableEntry(f *elf.File, addr uint64) (*ProcInfo, error)
 }
+
+// DynListArch is implemented by arches that find libunwind's dynamic
+// unwind info list where the variable _U_dyn_info_list is hidden (a
+// stripped libunwind), by evaluating the few instructions of the
+// exported _U_dyn_info_list_addr: fn is that symbol's run-time value in
+// object f, loaded at bias.
+type DynListArch interface {
+	DynListAddr(as AddrSpace, f *elf.File, bias, fn uint64) (uint64, error)
+}

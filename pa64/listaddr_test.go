@@ -1,4 +1,4 @@
-package analyze
+package pa64
 
 import (
 	"debug/elf"
@@ -90,7 +90,7 @@ func loadedImage(t *testing.T, f *elf.File) func(addr uint64, p []byte) error {
 // (PA 1.1 PIC through r19's linkage table; PA 2.0W through dp, the
 // function descriptor in .opd giving code and gp) matches the hidden
 // variable's value in the unstripped symbol table.
-func TestHPPAListAddrFromCode(t *testing.T) {
+func TestListAddrFromCode(t *testing.T) {
 	for _, tc := range []struct{ gcc, name string }{
 		{"hppa-linux-gnu-gcc-12", "hppa"},
 		{"hppa64-linux-gnu-gcc-12", "hppa64"},
@@ -133,7 +133,7 @@ func TestHPPAListAddrFromCode(t *testing.T) {
 			if list == 0 || fn == 0 {
 				t.Fatalf("symbols: list %#x, exported function %#x", list, fn)
 			}
-			got, err := hppaListAddrIn(f, 0, loadedImage(t, f), f.ByteOrder, fn)
+			got, err := ListAddrIn(f, 0, loadedImage(t, f), f.ByteOrder, fn)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,16 +141,16 @@ func TestHPPAListAddrFromCode(t *testing.T) {
 				t.Errorf("decoded %#x, symbol table %#x", got, list)
 			}
 			// Code that is not the function's is refused, not guessed.
-			if _, err := hppaListAddrIn(f, 0, loadedImage(t, f), f.ByteOrder, list); err == nil {
+			if _, err := ListAddrIn(f, 0, loadedImage(t, f), f.ByteOrder, list); err == nil {
 				t.Error("data decoded as the function")
 			}
 		})
 	}
 }
 
-// FuzzHPPAListAddr evaluates arbitrary code: an error or an address,
+// FuzzListAddr evaluates arbitrary code: an error or an address,
 // never a panic or a loop.
-func FuzzHPPAListAddr(f *testing.F) {
+func FuzzListAddr(f *testing.F) {
 	f.Add([]byte{0x2a, 0x60, 0, 0, 0xe8, 0x40, 0xc0, 0, 0x48, 0x3c, 0, 0x60}, false)
 	f.Add([]byte{0x2b, 0x60, 0, 0, 0xe8, 0x40, 0xd0, 0, 0x50, 0x3c, 0, 0}, true)
 	f.Fuzz(func(t *testing.T, code []byte, wide bool) {
@@ -165,6 +165,6 @@ func FuzzHPPAListAddr(f *testing.F) {
 			}
 			return nil
 		}
-		hppaListAddr(read, binary.BigEndian, wide, 0x1000, 0x2000)
+		listAddr(read, binary.BigEndian, wide, 0x1000, 0x2000)
 	})
 }
