@@ -215,7 +215,23 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		} else if err != nil {
 			rt.Error = report.Ptr(err.Error())
 		}
+		shiftCFA(frames)
 		return rt, frames
+	}
+}
+
+// shiftCFA gives every frame its own CFA. A step computes the CFA of the
+// frame it unwinds (the caller's stack pointer at the call) and the
+// cursor keeps it with the caller it found; the report's cfa is the
+// frame's own, so frame i takes what the step from it computed, and the
+// outermost frame, never stepped from, has none.
+func shiftCFA(frames []rawFrame) {
+	for i := range frames {
+		if i+1 < len(frames) {
+			frames[i].cfa, frames[i].hasCFA = frames[i+1].cfa, frames[i+1].hasCFA
+		} else {
+			frames[i].cfa, frames[i].hasCFA = 0, false
+		}
 	}
 }
 

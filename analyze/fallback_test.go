@@ -161,3 +161,40 @@ func TestFramePointerFallback(t *testing.T) {
 func TestStackScanFallback(t *testing.T) {
 	checkFallback(t, []string{"-O2", "-g", "-fomit-frame-pointer"}, unwind.TrustScan)
 }
+
+// Every frame reports its own CFA: the value of the caller's stack
+// pointer at the call. At -O0 with frame pointers that is rbp+16 inside
+// each function, and on x86_64 it is the next frame's sp.
+func TestFramesCarryTheirOwnCFA(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "cfa", fallbackProg, "-O0", "-g")
+	core, _ := testenv.Crash(t, exe)
+	r, err := Analyze(core, Options{Executable: exe, CrashedOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := corefile.Open(core, corefile.Options{Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	init, err := x86_64.Arch{}.FrameFromCoreRegs(c.Thread(c.CrashedTID).GRegs, c.ByteOrder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := r.Threads[0].Frames
+	if len(frames) < 4 || frames[0].CFA == nil {
+		t.Fatalf("frame 0 has no CFA (%d frames)", len(frames))
+	}
+	if rbp, _ := init.Get(x86_64.RBP); uint64(*frames[0].CFA) != rbp+16 {
+		t.Errorf("frame 0 (%s) CFA %#x, want rbp+16 = %#x", *frames[0].Function, uint64(*frames[0].CFA), rbp+16)
+	}
+	for i := 0; i+1 < len(frames); i++ {
+		if frames[i].CFA == nil || frames[i+1].SP == nil || *frames[i].CFA != *frames[i+1].SP {
+			t.Errorf("frame %d CFA %v, frame %d sp %v: a frame's CFA is its caller's sp", i, frames[i].CFA, i+1, frames[i+1].SP)
+		}
+	}
+	if last := frames[len(frames)-1]; last.CFA != nil {
+		t.Errorf("outermost frame has CFA %#x; nothing computed one", uint64(*last.CFA))
+	}
+}
