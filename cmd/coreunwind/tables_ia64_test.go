@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/schematest"
+
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -29,6 +31,7 @@ func TestTablesIA64MatchReadelf(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			var got report.Tables
+			schematest.Check(t, schematest.Example(t, "../../report/tables-json.md"), []byte(stdout), schematest.Subset, tablesArchFields...)
 			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/schematest"
+
 	"github.com/coreunwind/coreunwind/internal/crossarch/hppa"
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -33,6 +35,7 @@ func TestTablesPARISCJSONMatchesReadelf(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", c.tc.Arch, code, errb.String())
 		}
 		var tab report.Tables
+		schematest.Check(t, schematest.Example(t, "../../report/tables-json.md"), out.Bytes(), schematest.Subset, tablesArchFields...)
 		if err := json.Unmarshal(out.Bytes(), &tab); err != nil {
 			t.Fatal(err)
 		}
