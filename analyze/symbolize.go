@@ -13,11 +13,18 @@ type symbolizer struct {
 	t    *target
 	full bool // names, lines and inlines; else modules and offsets only
 	mu   sync.Mutex
-	memo map[uint64][]report.Frame
+	memo map[memoKey][]report.Frame
+}
+
+// memoKey is a lookup address and whether the frame's pc is a return
+// address (pc = addr+1): the two give the same names but other offsets.
+type memoKey struct {
+	addr    uint64
+	retAddr bool
 }
 
 func newSymbolizer(t *target, full bool) *symbolizer {
-	return &symbolizer{t: t, full: full, memo: map[uint64][]report.Frame{}}
+	return &symbolizer{t: t, full: full, memo: map[memoKey][]report.Frame{}}
 }
 
 // frames appends the report frames for f — one per inlined call at its
@@ -44,7 +51,7 @@ func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
 // lookup returns the symbolic part of the frames at lookup address addr
 // (pc is the address the frame reports, for the offsets).
 func (s *symbolizer) lookup(addr, pc uint64) []report.Frame {
-	key := addr ^ (pc-addr)<<63 // exact and return-address lookups differ in offsets
+	key := memoKey{addr, pc != addr}
 	s.mu.Lock()
 	fs, ok := s.memo[key]
 	s.mu.Unlock()
