@@ -151,13 +151,17 @@ func loadBias(obj *elfx.Object, base uint64) uint64 {
 	return base
 }
 
-// hasCode reports whether any mapping of the module is executable.
+// hasCode reports whether the module may hold code: some mapping is
+// executable, or nothing says otherwise (gdb's gcore leaves text out of
+// the core, and the file may be missing). Only an ELF file whose every
+// mapping is known to be data is left out.
 func hasCode(c *corefile.Core, cm *corefile.Module) bool {
 	if len(cm.Mappings) == 0 {
-		return c.IsCode(cm.Start)
+		code, known := c.CodeAt(cm.Start)
+		return code || !known
 	}
 	for _, mp := range cm.Mappings {
-		if c.IsCode(mp.Start) {
+		if code, known := c.CodeAt(mp.Start); code || !known {
 			return true
 		}
 	}

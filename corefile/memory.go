@@ -35,6 +35,7 @@ type overlay struct {
 	off        uint64
 	data       []byte
 	path       string
+	exec       bool // the file's PT_LOAD for this range is executable
 }
 
 // ByteOrder is the target's byte order (unwind.AddrSpace).
@@ -202,7 +203,23 @@ func (c *Core) mappingAt(addr uint64) *Mapping {
 // IsCode reports whether addr lies in an executable mapping of the process
 // (unwind.CodeChecker): the kernel writes a PT_LOAD with the mapping's
 // permissions for every mapping, dumped or not.
+//
+// Where the core has no segment for addr (gdb's gcore leaves file-backed
+// text out of its program headers altogether), the mapped file's own
+// program headers say whether the process mapped that range executable.
 func (c *Core) IsCode(addr uint64) bool {
-	i := c.findRange(addr)
-	return i >= 0 && c.ranges[i].flags&elf.PF_X != 0
+	code, _ := c.CodeAt(addr)
+	return code
+}
+
+// CodeAt is IsCode, and whether the answer is known: false when neither a
+// core segment nor an accepted file describes addr.
+func (c *Core) CodeAt(addr uint64) (code, known bool) {
+	if i := c.findRange(addr); i >= 0 {
+		return c.ranges[i].flags&elf.PF_X != 0, true
+	}
+	if j := c.findOverlay(addr); j >= 0 {
+		return c.overlays[j].exec, true
+	}
+	return false, false
 }

@@ -267,8 +267,10 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 		if cf.owned {
 			c.mapped = append(c.mapped, cf.data)
 		}
+		loads := fileLoads(cf.data)
 		for _, m := range mod.Mappings {
-			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: cf.data, path: path})
+			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: cf.data, path: path,
+				exec: execAt(loads, m.Offset)})
 		}
 		c.fileStatus[mod.Path] = ""
 		return
@@ -370,4 +372,36 @@ func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (
 		}
 	}
 	return "", firstErr
+}
+
+// fileLoads returns the PT_LOAD headers of an ELF file's image (nil when
+// they cannot be read).
+func fileLoads(data []byte) []progHeader {
+	h, err := parseFileHeader(data)
+	if err != nil || h.Phoff >= uint64(len(data)) {
+		return nil
+	}
+	phs, _ := parseProgHeaders(data[h.Phoff:], h, h.Phnum, h.Phoff)
+	var loads []progHeader
+	for _, ph := range phs {
+		if ph.Type == elf.PT_LOAD {
+			loads = append(loads, ph)
+		}
+	}
+	return loads
+}
+
+// execAt reports whether the PT_LOAD that maps file offset off (a
+// mapping's page-aligned offset) is executable.
+func execAt(loads []progHeader, off uint64) bool {
+	for _, ph := range loads {
+		start := ph.Off
+		if a := ph.Align; a > 1 && a&(a-1) == 0 {
+			start &^= a - 1 // the loader maps from the page holding p_offset
+		}
+		if off >= start && off < ph.Off+ph.Filesz {
+			return ph.Flags&elf.PF_X != 0
+		}
+	}
+	return false
 }

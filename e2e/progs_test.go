@@ -53,6 +53,7 @@ var programs = map[string]program{
 	"null-nopie":   cc("gcc", "nullderef", "-g", "-O1", "-fno-pie", "-no-pie", "nullderef.c"),
 	"sighandler":   cc("gcc", "sighandler", "-g", "-O1", "sighandler.c"),
 	"threads":      cc("gcc", "threads", "-g", "-O2", "-pthread", "threads.c"),
+	"sleeper":      cc("gcc", "sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
