@@ -175,7 +175,7 @@ type rawFrame struct {
 // walkThread unwinds one thread: its report (without frames) and its
 // raw frames.
 func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.Thread, c *corefile.Core, maxFrames int) (report.Thread, []rawFrame) {
-	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID}
+	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID && crashed(c)}
 	if th.TID == c.PID && c.Comm != "" {
 		rt.Name = report.Ptr(c.Comm)
 	}

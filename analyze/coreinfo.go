@@ -38,7 +38,7 @@ func coreInfo(c *corefile.Core) report.Core {
 		}
 		rc.Signal = rs
 	}
-	if len(c.Threads) > 0 {
+	if len(c.Threads) > 0 && crashed(c) {
 		rc.CrashedTID = report.Ptr(c.CrashedTID)
 	}
 	return rc
@@ -65,4 +65,19 @@ func moduleInfo(t *target) []report.Module {
 		out = append(out, rm)
 	}
 	return out
+}
+
+// coreDumpingSignals are the signals whose default action dumps core
+// (signal(7)): the kernel writes cores for nothing else.
+var coreDumpingSignals = map[string]bool{
+	"SIGQUIT": true, "SIGILL": true, "SIGTRAP": true, "SIGABRT": true, "SIGIOT": true,
+	"SIGBUS": true, "SIGFPE": true, "SIGSEGV": true, "SIGXCPU": true, "SIGXFSZ": true,
+	"SIGSYS": true, "SIGUNUSED": true, "SIGEMT": true,
+}
+
+// crashed reports whether the core records a crash: a core-dumping
+// signal. A core gdb's gcore took of a live process records the SIGSTOP
+// gdb attached with; no thread of it crashed.
+func crashed(c *corefile.Core) bool {
+	return c.Signal == nil || coreDumpingSignals[c.Signal.Name()]
 }

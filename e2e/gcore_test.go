@@ -46,6 +46,12 @@ func TestGcore(t *testing.T) {
 		if th.Error != nil {
 			t.Errorf("thread %d: %s", th.TID, *th.Error)
 		}
+		if th.Crashed {
+			t.Errorf("thread %d is marked crashed in a snapshot of a healthy process (signal %+v)", th.TID, c.Report.Core.Signal)
+		}
+	}
+	if c.Report.Core.CrashedTID != 0 {
+		t.Errorf("crashed_tid %d in a snapshot of a healthy process", c.Report.Core.CrashedTID)
 	}
 	compareWithReferences(t, c.GDB, c.EU, c.Report)
 	main := c.Report.thread(cmd.Process.Pid)
