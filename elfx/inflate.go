@@ -40,7 +40,6 @@ func inflateSection(raw []byte, class elf.Class, order binary.ByteOrder, name st
 	if size/maxInflation > uint64(len(stream))+1<<20 {
 		return nil, fmt.Errorf("section %s claims %d bytes from %d compressed", name, size, len(stream))
 	}
-	out := make([]byte, size)
 	var r io.Reader
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
@@ -60,10 +59,14 @@ func inflateSection(raw []byte, class elf.Class, order binary.ByteOrder, name st
 	default:
 		return nil, fmt.Errorf("section %s: unknown compression type %d", name, typ)
 	}
-	if _, err := io.ReadFull(r, out); err != nil {
-		return nil, fmt.Errorf("section %s: inflating %d bytes: %w", name, size, err)
+	// The header's size is only a claim: grow with what the stream really
+	// yields (deflate expands at most ~1032:1), never allocate the claim.
+	var buf bytes.Buffer
+	buf.Grow(int(min(size, uint64(len(stream))*4+4096)))
+	if n, err := io.CopyN(&buf, r, int64(size)); err != nil {
+		return nil, fmt.Errorf("section %s: inflated %d of the %d bytes its header claims: %w", name, n, size, err)
 	}
-	return out, nil
+	return buf.Bytes(), nil
 }
 
 // sectionsData returns the contents of several sections (nil entries for

@@ -3,10 +3,14 @@ package elfx
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
+	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,5 +273,28 @@ func testenvRun(t *testing.T, name string, args ...string) {
 	t.Helper()
 	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
+	}
+}
+
+// A compressed section whose header claims far more than its stream
+// holds is an error, and costs what the stream yields, not the claim.
+func TestInflateClaimIsNotTrusted(t *testing.T) {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write(bytes.Repeat([]byte("dwarf"), 100))
+	w.Close()
+	raw := make([]byte, 24, 24+z.Len())
+	binary.LittleEndian.PutUint32(raw, uint32(elf.COMPRESS_ZLIB))
+	binary.LittleEndian.PutUint64(raw[8:], 1<<30) // claims 1 GiB
+	raw = append(raw, z.Bytes()...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := inflateSection(raw, elf.ELFCLASS64, binary.LittleEndian, ".debug_info")
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a stream of 500 bytes claiming 1 GiB was accepted")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("inflating allocated %d bytes for a 500-byte stream", grew)
 	}
 }
