@@ -96,7 +96,7 @@ func TestFindFDEMatchesReadelf(t *testing.T) {
 func TestNewObjectVDSO(t *testing.T) {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
-		t.Skip(err)
+		testenv.Unavailable(t, err.Error())
 	}
 	var lo, hi uint64
 	sc := bufio.NewScanner(bytes.NewReader(maps))
@@ -108,16 +108,16 @@ func TestNewObjectVDSO(t *testing.T) {
 		}
 	}
 	if lo == 0 {
-		t.Skip("no [vdso] mapping")
+		testenv.Unavailable(t, "no [vdso] mapping")
 	}
 	mem, err := os.Open("/proc/self/mem")
 	if err != nil {
-		t.Skip(err)
+		testenv.Unavailable(t, err.Error())
 	}
 	defer mem.Close()
 	img := make([]byte, hi-lo)
 	if _, err := mem.ReadAt(img, int64(lo)); err != nil {
-		t.Skip(err)
+		testenv.Unavailable(t, err.Error())
 	}
 	o, err := NewObject(bytes.NewReader(img), int64(len(img)), "[vdso]")
 	if err != nil {
