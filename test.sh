@@ -15,13 +15,15 @@ need() {
 	esac
 }
 # x86_64: the reference tools, the C library's debug files, libunwind for
-# the dynamic-unwind-info tests, a Rust compiler for the Rust crashes.
+# the dynamic-unwind-info tests, Rust and Java for their crashes (a JVM is
+# the large real program with JIT code).
 need gdb gdb
 need eu-stack elfutils
 need readelf binutils
 need gcc gcc
 need g++ g++
 need rustc rustc
+need javac default-jdk-headless
 need /usr/lib/debug/.build-id libc6-dbg
 need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
 # Compressed cores.

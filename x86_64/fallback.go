@@ -23,13 +23,21 @@ func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	}
 	order := as.ByteOrder()
 	savedFP, ra := order.Uint64(b[0:]), order.Uint64(b[8:])
-	if ra == 0 || !isCode(as, ra) || !afterCall(as, ra) {
+	if ra == 0 || !isCode(as, ra) {
 		return false
 	}
-	if savedFP != 0 && savedFP <= fp {
-		// The next frame pointer must lie in an older frame; anything
-		// else is not a frame-pointer chain (or the end of one).
+	// The next frame pointer must lie in an older frame; anything else
+	// is not a frame-pointer chain (or the end of one).
+	chains := savedFP > fp && savedFP%8 == 0 && savedFP-fp <= maxFrameSize
+	if !chains {
 		savedFP = 0
+	}
+	// A frame record is believed when its return address follows a call,
+	// or when the chain goes on plausibly: code that enters frames by
+	// jumps (HotSpot's interpreter returns through addresses that follow
+	// a jmp) still keeps the chain intact, and eu-stack follows it.
+	if !chains && !afterCall(as, ra) {
+		return false
 	}
 	caller.Set(RIP, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp + 8})
 	caller.Set(RSP, fp+16, unwind.SaveLoc{Kind: unwind.LocValue})
