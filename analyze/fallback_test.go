@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"os"
 	"slices"
 	"testing"
 
@@ -196,5 +197,54 @@ func TestFramesCarryTheirOwnCFA(t *testing.T) {
 	}
 	if last := frames[len(frames)-1]; last.CFA != nil {
 		t.Errorf("outermost frame has CFA %#x; nothing computed one", uint64(*last.CFA))
+	}
+}
+
+const coroutineProg = `
+#include <ucontext.h>
+static ucontext_t main_ctx, co_ctx;
+static char stack[65536];
+__attribute__((noinline)) static void boom(volatile int *p) { *p = 1; }
+__attribute__((noinline)) static void co_body(void) { boom(0); }
+int main(void) {
+	getcontext(&co_ctx);
+	co_ctx.uc_stack.ss_sp = stack;
+	co_ctx.uc_stack.ss_size = sizeof stack;
+	co_ctx.uc_link = &main_ctx;
+	makecontext(&co_ctx, co_body, 0);
+	swapcontext(&main_ctx, &co_ctx);
+	return 0;
+}
+`
+
+// A coroutine's first function returns to glibc's __start_context, whose
+// entry makecontext pushed as a return address: pc-1 lies before the
+// function, and the frame is named by the function that starts at pc
+// (gdb and eu-stack print ?? there).
+func TestMakecontextTrampolineNamed(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "co", coroutineProg, "-O1", "-g")
+	core, _ := testenv.Crash(t, exe)
+	r, err := Analyze(core, Options{Executable: exe, CrashedOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range r.Threads[0].Frames {
+		n := "??"
+		if f.Function != nil {
+			n = *f.Function
+		}
+		names = append(names, n)
+	}
+	if len(names) < 3 || names[0] != "boom" || names[1] != "co_body" {
+		t.Fatalf("frames %q, want boom, co_body, __start_context", names)
+	}
+	if names[2] != "__start_context" {
+		// The name lives in glibc's .symtab, in its debug file.
+		if _, err := os.Stat("/usr/lib/debug/.build-id"); err != nil {
+			testenv.Unavailable(t, "libc6-dbg not installed")
+		}
+		t.Errorf("frame 2 is %q, want __start_context (frames %q)", names[2], names)
 	}
 }

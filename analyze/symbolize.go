@@ -81,6 +81,13 @@ func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 	if sym, ok := m.obj.Symbol(link); ok {
 		outer.Function = report.Ptr(sym.Name)
 		outer.FunctionOffset = report.Ptr(report.Hex(pc - m.bias - sym.Addr))
+	} else if sym, ok := m.obj.Symbol(pc - m.bias); ok && sym.Addr == pc-m.bias && pc != addr {
+		// A pushed return address at a function's first instruction
+		// (makecontext's __start_context): nothing covers pc-1, the
+		// function starts at pc.
+		outer.Function = report.Ptr(sym.Name)
+		outer.FunctionOffset = report.Ptr(report.Hex(0))
+		return []report.Frame{outer}
 	}
 	src, _ := m.obj.SourceFrames(link)
 	if len(src) == 0 {
