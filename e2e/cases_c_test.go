@@ -38,6 +38,32 @@ func TestNullDeref(t *testing.T) {
 	}
 }
 
+// TestNullFunctionPointer: a call through a null function pointer leaves
+// pc 0, outside any code; the caller's return address is at rsp. At -O0
+// the frame pointer still belongs to the caller, and following it would
+// skip the function that made the call.
+func TestNullFunctionPointer(t *testing.T) {
+	t.Parallel()
+	for prog, want := range map[string][]string{
+		"nullfn-O0": {"dispatch", "handler_table", "main"},
+		"nullfn-O2": {"dispatch", "main"}, // handler_table tail-calls dispatch
+	} {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			c := crashAndUnwind(t, prog, nil, nil)
+			compareWithReferences(t, c.GDB, c.EU, c.Report)
+			th := c.crashed(t)
+			if len(th.Frames) < 2 || th.Frames[0].PC != "0x0" {
+				t.Fatalf("frame 0 should be pc 0:\n%s", formatFrames(th, 6))
+			}
+			expectFunctions(t, th, want...)
+			if th.Frames[1].Function != "dispatch" {
+				t.Errorf("frame 1 is not dispatch, the function that made the call:\n%s", formatFrames(th, 6))
+			}
+		})
+	}
+}
+
 // TestSignalHandler: crashes inside signal handlers; the unwinder must
 // cross the kernel's signal frame (__restore_rt) into the interrupted code.
 func TestSignalHandler(t *testing.T) {

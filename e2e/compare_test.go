@@ -205,7 +205,7 @@ func compareThread(tid int, g, e []refFrame, cu *reportThread) string {
 	// tool walked off the stack (gdb's "0x0000000000000000 in ?? ()", Go's
 	// g0 stacks): nothing to go as far as.
 	gl, el := len(trimUnnamed(g)), len(trimUnnamed(e))
-	if need := max(gl-prevG-1, el-prevE-1); len(c)-next < need {
+	if need := max(gl-prevG-1, el-prevE-1); len(c)-next < need && !reaches(c[next:], g[:gl], e[:el]) {
 		gi, ei := min(prevG+1+need-1, len(g)-1), min(prevE+1+need-1, len(e)-1)
 		return describeDiff(tid, "length (coreunwind stops before the reference tools)", g, e, c, gi, ei, len(c), cu)
 	}
@@ -213,6 +213,30 @@ func compareThread(tid int, g, e []refFrame, cu *reportThread) string {
 }
 
 // trimUnnamed drops trailing frames that have no function name.
+// reaches reports whether coreunwind's remaining frames include the last
+// frame of each reference tool that has one: then coreunwind went as far,
+// even with fewer frames than gdb, which adds tail-call frames it rebuilds
+// from DWARF call-site information (nothing on the stack to find).
+func reaches(c []reportFrame, refs ...[]refFrame) bool {
+	for _, r := range refs {
+		if len(r) == 0 {
+			continue
+		}
+		last := r[len(r)-1].PC
+		found := false
+		for _, f := range c {
+			if pc, _ := f.pc(); pc == last {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
 func trimUnnamed(fs []refFrame) []refFrame {
 	for len(fs) > 0 && normalizeFunc(fs[len(fs)-1].Func) == "" {
 		fs = fs[:len(fs)-1]

@@ -54,6 +54,8 @@ var programs = map[string]program{
 	"sighandler":   cc("gcc", "sighandler", "-g", "-O1", "sighandler.c"),
 	"threads":      cc("gcc", "threads", "-g", "-O2", "-pthread", "threads.c"),
 	"sleeper":      cc("gcc", "sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
+	"nullfn-O0":    cc("gcc", "nullfn", "-g", "-O0", "nullfn.c"),
+	"nullfn-O2":    cc("gcc", "nullfn", "-g", "-O2", "nullfn.c"),
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),

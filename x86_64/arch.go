@@ -42,6 +42,10 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		why = r.err
 	}
 	caller.Reset()
+	if callee.ExactPC && !isCode(as, pc) && stepBadCall(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
 	if stepFramePointer(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}

@@ -54,6 +54,34 @@ func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	return true
 }
 
+// stepBadCall recovers the caller of a frame whose pc is not code: a
+// call through a null or wild function pointer. The call pushed its
+// return address and nothing ran since, so the caller's pc is at rsp and
+// its registers are the callee's (gdb makes the same assumption). The
+// frame pointer still belongs to the caller, so following it would skip
+// the caller. The return address must follow a call instruction: a
+// corrupted stack that "returned" into garbage gets no such frame.
+func stepBadCall(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	sp, ok := callee.Get(RSP)
+	if !ok {
+		return false
+	}
+	ra, err := readWord(as, sp)
+	if err != nil || !isCode(as, ra) || !afterCall(as, ra) {
+		return false
+	}
+	for r := 0; r < NumRegs; r++ {
+		if v, ok := callee.Get(r); ok && r != RIP && r != RSP {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	caller.Set(RIP, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sp})
+	caller.Set(RSP, sp+8, unwind.SaveLoc{Kind: unwind.LocValue})
+	caller.CFA, caller.HasCFA = sp+8, true
+	caller.Trust = unwind.TrustScan
+	return true
+}
+
 // scanWords bounds the stack scan, as minidump-stackwalk's: how many
 // words above the stack pointer are tried as return addresses.
 const scanWords = 512
