@@ -29,12 +29,15 @@ func (h *Hex) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// WriteJSON writes r as one indented JSON object.
+// WriteJSON writes r as one indented JSON object, exactly as
+// encoding/json would (see jsonenc.go).
 func WriteJSON(w io.Writer, r *Report) error {
 	fixNil(r)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	e := jsonEnc{b: make([]byte, 0, 4096+1024*len(r.Threads))}
+	e.report(r)
+	e.b = append(e.b, '\n')
+	_, err := w.Write(e.b)
+	return err
 }
 
 // WriteJSONLine writes r as one line (the jsonl format).
