@@ -1,0 +1,86 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// Session is an opened core for programs that walk stacks themselves,
+// libunwind style: an unwind.AddrSpace over the core and its files, and
+// an unwind.Cursor per thread. Analyze is the same machinery writing a
+// whole report.
+type Session struct {
+	Core   *corefile.Core
+	target *target
+	arch   unwind.Arch
+	cache  *unwind.Cache
+	objs   *elfx.Cache
+	own    bool // objs was opened for this session
+
+	// Warnings say what could not be found (files, debug files).
+	Warnings []string
+}
+
+// Open opens the core at path as Analyze does.
+func Open(path string, opts Options) (*Session, error) {
+	c, err := corefile.Open(path, corefile.Options{
+		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
+		TempDir: opts.TempDir, Files: opts.Files, FindByBuildID: opts.FindByBuildID,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
+	}
+	s := &Session{Core: c, objs: opts.Objects, cache: unwind.NewCache(opts.CachePolicy)}
+	if s.objs == nil {
+		s.objs, s.own = elfx.NewCache(), true
+	}
+	debugDirs := opts.DebugDirs
+	if len(debugDirs) == 0 {
+		debugDirs = elfx.DefaultDebugDirs
+	}
+	s.target, s.Warnings = newTarget(c, s.objs, debugDirs)
+	s.Warnings = append(append([]string(nil), c.Warnings...), s.Warnings...)
+	if s.arch, err = unwind.LookupArch(c.Arch); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if ta, ok := s.arch.(unwind.TableArch); ok {
+		s.target.tables = ta
+	}
+	return s, nil
+}
+
+// AddrSpace is the core as the unwinder reads it: memory from the core
+// and the mapped files, unwind info and names from the objects.
+func (s *Session) AddrSpace() unwind.AddrSpace { return s.target }
+
+// Arch is the unwinder for the core's machine.
+func (s *Session) Arch() unwind.Arch { return s.arch }
+
+// Cursor starts a cursor at thread tid's registers as the core saved
+// them. maxFrames 0 means unwind.DefaultMaxFrames.
+func (s *Session) Cursor(tid, maxFrames int) (*unwind.Cursor, error) {
+	th := s.Core.Thread(tid)
+	if th == nil {
+		return nil, fmt.Errorf("no thread %d in the core", tid)
+	}
+	init, err := initialFrame(s.target, s.arch, th)
+	if err != nil {
+		return nil, fmt.Errorf("thread %d: %w", tid, err)
+	}
+	return unwind.NewCursor(s.target, s.arch, init, unwind.Options{Cache: s.cache, MaxFrames: maxFrames})
+}
+
+// FlushCache drops cached unwind rules for [lo, hi) (0, 0: all).
+func (s *Session) FlushCache(lo, hi uint64) { s.cache.FlushCache(lo, hi) }
+
+// Close releases the core and the objects the session opened.
+func (s *Session) Close() error {
+	if s.own {
+		s.objs.Close()
+	}
+	return s.Core.Close()
+}
