@@ -65,37 +65,25 @@ func Analyze(path string, opts Options) (*report.Report, error) {
 
 // AnalyzeCore builds the report of an opened core.
 func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
-	objs := opts.Objects
-	if objs == nil {
-		objs = elfx.NewCache()
-		defer objs.Close()
+	s := newSession(c, opts)
+	if s.own {
+		defer s.objs.Close()
 	}
-	debugDirs := opts.DebugDirs
-	if len(debugDirs) == 0 {
-		debugDirs = []string{"/usr/lib/debug"}
-	}
+	t, arch, cache := s.target, s.arch, s.cache
 	r := &report.Report{
-		Schema: report.Schema,
-		Tool:   report.Tool{Name: "coreunwind", Version: Version},
-		Core:   coreInfo(c),
+		Schema:   report.Schema,
+		Tool:     report.Tool{Name: "coreunwind", Version: Version},
+		Core:     coreInfo(c),
+		Warnings: s.Warnings,
+		Modules:  moduleInfo(t),
 	}
-	r.Warnings = append(r.Warnings, c.Warnings...)
-	t, warnings := newTarget(c, objs, debugDirs)
-	t.jitState.perfMapPath = opts.PerfMap
-	r.Warnings = append(r.Warnings, warnings...)
-	r.Modules = moduleInfo(t)
-
-	arch, err := unwind.LookupArch(c.Arch)
-	if err != nil {
+	if arch == nil {
+		_, err := unwind.LookupArch(c.Arch)
 		r.Warnings = append(r.Warnings, fmt.Sprintf("cannot unwind: %v", err))
-	}
-	if ta, ok := arch.(unwind.TableArch); ok {
-		t.tables = ta
 	}
 	threads := orderThreads(c, opts.CrashedOnly)
 	r.Threads = make([]report.Thread, len(threads))
 	walks := make([][]rawFrame, len(threads))
-	cache := unwind.NewCache(opts.CachePolicy)
 	// Unwinding needs only CFI; names, lines and inlines need the symbol
 	// tables and DWARF of the modules the frames are in. Walk first, then
 	// index exactly those modules in parallel, then symbolize.

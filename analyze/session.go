@@ -33,6 +33,19 @@ func Open(path string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
 	}
+	s := newSession(c, opts)
+	if s.arch == nil {
+		_, err := unwind.LookupArch(c.Arch)
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newSession builds the address space of an opened core: its modules'
+// objects (opened through opts.Objects, or a cache of its own), the
+// arch, the rule cache. arch is nil when no unwinder knows the machine.
+func newSession(c *corefile.Core, opts Options) *Session {
 	s := &Session{Core: c, objs: opts.Objects, cache: unwind.NewCache(opts.CachePolicy)}
 	if s.objs == nil {
 		s.objs, s.own = elfx.NewCache(), true
@@ -41,16 +54,17 @@ func Open(path string, opts Options) (*Session, error) {
 	if len(debugDirs) == 0 {
 		debugDirs = elfx.DefaultDebugDirs
 	}
-	s.target, s.Warnings = newTarget(c, s.objs, debugDirs)
-	s.Warnings = append(append([]string(nil), c.Warnings...), s.Warnings...)
-	if s.arch, err = unwind.LookupArch(c.Arch); err != nil {
-		s.Close()
-		return nil, err
+	var warnings []string
+	s.target, warnings = newTarget(c, s.objs, debugDirs)
+	s.target.jitState.perfMapPath = opts.PerfMap
+	s.Warnings = append(append([]string(nil), c.Warnings...), warnings...)
+	if arch, err := unwind.LookupArch(c.Arch); err == nil {
+		s.arch = arch
+		if ta, ok := arch.(unwind.TableArch); ok {
+			s.target.tables = ta
+		}
 	}
-	if ta, ok := s.arch.(unwind.TableArch); ok {
-		s.target.tables = ta
-	}
-	return s, nil
+	return s
 }
 
 // AddrSpace is the core as the unwinder reads it: memory from the core
