@@ -34,6 +34,8 @@ type Object struct {
 	// fresh one so tables built before the debug file arrived are rebuilt
 	// with it.
 	derived atomic.Pointer[derived]
+
+	mini miniDebug // .gnu_debugdata, read on first use
 }
 
 // derived is the lazily parsed state of an Object.

@@ -140,6 +140,7 @@ func (o *Object) buildSymbols() *symbolTable {
 	if dbg := o.debugObject(); dbg != nil {
 		raw = dbg.readCodeSymbols(raw, elf.SHT_SYMTAB)
 	}
+	raw = o.miniSymbols(raw)
 	raw = o.readCodeSymbols(raw, elf.SHT_DYNSYM)
 
 	// Among aliases of equal rank the one that comes first in the symbol
