@@ -36,6 +36,9 @@ func coreInfo(c *corefile.Core) report.Core {
 		if s.HasAddr {
 			rs.Address = report.Ptr(report.Hex(s.Addr))
 		}
+		if s.HasSender && s.SenderPID != c.PID { // abort() signals itself: nothing to say
+			rs.SenderPID, rs.SenderUID = report.Ptr(s.SenderPID), report.Ptr(s.SenderUID)
+		}
 		rc.Signal = rs
 	}
 	if len(c.Threads) > 0 && crashed(c) {

@@ -46,6 +46,10 @@ type Signal struct {
 	Code     int     `json:"code"`
 	CodeName *string `json:"code_name"`
 	Address  *Hex    `json:"address"`
+
+	// SenderPID and SenderUID: who sent a signal sent by a process
+	// (kill, tgkill, sigqueue). Text output only; not in the schema.
+	SenderPID, SenderUID *int `json:"-"`
 }
 
 // Module is a mapped object file.

@@ -56,6 +56,9 @@ func writeHeader(w *bufio.Writer, r *Report) {
 		if s.Address != nil {
 			fmt.Fprintf(w, ", fault address %#x", uint64(*s.Address))
 		}
+		if s.SenderPID != nil && s.SenderUID != nil {
+			fmt.Fprintf(w, ", sent by pid %d (uid %d)", *s.SenderPID, *s.SenderUID)
+		}
 		w.WriteByte('\n')
 	}
 	if c.CrashedTID != nil {

@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
@@ -172,5 +176,36 @@ func TestStyleHPUX(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^\( ?\d+\) 0x[0-9a-f]+ die \+ 0x[0-9a-f]+ \[` + regexp.QuoteMeta(exe) + `\]$`)
 	if !line.MatchString(stdout) {
 		t.Errorf("no U_STACK_TRACE line for die in:\n%s", stdout)
+	}
+}
+
+// A signal another process sent names its sender in the text header;
+// abort(), which signals itself, does not.
+func TestSignalSender(t *testing.T) {
+	testenv.NeedCores(t)
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "waiter", "#include <unistd.h>\nint main(void) { pause(); return 0; }\n", "-O1")
+	cmd := exec.Command("sh", "-c", `ulimit -c unlimited; exec ./waiter`)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGSEGV)
+	cmd.Wait()
+	core := filepath.Join(dir, "core")
+	code, stdout, stderr := runCLI(core, exe)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := fmt.Sprintf("code SI_USER (0), sent by pid %d (uid %d)", os.Getpid(), os.Getuid())
+	if !strings.Contains(stdout, want) {
+		t.Errorf("header lacks %q:\n%s", want, stdout)
+	}
+
+	abrt := testenv.BuildC(t, t.TempDir(), "abrt", crashC, "-O0")
+	abrtCore, _ := testenv.Crash(t, abrt)
+	if _, stdout, _ := runCLI(abrtCore, abrt); strings.Contains(stdout, "sent by") {
+		t.Errorf("abort() names itself as the sender:\n%s", stdout)
 	}
 }
