@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -45,7 +46,7 @@ func writeHeader(w *bufio.Writer, r *Report) {
 	}
 	if s := c.Signal; s != nil {
 		fmt.Fprintf(w, "signal:      %s (%d)", s.Name, s.Number)
-		if d := SignalDescription(s.Number); d != "" {
+		if d := SignalDescription(s.Name); d != "" {
 			fmt.Fprintf(w, ", %s", d)
 		}
 		if s.CodeName != nil {
@@ -120,24 +121,32 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 	w.WriteByte('\n')
 }
 
-// SignalDescription is the strsignal(3) text of a Linux signal, as gdb
-// prints it after "Program terminated with signal".
-func SignalDescription(n int) string {
-	if n > 0 && n < len(signalDescriptions) {
-		return signalDescriptions[n]
+// SignalDescription is the strsignal(3) text for a signal name, as gdb
+// prints it after "Program terminated with signal". By name, not number:
+// HP-UX and Linux on PA-RISC number signals differently from x86.
+func SignalDescription(name string) string {
+	if d, ok := signalDescriptions[name]; ok {
+		return d
 	}
-	if n >= 34 && n <= 64 {
-		return "Real-time signal " + strings.TrimSpace(fmt.Sprint(n-34))
+	// Unnamed Linux signals (corefile prints them "SIG37") are glibc's
+	// real-time signals, numbered from SIGRTMIN = 34 as strsignal does.
+	if n, err := strconv.Atoi(strings.TrimPrefix(name, "SIG")); err == nil && n >= 34 && n <= 64 {
+		return "Real-time signal " + strconv.Itoa(n-34)
 	}
 	return ""
 }
 
-var signalDescriptions = [...]string{"",
-	"Hangup", "Interrupt", "Quit", "Illegal instruction", "Trace/breakpoint trap",
-	"Aborted", "Bus error", "Floating point exception", "Killed", "User defined signal 1",
-	"Segmentation fault", "User defined signal 2", "Broken pipe", "Alarm clock", "Terminated",
-	"Stack fault", "Child exited", "Continued", "Stopped (signal)", "Stopped",
-	"Stopped (tty input)", "Stopped (tty output)", "Urgent I/O condition", "CPU time limit exceeded",
-	"File size limit exceeded", "Virtual timer expired", "Profiling timer expired",
-	"Window changed", "I/O possible", "Power failure", "Bad system call",
+var signalDescriptions = map[string]string{
+	"SIGHUP": "Hangup", "SIGINT": "Interrupt", "SIGQUIT": "Quit", "SIGILL": "Illegal instruction",
+	"SIGTRAP": "Trace/breakpoint trap", "SIGABRT": "Aborted", "SIGIOT": "Aborted", "SIGBUS": "Bus error",
+	"SIGFPE": "Floating point exception", "SIGKILL": "Killed", "SIGUSR1": "User defined signal 1",
+	"SIGSEGV": "Segmentation fault", "SIGUSR2": "User defined signal 2", "SIGPIPE": "Broken pipe",
+	"SIGALRM": "Alarm clock", "SIGTERM": "Terminated", "SIGSTKFLT": "Stack fault",
+	"SIGCHLD": "Child exited", "SIGCONT": "Continued", "SIGSTOP": "Stopped (signal)",
+	"SIGTSTP": "Stopped", "SIGTTIN": "Stopped (tty input)", "SIGTTOU": "Stopped (tty output)",
+	"SIGURG": "Urgent I/O condition", "SIGXCPU": "CPU time limit exceeded",
+	"SIGXFSZ": "File size limit exceeded", "SIGVTALRM": "Virtual timer expired",
+	"SIGPROF": "Profiling timer expired", "SIGWINCH": "Window changed", "SIGIO": "I/O possible",
+	"SIGPOLL": "I/O possible", "SIGPWR": "Power failure", "SIGSYS": "Bad system call",
+	"SIGEMT": "Emulator trap", "SIGLOST": "Resource lost",
 }
