@@ -59,15 +59,7 @@ func walkCore(t *testing.T, core, exe string) []walkedFrame {
 	}
 	defer ef.Close()
 	as := &coreSpace{c: c, exe: ef}
-	th := c.Threads[0]
-	f0, err := Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: c.ByteOrder(), Mem: as})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := unwind.NewCursor(as, Arch{}, f0, unwind.Options{Cache: unwind.NewCache(unwind.CacheGlobal)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := threadCursor(t, Arch{}, as, c, unwind.Options{Cache: unwind.NewCache(unwind.CacheGlobal)})
 	var out []walkedFrame
 	for {
 		f := cur.Frame()

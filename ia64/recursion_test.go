@@ -54,15 +54,7 @@ func TestStackedRecursionIsNotACycle(t *testing.T) {
 	}
 	defer ef.Close()
 	as := &coreSpace{c: c, exe: ef}
-	th := c.Threads[0]
-	f0, err := Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: c.ByteOrder(), Mem: as})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := unwind.NewCursor(as, withoutFrameExtra{Arch{}}, f0, unwind.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := threadCursor(t, withoutFrameExtra{Arch{}}, as, c, unwind.Options{})
 	n := 1
 	for {
 		more, err := cur.Step()
