@@ -3,7 +3,7 @@
 # (Debian 12, as root) when it is missing. CI calls this script.
 set -eu
 cd "$(dirname "$0")"
-export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin:$HOME/.cargo/bin"
+export PATH="$PATH:/usr/local/go/bin"
 
 # need CHECK PACKAGE: CHECK is a command name or an absolute path; the
 # package is installed when it is missing.
@@ -62,8 +62,7 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
-if ! command -v staticcheck >/dev/null 2>&1; then
-	go install honnef.co/go/tools/cmd/staticcheck@2026.2.2
-fi
-staticcheck ./...
+# Go tools are pinned in go.mod (tool directive): nothing is installed
+# outside the module, so a fresh machine runs the same version as CI.
+go tool staticcheck ./...
 CI="${CI:-}" go test -count=1 -timeout 30m ./...
