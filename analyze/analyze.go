@@ -246,11 +246,5 @@ func warmModules(t *target, walks [][]rawFrame) {
 
 // initialFrame builds frame 0 of a thread from what the core saved.
 func initialFrame(t *target, arch unwind.Arch, th *corefile.Thread) (*unwind.Frame, error) {
-	if a, ok := arch.(unwind.ThreadRegsArch); ok {
-		return a.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, FPRegs: th.FPRegs, Notes: th.Notes, Order: t.ByteOrder(), Mem: t})
-	}
-	if a, ok := arch.(unwind.CoreRegsArch); ok {
-		return a.FrameFromCoreRegs(th.GRegs, t.ByteOrder())
-	}
-	return nil, fmt.Errorf("%w: no core register decoder for %s", unwind.ErrNoArch, arch.Name())
+	return arch.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, FPRegs: th.FPRegs, Notes: th.Notes, Order: t.ByteOrder(), Mem: t})
 }
