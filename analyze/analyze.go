@@ -158,6 +158,7 @@ type rawFrame struct {
 	hasCFA     bool
 	trust      unwind.Trust
 	signal     bool
+	exactPC    bool
 }
 
 // walkThread unwinds one thread: its report (without frames) and its
@@ -185,7 +186,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	var frames []rawFrame
 	for {
 		f := cur.Frame()
-		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame()}
+		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
 		rf.sp, rf.hasSP = f.Get(arch.SPReg())
 		if rf.signal {
 			// The trampoline's PC is where the handler returns to: its
