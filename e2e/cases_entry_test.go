@@ -77,8 +77,9 @@ func TestSignalAtFunctionEntry(t *testing.T) {
 
 // TestStackOverflowAtEntry: a thread with a 32 KiB stack recurses until
 // the push of %rbp, overflow_entry's first instruction, faults on the
-// guard page. The whole stack (under 4096 frames) is compared with gdb's
-// and eu-stack's, and frame 0 must be overflow_entry+0 at that push.
+// guard page; overflow_missed, before it in the text, ends with %rbp
+// pushed. The whole stack (under 4096 frames) is compared with gdb's and
+// eu-stack's, and frame 0 must be overflow_entry+0 at that push.
 func TestStackOverflowAtEntry(t *testing.T) {
 	t.Parallel()
 	exe := buildProgram(t, "sigentry")
@@ -96,10 +97,10 @@ func TestStackOverflowAtEntry(t *testing.T) {
 		t.Fatalf("no frames for the crashed thread %d (gdb: %v)", th.TID, g != nil)
 	}
 	// The premise: the faulting instruction is the push at the function's
-	// first byte.
+	// first byte, and pc-1 belongs to another function.
 	pc0 := g.Frames[0].PC
-	if s := gdbInfoSymbol(t, c.Exe, c.Core, pc0); s[0] != (symbolAt{"overflow_entry", 0}) {
-		t.Fatalf("gdb says the fault is at %v, want overflow_entry+0", s[0])
+	if s := gdbInfoSymbol(t, c.Exe, c.Core, pc0, pc0-1); s[0] != (symbolAt{"overflow_entry", 0}) || s[1].Name == "overflow_entry" || s[1].Name == "" {
+		t.Fatalf("layout changed: gdb says the fault is at %v and pc-1 is %v; want overflow_entry+0 and another function", s[0], s[1])
 	}
 	if insn := gdbInstruction(t, c.Exe, c.Core, pc0); !strings.Contains(insn, "push") || !strings.Contains(insn, "%rbp") {
 		t.Fatalf("faulting instruction is %q, want push %%rbp", insn)

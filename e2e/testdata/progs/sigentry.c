@@ -10,7 +10,8 @@
  *             system call and a trampoline of our own without CFI, so the
  *             unwinder must recognize it by its code.
  *   overflow: a thread with a small stack recurses until the push of %rbp,
- *             overflow_entry's first instruction, hits the guard page. */
+ *             overflow_entry's first instruction, hits the guard page;
+ *             overflow_missed precedes it in the text. */
 #include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -127,12 +128,22 @@ __attribute__((noinline)) static void run(const char *mode) {
 
 volatile unsigned long overflow_depth;
 
+/* Right before overflow_entry in the text (gcc -O0 does not align
+ * functions): it ends in a call that does not return, with %rbp pushed,
+ * so the CFI row of its last byte is not the one of overflow_entry's
+ * first. */
+__attribute__((noinline, noreturn)) static void overflow_missed(void) {
+	abort();
+}
+
 /* At -O0 with no locals and no arguments: push %rbp; mov %rsp,%rbp; ...;
  * call overflow_entry; a 16-byte frame that writes nothing else. */
 __attribute__((noinline)) void overflow_entry(void) {
 	overflow_depth++;
 	if (overflow_depth < 100000000)
 		overflow_entry();
+	else
+		overflow_missed();
 }
 
 static pid_t main_tid;
