@@ -22,7 +22,8 @@ import (
 // first byte, preceded in the text by before_entry_fault. "handler" goes
 // through glibc's __restore_rt, which has CFI ('S' augmentation);
 // "restorer" through a trampoline of the program's own without CFI, which
-// the unwinder must recognize by its code.
+// the unwinder must recognize by its code, after a one-byte function
+// sigreturn_pad: the trampoline's own pc is its first byte too.
 func TestSignalAtFunctionEntry(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"handler", "restorer"} {
@@ -30,7 +31,7 @@ func TestSignalAtFunctionEntry(t *testing.T) {
 			t.Parallel()
 			c := crashAndUnwind(t, "sigentry", nil, nil, mode)
 			if mode == "restorer" {
-				expectNoFDE(t, c.Exe, "__restore_rt")
+				expectNoFDE(t, c.Exe, "__restore_rt", "sigreturn_pad")
 			}
 			compareWithReferences(t, c.GDB, c.EU, c.Report)
 			c.expectSignal(t, 11, "SIGSEGV")
@@ -39,37 +40,40 @@ func TestSignalAtFunctionEntry(t *testing.T) {
 			if len(th.Frames) > 0 && (th.Frames[0].Function != "handler_fault" || th.Frames[0].FunctionOffset != "0x0") {
 				t.Errorf("frame 0 is not handler_fault+0x0:\n%s", formatFrames(th, 8))
 			}
-			sig := -1
-			for i, f := range th.Frames {
-				if f.Function == "__restore_rt" {
-					sig = i
-					break
-				}
-			}
-			if sig < 0 || sig+1 >= len(th.Frames) {
-				t.Fatalf("no frame after the signal trampoline:\n%s", formatFrames(th, 10))
-			}
-			if tramp := th.Frames[sig]; (mode == "restorer") != (tramp.Module == c.Exe) {
-				t.Errorf("trampoline in %s; mode %s wants the program's own only with \"restorer\"", tramp.Module, mode)
-			}
 			// gdb's frame after "<signal handler called>" is the reference:
 			// it looks frames after a signal trampoline up at their pc.
 			g := gdbAfterSignal(t, c.GDB[th.TID])
-			after := th.Frames[sig+1]
-			if pc, _ := after.pc(); pc != g.PC || normalizeFunc(after.Function) != normalizeFunc(g.Func) {
-				t.Errorf("frame after the signal frame:\n  gdb:        %s\n  coreunwind: %s", g.Raw, after)
+			sig := -1
+			for i := 1; i < len(th.Frames); i++ {
+				if pc, _ := th.Frames[i].pc(); pc == g.PC {
+					sig = i - 1
+					break
+				}
+			}
+			if sig < 0 {
+				t.Fatalf("coreunwind has no frame at gdb's pc after the signal frame (%s):\n%s", g.Raw, formatFrames(th, 10))
+			}
+			tramp, after := th.Frames[sig], th.Frames[sig+1]
+			if (mode == "restorer") != (tramp.Module == c.Exe) {
+				t.Errorf("trampoline in %s; mode %s wants the program's own only with \"restorer\"", tramp.Module, mode)
+			}
+			trampPC, _ := tramp.pc()
+			syms := gdbInfoSymbol(t, c.Exe, c.Core, trampPC, g.PC, g.PC-1)
+			// The premise: the interrupted pc is entry_fault's first byte,
+			// and pc-1 belongs to another function.
+			if syms[1] != (symbolAt{"entry_fault", 0}) || syms[2].Name == "entry_fault" || syms[2].Name == "" {
+				t.Fatalf("layout changed: gdb says pc %#x is %v and pc-1 is %v; want entry_fault+0 and another function", g.PC, syms[1], syms[2])
+			}
+			// The trampoline's pc is where the handler returns to, its
+			// first byte: named at that pc, as gdb's info symbol does.
+			if tramp.Function != syms[0].Name || syms[0].Offset != 0 || tramp.FunctionOffset != "0x0" {
+				t.Errorf("signal trampoline: coreunwind %s+%s, gdb %v", tramp.Function, tramp.FunctionOffset, syms[0])
+			}
+			if normalizeFunc(after.Function) != normalizeFunc(g.Func) || after.FunctionOffset != "0x0" {
+				t.Errorf("frame after the signal frame:\n  gdb:        %s (%v)\n  coreunwind: %s+%s", g.Raw, syms[1], after, after.FunctionOffset)
 			}
 			if after.Trust != "context" {
 				t.Errorf("frame after the signal frame has trust %q, want context", after.Trust)
-			}
-			// The premise: that pc is entry_fault's first byte, and pc-1
-			// belongs to another function.
-			syms := gdbInfoSymbol(t, c.Exe, c.Core, g.PC, g.PC-1)
-			if syms[0] != (symbolAt{"entry_fault", 0}) || syms[1].Name == "entry_fault" || syms[1].Name == "" {
-				t.Fatalf("layout changed: gdb says pc %#x is %v and pc-1 is %v; want entry_fault+0 and another function", g.PC, syms[0], syms[1])
-			}
-			if after.FunctionOffset != "0x0" {
-				t.Errorf("frame after the signal frame: function_offset %q, want 0x0 (gdb: %v)", after.FunctionOffset, syms[0])
 			}
 		})
 	}

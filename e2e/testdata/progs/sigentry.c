@@ -78,12 +78,18 @@ __asm__(
 	"	ret\n"
 	"	.cfi_endproc\n"
 	"	.size call_misaligned, .-call_misaligned\n"
-	/* The rt_sigreturn trampoline, without CFI and with no symbol covering
-	 * the byte before it. gdb recognizes a trampoline by its code when it
-	 * has no name or glibc's (__restore_rt); own_restore_rt is an alias
-	 * for the test to find it by. */
+	/* The rt_sigreturn trampoline, without CFI. gdb recognizes a
+	 * trampoline by its code when it has no name or glibc's
+	 * (__restore_rt); own_restore_rt is the untyped global alias run()
+	 * refers to it by. The byte before it has no CFI (else a lookup at
+	 * the handler's return address minus one would find that CFI, not
+	 * the trampoline) but a symbol of its own, sigreturn_pad: naming the
+	 * trampoline's frame at pc-1 would say sigreturn_pad. */
 	"	.p2align 4\n"
+	"	.type sigreturn_pad, @function\n"
+	"sigreturn_pad:\n"
 	"	nop\n"
+	"	.size sigreturn_pad, .-sigreturn_pad\n"
 	"	.type __restore_rt, @function\n"
 	"	.globl own_restore_rt\n"
 	"__restore_rt:\n"
