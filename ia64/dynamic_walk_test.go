@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
@@ -281,7 +282,7 @@ func TestWalkDynamicCore(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ef.Close()
-			if tab, err := ReadTable(ef); err == nil {
+			if tab, err := unwtab.ReadTable(ef); err == nil {
 				for _, e := range tab.Entries {
 					if e.Start < r.JIT["jit_c"][1] && e.End > r.JIT["jit_a"][0] {
 						t.Fatalf("the executable's table still covers generated code: %+v", e)
