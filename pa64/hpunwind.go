@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -84,12 +85,12 @@ func (c *CurrentFrame) fill() {
 
 // UnwindTable is U_get_unwind_table / U_get_shLib_unw_tbl: the table of
 // the module holding pc, through the address space's lookup.
-func (u *Unwinder) UnwindEntry(pc uint64) (*Entry, *unwind.ProcInfo, error) {
+func (u *Unwinder) UnwindEntry(pc uint64) (*unwtab.Entry, *unwind.ProcInfo, error) {
 	pi, err := u.Cache.FindProcInfo(u.AS, pc)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, ok := pi.Info.(*Entry)
+	e, ok := pi.Info.(*unwtab.Entry)
 	if !ok {
 		return nil, pi, fmt.Errorf("pc %#x: %w", pc, errNoEntry)
 	}
@@ -144,10 +145,10 @@ func (u *Unwinder) PreviousFrame(cur *CurrentFrame, prev *PreviousFrame) error {
 }
 
 // TableOfEntry returns e's index in its table (HP's uw_index).
-func TableOfEntry(e *Entry) (int, error) {
+func TableOfEntry(e *unwtab.Entry) (int, error) {
 	var found int = -1
 	tables.Range(func(_, v any) bool {
-		t, _ := v.(*Table)
+		t, _ := v.(*unwtab.Table)
 		if t == nil {
 			return true
 		}
