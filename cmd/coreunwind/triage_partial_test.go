@@ -296,6 +296,24 @@ func TestTriagePartialCores(t *testing.T) {
 		}
 	}
 
+	// pprof: every core is a sample; a partial one is labelled so, with
+	// no bucket.
+	prof := filepath.Join(work, "crashes.pb.gz")
+	if code, _, errOut = runCLI("triage", "--format", "pprof", "-o", prof, dir); code != exitPartial {
+		t.Fatalf("triage pprof: exit %d\n%s", code, errOut)
+	}
+	trs := traces(t, prof)
+	if len(trs) != 8 {
+		t.Fatalf("pprof: %d traces, want 8", len(trs))
+	}
+	for _, tr := range trs {
+		name := filepath.Base(tr.labels["core"])
+		isPartial := slices.Contains(partial, name)
+		if isPartial != strings.Contains(tr.labels["partial"], "core file truncated") || isPartial == (tr.labels["bucket"] != "") {
+			t.Errorf("pprof %s: labels %v", name, tr.labels)
+		}
+	}
+
 	// --bucket-partial: the partial cores are bucket members. The ones
 	// with only strlen make a bucket of their own.
 	s = triageJSON("--bucket-partial")
