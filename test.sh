@@ -46,6 +46,10 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
+# elfutils' real test cores of other architectures (written on real
+# machines), from Debian's elfutils source package.
+sh internal/testenv/elfutils-tests.sh testdata/elfutils
+
 # The end-to-end tests crash programs and read the cores the kernel
 # writes into the working directory.
 ulimit -c unlimited

@@ -52,7 +52,7 @@ func (Arch) FindTableEntry(f *elf.File, addr uint64) (*unwind.ProcInfo, error) {
 // in rp, sp unchanged) — only trustworthy for the innermost frame, or
 // for the gateway page where a thread sits in a system call and r31 is
 // the return point.
-func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, depth int) (unwind.StepResult, error) {
+func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	pc, _ := callee.Get(PC)
 	sp, ok := callee.Get(SP)
 	if !ok {
@@ -80,7 +80,7 @@ func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unw
 		// In the kernel's gateway page: a system call made with
 		// be,l 0x100(%sr2,%r0),%sr0,%r31 returns to r31.
 		return a.stepLink(callee, caller, R31)
-	case depth == 0 || callee.Trust == unwind.TrustContext:
+	case callee.ExactPC || callee.Trust == unwind.TrustContext:
 		// A pc with no entry is a leaf that has not touched rp or sp.
 		return a.stepLink(callee, caller, RP)
 	case isEntryPoint(as, callee.LookupPC(PC)):

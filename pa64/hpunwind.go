@@ -33,7 +33,6 @@ type CurrentFrame struct {
 	R4        uint64
 
 	frame *unwind.Frame // every register the unwinder knows
-	depth int
 }
 
 // PreviousFrame is HP's previous_frame_def: the caller of a CurrentFrame,
@@ -62,10 +61,11 @@ type Unwinder struct {
 var ErrStackUnwound = errors.New("stack unwound")
 
 // InitFrame is how a walk starts: the state vector of frame 0 from a
-// frame built from a core (FrameFromCoreRegs) or a signal context.
+// frame built from a core (FrameFromThread) or a signal context.
 func (u *Unwinder) InitFrame(f *unwind.Frame) *CurrentFrame {
 	c := &CurrentFrame{frame: unwind.NewFrame(NumRegs)}
 	c.frame.CopyFrom(f)
+	c.frame.ExactPC = true // frame 0 is where the thread stopped
 	c.fill()
 	c.TopRP, _ = f.Get(RP)
 	c.TopMRP, _ = f.Get(R31)
@@ -115,7 +115,7 @@ func (u *Unwinder) IsMillicode(pc uint64) bool {
 // PreviousFrame is U_get_previous_frame: the caller of cur.
 func (u *Unwinder) PreviousFrame(cur *CurrentFrame, prev *PreviousFrame) error {
 	next := unwind.NewFrame(NumRegs)
-	res, err := u.Arch.Step(u.AS, u.Cache, cur.frame, next, cur.depth)
+	res, err := u.Arch.Step(u.AS, u.Cache, cur.frame, next)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,6 @@ func TableOfEntry(e *Entry) (int, error) {
 // vector).
 func CopyFrameInfo(cur *CurrentFrame, prev *PreviousFrame) {
 	cur.frame = prev.frame
-	cur.depth++
 	cur.FrameSize = prev.FrameSize
 	cur.fill()
 }

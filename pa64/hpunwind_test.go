@@ -62,7 +62,7 @@ func TestHPUnwindLibraryStackTrace(t *testing.T) {
 	syms, _ := exe.Symbols()
 	as := &coreSpace{core: c, exe: exe, path: prog, syms: syms}
 	arch := pa64.New(true)
-	f0, err := arch.FrameFromCoreRegs(c.Threads[0].GRegs, c.ByteOrder())
+	f0, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: c.Threads[0].GRegs, Order: c.ByteOrder()})
 	if err != nil {
 		t.Fatal(err)
 	}

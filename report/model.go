@@ -81,8 +81,12 @@ type Thread struct {
 // Frame is one frame, or one inlined call within a frame (Inlined: it
 // shares PC with the next frame, the function it was inlined into).
 type Frame struct {
-	Index          int     `json:"index"`
-	PC             Hex     `json:"pc"`
+	Index int `json:"index"`
+	PC    Hex `json:"pc"`
+	// ExactPC: PC is the instruction that was executing (frame 0, a
+	// frame a signal interrupted), not a return address; consumers look
+	// up PC-1 for return addresses (the call, not what follows it).
+	ExactPC        bool    `json:"exact_pc"`
 	SP             *Hex    `json:"sp"`
 	CFA            *Hex    `json:"cfa"`
 	Trust          string  `json:"trust"`

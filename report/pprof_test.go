@@ -15,7 +15,6 @@ import (
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
-	_ "github.com/coreunwind/coreunwind/x86_64"
 	"github.com/google/pprof/profile"
 )
 

@@ -18,7 +18,6 @@ import (
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/triage"
-	_ "github.com/coreunwind/coreunwind/x86_64"
 )
 
 // bugsProg has four distinct bugs, each in its own function, each

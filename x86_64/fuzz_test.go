@@ -90,7 +90,7 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 		// errors): a panic here is a bug to fix.
 		for depth := 0; depth < 64; depth++ {
 			caller := unwind.NewFrame(x86_64.NumRegs)
-			res, err := arch.Step(as, cache, callee, caller, depth)
+			res, err := arch.Step(as, cache, callee, caller)
 			if err != nil || res == unwind.StepEnd {
 				if err != nil && errors.Is(err, unwind.ErrReadOnly) {
 					t.Fatal("a step tried to write")

@@ -1,4 +1,4 @@
-package main
+package analyze
 
 import (
 	"debug/elf"
@@ -9,7 +9,7 @@ import (
 	"github.com/coreunwind/coreunwind/report"
 )
 
-func init() { tablesBuilders[elf.EM_PARISC] = pariscTables }
+func init() { tablesDecoders[elf.EM_PARISC] = pariscTables }
 
 // pariscTables lists the .PARISC.unwind entries in section order, as
 // readelf -u does, each with its descriptor in readelf's spelling.

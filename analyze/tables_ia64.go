@@ -1,4 +1,4 @@
-package main
+package analyze
 
 import (
 	"debug/elf"
@@ -10,7 +10,7 @@ import (
 	"github.com/coreunwind/coreunwind/report"
 )
 
-func init() { tablesBuilders[elf.EM_IA_64] = ia64Tables }
+func init() { tablesDecoders[elf.EM_IA_64] = ia64Tables }
 
 // ia64Tables lists .IA_64.unwind with each entry's info block decoded
 // into readelf -u's record strings; the zero padding that ends most info
