@@ -169,7 +169,8 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		rt.Name = report.Ptr(c.Comm)
 	}
 	fail := func(err error) (report.Thread, []rawFrame) {
-		rt.Error = report.Ptr(fmt.Sprintf("thread %d: %v", th.TID, err))
+		rt.Err = fmt.Errorf("thread %d: %w", th.TID, err)
+		rt.Error = report.Ptr(rt.Err.Error())
 		return rt, nil
 	}
 	if arch == nil {
@@ -202,7 +203,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		if errors.Is(err, unwind.ErrMaxFrames) {
 			rt.Truncated = true
 		} else if err != nil {
-			rt.Error = report.Ptr(err.Error())
+			rt.Error, rt.Err = report.Ptr(err.Error()), err
 		}
 		shiftCFA(frames)
 		return rt, frames

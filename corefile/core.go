@@ -155,6 +155,13 @@ func (c *Core) Close() error {
 // core file.
 var ErrNotCore = errors.New("not a core file")
 
+// ErrTruncated is wrapped, beside unwind.ErrUnavailable, by a read of
+// memory that the core's program headers say was dumped (within p_filesz)
+// but that lies past the end of the file: the core was cut short (a core
+// size limit, a broken download or decompression). Memory missing for any
+// other reason (never dumped, not mapped) does not wrap it.
+var ErrTruncated = errors.New("core file truncated")
+
 func load(data []byte, opts Options) (*Core, error) {
 	if !isELF(data) {
 		if isCorehead(data) {

@@ -71,6 +71,11 @@ type Thread struct {
 	Frames    []Frame `json:"frames"`
 	Truncated bool    `json:"truncated"`
 	Error     *string `json:"error"`
+
+	// Err is the error behind Error, for callers that must tell why the
+	// walk stopped (errors.Is: unwind.ErrUnavailable, corefile.ErrTruncated).
+	// Not part of the JSON schema.
+	Err error `json:"-"`
 }
 
 // Frame is one frame, or one inlined call within a frame (Inlined: it
