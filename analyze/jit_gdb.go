@@ -91,10 +91,15 @@ func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 			mods = append(mods, m)
 		}
 	}
-	sort.Slice(mods, func(i, j int) bool { return mods[i].start < mods[j].start })
-	// Lookups find one module per address: of objects that claim the
-	// same code (a stale entry, a corrupt header) the first is kept.
-	kept := mods[:0]
+	mods, ws := dropOverlaps(mods)
+	return mods, append(warnings, ws...)
+}
+
+// dropOverlaps sorts JIT modules by address and keeps, of modules that
+// claim the same code (a stale entry, a corrupt header), the one that
+// starts first: lookups find one module per address.
+func dropOverlaps(mods []*module) (kept []*module, warnings []string) {
+	sort.SliceStable(mods, func(i, j int) bool { return mods[i].start < mods[j].start })
 	for _, m := range mods {
 		if n := len(kept); n > 0 && m.start < kept[n-1].end {
 			warnings = append(warnings, fmt.Sprintf("%s: code [%#x,%#x) overlaps %s, ignored", m.core.Path, m.start, m.end, kept[n-1].core.Path))

@@ -220,6 +220,36 @@ func TestRelocatableJITObject(t *testing.T) {
 	}
 }
 
+// TestJITObjectsOverlap: two registered objects that claim the same code
+// (the second a copy of the first, moved into its middle) leave the first
+// as the one module there, with a warning.
+func TestJITObjectsOverlap(t *testing.T) {
+	testenv.NeedTool(t, "gcc")
+	dir := t.TempDir()
+	var mods []*module
+	for _, shift := range []uint64{4, 0} {
+		r := buildRelocatableJIT(t, dir, "-O1", "-g")
+		if r == nil {
+			t.Fatal("gcc failed")
+		}
+		r.setSection(t, ".text", shdrAddr, relLoadAddr+shift)
+		m, _, err := jitObjectModule(r.mem(), relImageAddr, uint64(len(r.img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.core.Path = fmt.Sprintf("[jit +%d]", shift)
+		mods = append(mods, m)
+	}
+	kept, ws := dropOverlaps(mods)
+	t.Logf("warnings: %q", ws)
+	if len(kept) != 1 || kept[0].start != relLoadAddr || len(ws) != 1 || !strings.Contains(ws[0], "[jit +4]: code") {
+		t.Errorf("kept %d modules, warnings %q; want the one at %#x and a warning about the other", len(kept), ws, relLoadAddr)
+	}
+	for _, m := range kept {
+		m.obj.Close()
+	}
+}
+
 // FuzzJITObject reads an arbitrary image registered with the GDB JIT
 // interface, with arbitrary bytes loaded at an arbitrary address (where
 // a relocatable object's sections claim to be), and exercises the module
