@@ -59,14 +59,15 @@ func TestLLVMJIT(t *testing.T) {
 			opts := Options{Executable: prog}
 
 			// The registration really is relocatable: what gdb and
-			// coreunwind read here is the ET_REL form.
+			// coreunwind read here is the ET_REL form, whose .eh_frame
+			// needs relocating.
 			s, err := Open(core, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			mods := s.target.jit().modules
-			if len(mods) != 1 || mods[0].obj.Type() != elf.ET_REL {
-				t.Errorf("want one ET_REL object registered, got %d objects", len(mods))
+			if len(mods) != 1 || mods[0].obj.Type() != elf.ET_REL || mods[0].obj.ELF().Section(".rela.eh_frame") == nil {
+				t.Errorf("want one ET_REL object with .rela.eh_frame registered, got %d objects", len(mods))
 				for _, m := range mods {
 					t.Logf("%s: %v", m.core.Path, m.obj.Type())
 				}
