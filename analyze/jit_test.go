@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/report"
 )
 
 // gdbJITObject is the generated code of the GDB JIT test: linked at a
@@ -101,12 +102,23 @@ func TestGDBJITInterface(t *testing.T) {
 		t.Errorf("jit_leaf has no source file from the JIT object's DWARF")
 	}
 
+	agreeWithGDB(t, gdb, prog, core, frames)
+}
+
+// gdbFrameRE is one frame of gdb's "bt": number, pc (absent when the pc is
+// at the start of a line), function, and file and line when it has them.
+var gdbFrameRE = regexp.MustCompile(`(?m)^#(\d+)\s+(?:0x([0-9a-f]+) in )?(\S+) \(.*\)(?: at (\S+):(\d+))?$`)
+
+// agreeWithGDB checks every frame of gdb's backtrace of core against
+// coreunwind's frames: the same function, the same pc where gdb prints
+// one, and the same line (and file name) where gdb has one.
+func agreeWithGDB(t *testing.T, gdb, prog, core string, frames []report.Frame) {
+	t.Helper()
 	out, err := exec.Command(gdb, "-batch", "-nx", "-ex", "bt", prog, core).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, out)
 	}
-	re := regexp.MustCompile(`(?m)^#(\d+)\s+(?:0x([0-9a-f]+) in )?(\S+) \(`)
-	ms := re.FindAllStringSubmatch(string(out), -1)
+	ms := gdbFrameRE.FindAllStringSubmatch(string(out), -1)
 	if len(ms) < 4 {
 		t.Fatalf("gdb's backtrace:\n%s", out)
 	}
@@ -117,14 +129,29 @@ func TestGDBJITInterface(t *testing.T) {
 			t.Errorf("gdb has frame #%d %s, coreunwind stops at %d", i, m[3], len(frames))
 			continue
 		}
-		if fname(frames[i]) != m[3] {
-			t.Errorf("frame %d: %s, gdb %s", i, fname(frames[i]), m[3])
+		f := frames[i]
+		if fname(f) != m[3] {
+			t.Errorf("frame %d: %s, gdb %s", i, fname(f), m[3])
 		}
 		if m[2] != "" {
 			pc, _ := strconv.ParseUint(m[2], 16, 64)
-			if uint64(frames[i].PC) != pc {
-				t.Errorf("frame %d: pc %#x, gdb %#x", i, uint64(frames[i].PC), pc)
+			if uint64(f.PC) != pc {
+				t.Errorf("frame %d: pc %#x, gdb %#x", i, uint64(f.PC), pc)
+			}
+		}
+		if m[4] != "" {
+			line, _ := strconv.Atoi(m[5])
+			if f.File == nil || f.Line == nil || filepath.Base(*f.File) != filepath.Base(m[4]) || *f.Line != line {
+				t.Errorf("frame %d %s: line %s, gdb %s:%d", i, m[3], frameLine(f), m[4], line)
 			}
 		}
 	}
+}
+
+// frameLine is a frame's file:line for messages.
+func frameLine(f report.Frame) string {
+	if f.File == nil || f.Line == nil {
+		return "none"
+	}
+	return *f.File + ":" + strconv.Itoa(*f.Line)
 }
