@@ -1,13 +1,14 @@
 package analyze
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/refbt"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -105,10 +106,6 @@ func TestGDBJITInterface(t *testing.T) {
 	agreeWithGDB(t, gdb, prog, core, frames)
 }
 
-// gdbFrameRE is one frame of gdb's "bt": number, pc (absent when the pc is
-// at the start of a line), function, and file and line when it has them.
-var gdbFrameRE = regexp.MustCompile(`(?m)^#(\d+)\s+(?:0x([0-9a-f]+) in )?(\S+) \(.*\)(?: at (\S+):(\d+))?$`)
-
 // agreeWithGDB checks every frame of gdb's backtrace of core against
 // coreunwind's frames: the same function, the same pc where gdb prints
 // one, and the same line (and file name) where gdb has one.
@@ -118,31 +115,27 @@ func agreeWithGDB(t *testing.T, gdb, prog, core string, frames []report.Frame) {
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, out)
 	}
-	ms := gdbFrameRE.FindAllStringSubmatch(string(out), -1)
-	if len(ms) < 4 {
+	gdbFrames := refbt.ParseGDBFrames(string(out))
+	if len(gdbFrames) < 4 {
 		t.Fatalf("gdb's backtrace:\n%s", out)
 	}
 	t.Logf("gdb:\n%s", out)
-	for _, m := range ms {
-		i, _ := strconv.Atoi(m[1])
+	for _, g := range gdbFrames {
+		i := g.Index
 		if i >= len(frames) {
-			t.Errorf("gdb has frame #%d %s, coreunwind stops at %d", i, m[3], len(frames))
+			t.Errorf("gdb has frame #%d %s, coreunwind stops at %d", i, g.Func, len(frames))
 			continue
 		}
 		f := frames[i]
-		if fname(f) != m[3] {
-			t.Errorf("frame %d: %s, gdb %s", i, fname(f), m[3])
+		if want := cmp.Or(g.Func, "??"); fname(f) != want {
+			t.Errorf("frame %d: %s, gdb %s", i, fname(f), want)
 		}
-		if m[2] != "" {
-			pc, _ := strconv.ParseUint(m[2], 16, 64)
-			if uint64(f.PC) != pc {
-				t.Errorf("frame %d: pc %#x, gdb %#x", i, uint64(f.PC), pc)
-			}
+		if g.HasPC && uint64(f.PC) != g.PC {
+			t.Errorf("frame %d: pc %#x, gdb %#x", i, uint64(f.PC), g.PC)
 		}
-		if m[4] != "" {
-			line, _ := strconv.Atoi(m[5])
-			if f.File == nil || f.Line == nil || filepath.Base(*f.File) != filepath.Base(m[4]) || *f.Line != line {
-				t.Errorf("frame %d %s: line %s, gdb %s:%d", i, m[3], frameLine(f), m[4], line)
+		if g.File != "" {
+			if f.File == nil || f.Line == nil || filepath.Base(*f.File) != filepath.Base(g.File) || *f.Line != g.Line {
+				t.Errorf("frame %d %s: line %s, gdb %s:%d", i, g.Func, frameLine(f), g.File, g.Line)
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
 )
 
 // Faults on a function's first instruction. A caller frame's pc is a
@@ -133,7 +135,7 @@ func TestStackOverflowAtEntry(t *testing.T) {
 }
 
 // gdbAfterSignal returns gdb's frame after its "<signal handler called>".
-func gdbAfterSignal(t *testing.T, g *refThread) refFrame {
+func gdbAfterSignal(t *testing.T, g *refbt.Thread) refbt.Frame {
 	t.Helper()
 	if g != nil {
 		for i, f := range g.Frames {
@@ -143,7 +145,7 @@ func gdbAfterSignal(t *testing.T, g *refThread) refFrame {
 		}
 	}
 	t.Fatalf("gdb shows no frame after a signal frame")
-	return refFrame{}
+	return refbt.Frame{}
 }
 
 // A symbolAt is a function and an offset in it, as gdb's "info symbol"
