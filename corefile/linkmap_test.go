@@ -217,7 +217,6 @@ func TestKernelCoreWithoutNTFile(t *testing.T) {
 	}
 }
 
-
 // gdbSharedLib is one line of gdb's "info sharedlibrary".
 type gdbSharedLib struct {
 	from uint64 // start of .text, 0 when gdb did not load it
