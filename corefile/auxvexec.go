@@ -109,7 +109,7 @@ func (c *Core) exeProgHeaders() ([]progHeader, error) {
 	if c.ptrSize == 8 {
 		h.Class = elf.ELFCLASS64
 	}
-	if phdr == 0 || num == 0 || num*uint64(h.Phentsize) > maxPhdrTable {
+	if phdr == 0 || num == 0 || num > maxPhdrTable || num*uint64(h.Phentsize) > maxPhdrTable {
 		return nil, fmt.Errorf("auxiliary vector: AT_PHDR 0x%x, AT_PHNUM %d, AT_PHENT %d", phdr, num, ent)
 	}
 	tab := make([]byte, num*uint64(h.Phentsize))
