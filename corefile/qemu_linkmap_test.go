@@ -3,6 +3,7 @@ package corefile
 import (
 	"debug/elf"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -148,6 +149,16 @@ func checkQemuCore(t *testing.T, arch testenv.CrossArch, prog, core string, stat
 		}
 		if !strings.HasPrefix(m.File, arch.Sysroot()+"/") || m.FileBuildID != readelfBuildID(t, m.File) || m.Base == 0 {
 			t.Errorf("%s: %+v", lib, *m)
+		}
+	}
+	// --search-path finds them by name just as well (an empty sysroot
+	// keeps the recorded paths out), at the same places.
+	s := must(Open(core, Options{Executable: prog, Sysroot: t.TempDir(), SearchPath: []string{arch.Sysroot() + "/lib"}}))
+	defer s.Close()
+	for _, lib := range []string{"libc.so.6", "libm.so.6"} {
+		m, want := moduleNamed(s, lib), moduleNamed(c, lib)
+		if m == nil || want == nil || m.File != filepath.Join(arch.Sysroot(), "lib", lib) || m.Start != want.Start || m.End != want.End {
+			t.Errorf("%s by search path: %+v, by sysroot %+v", lib, m, want)
 		}
 	}
 }
