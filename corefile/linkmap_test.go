@@ -301,21 +301,20 @@ func moduleFiled(c *Core, path string) *Module {
 	return nil
 }
 
-// TestLinkMapDisagreesWithNTFile edits the link map in a copy of the core
-// (libm's l_addr, libc's name) and expects the warnings that say so.
+// TestLinkMapDisagreesWithNTFile edits the link map in copies of the core
+// and expects the warnings that say so: libm's l_addr moved and libc's
+// name changed; then libm unlinked from the list and libc's dynamic
+// section pointed at unmapped memory.
 func TestLinkMapDisagreesWithNTFile(t *testing.T) {
 	prog, core, _ := kernelLinkMapCore(t)
 	c := must(Open(core, Options{Executable: prog}))
+	defer c.Close()
 	phs, err := c.exeProgHeaders()
 	if err != nil {
 		t.Fatal(err)
 	}
 	phdr, _ := c.AuxVal(AT_PHDR)
 	entries, err := c.linkMap(phs, exeBias(phs, phdr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(core)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,42 +326,81 @@ func TestLinkMapDisagreesWithNTFile(t *testing.T) {
 		}
 		return c.ranges[i].off + addr - c.ranges[i].start
 	}
-	var libm, libc *linkMapEntry
-	for i, e := range entries {
-		switch filepath.Base(e.path) {
-		case "libm.so.6":
-			libm = &entries[i]
-		case "libc.so.6":
-			libc = &entries[i]
+	find := func(base string) (int, linkMapEntry) {
+		for i, e := range entries {
+			if filepath.Base(e.path) == base {
+				return i, e
+			}
+		}
+		t.Fatalf("%s not in the link map: %+v", base, entries)
+		return 0, linkMapEntry{}
+	}
+	im, libm := find("libm.so.6")
+	_, libc := find("libc.so.6")
+	if im == 0 {
+		t.Fatalf("libm first in the link map: %+v", entries)
+	}
+	ntLibm, ntLibc := moduleNamed(c, "libm.so.6"), moduleNamed(c, "libc.so.6")
+	const word = 8 // x86_64
+	// edit writes a copy of the core changed by f and opens it.
+	edit := func(name string, f func(b []byte)) *Core {
+		b, err := os.ReadFile(core)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(b)
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e := must(Open(path, Options{Executable: prog}))
+		t.Cleanup(func() { e.Close() })
+		if m := moduleNamed(e, "libm.so.6"); m == nil || !m.Found || m.Base != ntLibm.Base {
+			t.Errorf("%s: libm module changed: %+v", name, m) // the modules still come from NT_FILE
+		}
+		return e
+	}
+	expect := func(e *Core, want ...[]string) {
+		t.Helper()
+		for _, w := range want {
+			if !hasWarning(e, w...) {
+				t.Errorf("no warning with %q in %q", w, e.Warnings)
+			}
 		}
 	}
-	defer c.Close()
-	if libm == nil || libc == nil {
-		t.Fatalf("libm or libc not in the link map: %+v", entries)
-	}
+
 	movedBias := libm.addr + 0x10000
-	binary.LittleEndian.PutUint64(b[fileOff(libm.at):], movedBias)
-	at := fileOff(libc.name) + uint64(strings.Index(libc.path, "libc.so.6"))
-	copy(b[at:], "libX")
-	edited := filepath.Join(t.TempDir(), "core.edited")
-	if err := os.WriteFile(edited, b, 0o644); err != nil {
+	e := edit("moved-renamed", func(b []byte) {
+		binary.LittleEndian.PutUint64(b[fileOff(libm.at):], movedBias)
+		copy(b[fileOff(libc.name)+uint64(strings.Index(libc.path, "libc.so.6")):], "libX")
+	})
+	expect(e,
+		[]string{"link map: " + libm.path, "at bias " + hexAddr(movedBias), "but NT_FILE maps " + ntLibm.Path + " at bias " + hexAddr(libm.addr)},
+		[]string{"link map: " + strings.Replace(libc.path, "libc.so.6", "libX.so.6", 1), "but NT_FILE maps " + ntLibc.Path + " there"})
+
+	e = edit("unlinked", func(b []byte) {
+		// The entry before libm now leads past it; libc's l_ld points
+		// nowhere.
+		binary.LittleEndian.PutUint64(b[fileOff(entries[im-1].at+3*word):], c.word(mustRead(t, c, libm.at+3*word)))
+		binary.LittleEndian.PutUint64(b[fileOff(libc.at+2*word):], 0x1000)
+	})
+	expect(e,
+		[]string{"module " + ntLibm.Path, "is not in the dynamic linker's link map"},
+		[]string{"link map: " + libc.path, "no NT_FILE mapping holds its dynamic section at 0x1000"})
+
+	// The consistent core: no such warning.
+	if w := linkMapWarnings(c); len(w) > 0 {
+		t.Errorf("link map warnings on the unedited core: %q", w)
+	}
+}
+
+func mustRead(t *testing.T, c *Core, addr uint64) []byte {
+	t.Helper()
+	b := make([]byte, c.ptrSize)
+	if err := c.ReadMem(addr, b); err != nil {
 		t.Fatal(err)
 	}
-	e := must(Open(edited, Options{Executable: prog}))
-	defer e.Close()
-	wantWarnings := [][]string{
-		{"link map: " + libm.path, "at bias " + hexAddr(movedBias), "but NT_FILE maps", "libm.so.6 at bias " + hexAddr(libm.addr)},
-		{"link map: " + strings.Replace(libc.path, "libc.so.6", "libX.so.6", 1), "but NT_FILE maps", "libc.so.6 there"},
-	}
-	for _, w := range wantWarnings {
-		if !hasWarning(e, w...) {
-			t.Errorf("no warning with %q in %q", w, e.Warnings)
-		}
-	}
-	// The modules still come from NT_FILE.
-	if m := moduleNamed(e, "libm.so.6"); m == nil || !m.Found {
-		t.Errorf("libm module changed: %+v", m)
-	}
+	return b
 }
 
 func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
