@@ -55,26 +55,33 @@ func TestQemuCoresWithoutNTFile(t *testing.T) {
 			testenv.NeedTool(t, arch.CC())
 			testenv.NeedTool(t, arch.Qemu)
 			dir := t.TempDir()
-			for _, v := range []struct {
-				name  string
-				flags []string
+			variants := []struct {
+				name       string
+				flags      []string
+				prog, core string
 			}{
-				{"pie", []string{"-pie", "-fPIE"}},
-				{"nopie", []string{"-no-pie", "-fno-PIE"}},
-				{"static", []string{"-static"}},
-			} {
+				{name: "pie", flags: []string{"-pie", "-fPIE"}},
+				{name: "nopie", flags: []string{"-no-pie", "-fno-PIE"}},
+				{name: "static", flags: []string{"-static"}},
+			}
+			for i := range variants {
+				v := &variants[i]
+				flags := append([]string{"-g", "-O1", "-Wl,--build-id", "-Wl,--no-as-needed"}, v.flags...)
+				v.prog = testenv.BuildCross(t, arch, dir, v.name, qemuLinkMapProg, append(flags, "-lm")...)
+				v.core, _ = testenv.CrashUnderQemu(t, arch, v.prog)
+			}
+			for i, v := range variants {
 				t.Run(v.name, func(t *testing.T) {
-					flags := append([]string{"-g", "-O1", "-Wl,--build-id", "-Wl,--no-as-needed"}, v.flags...)
-					prog := testenv.BuildCross(t, arch, dir, v.name, qemuLinkMapProg, append(flags, "-lm")...)
-					core, _ := testenv.CrashUnderQemu(t, arch, prog)
-					checkQemuCore(t, arch, prog, core, v.name == "static")
+					// The next variant is the wrong executable for this core.
+					other := variants[(i+1)%len(variants)].prog
+					checkQemuCore(t, arch, v.prog, v.core, other, v.name == "static")
 				})
 			}
 		})
 	}
 }
 
-func checkQemuCore(t *testing.T, arch testenv.CrossArch, prog, core string, static bool) {
+func checkQemuCore(t *testing.T, arch testenv.CrossArch, prog, core, other string, static bool) {
 	c := must(Open(core, Options{Executable: prog, Sysroot: arch.Sysroot()}))
 	defer c.Close()
 	if c.Arch != arch.Name {
@@ -119,6 +126,16 @@ func checkQemuCore(t *testing.T, arch testenv.CrossArch, prog, core string, stat
 	}
 
 	t.Logf("%s: main at %#x-%#x (bias %#x); warnings %q", prog, main.Start, main.End, bias, c.Warnings)
+	// Another program given as the executable is refused: its entry point
+	// is not AT_ENTRY, or at the bias that gives, its program headers are
+	// not where AT_PHDR says.
+	if o := must(Open(core, Options{Executable: other, Sysroot: arch.Sysroot()})); o.Modules[0].Found || !hasWarning(o, other, "AT_", "not used") {
+		t.Errorf("%s accepted as the executable of %s: %+v; warnings %q", other, prog, *o.Modules[0], o.Warnings)
+		o.Close()
+	} else {
+		o.Close()
+	}
+
 	// Frame 0: the crashed thread's PC is in crashLeaf.
 	th := c.Thread(c.CrashedTID)
 	off := qemuPCOffset[arch.Name]
@@ -151,6 +168,17 @@ func checkQemuCore(t *testing.T, arch testenv.CrossArch, prog, core string, stat
 			t.Errorf("%s: %+v", lib, *m)
 		}
 	}
+	// A wrong file is refused although the core lacks the build IDs: a
+	// copy of libc named libm.so.6 has its dynamic section elsewhere than
+	// libm's l_ld says.
+	wrong := t.TempDir()
+	copyFile(t, moduleNamed(c, "libc.so.6").File, filepath.Join(wrong, "libm.so.6"))
+	w := must(Open(core, Options{Executable: prog, Sysroot: t.TempDir(), SearchPath: []string{wrong}}))
+	defer w.Close()
+	if m := moduleNamed(w, "libm.so.6"); m == nil || m.Found || !hasWarning(w, "libm.so.6", "dynamic section would be at", "not used") {
+		t.Errorf("libc posing as libm: %+v; warnings %q", m, w.Warnings)
+	}
+
 	// --search-path finds them by name just as well (an empty sysroot
 	// keeps the recorded paths out), at the same places.
 	s := must(Open(core, Options{Executable: prog, Sysroot: t.TempDir(), SearchPath: []string{arch.Sysroot() + "/lib"}}))
