@@ -404,3 +404,55 @@ func mustRead(t *testing.T, c *Core, addr uint64) []byte {
 }
 
 func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
+
+// TestLoaderFromATBase: before the dynamic linker fills in DT_DEBUG (here:
+// the entry zeroed in a copy of the core without NT_FILE) there is no link
+// map; the loader is still placed from AT_BASE, under its PT_INTERP path.
+func TestLoaderFromATBase(t *testing.T) {
+	prog, core, stripped := kernelLinkMapCore(t)
+	orig := must(Open(core, Options{Executable: prog}))
+	defer orig.Close()
+	c := must(Open(stripped, Options{Executable: prog}))
+	defer c.Close()
+	phs, err := c.exeProgHeaders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bias := c.Modules[0].place.bias
+	var debugAt uint64
+	for _, ph := range phs {
+		if ph.Type != elf.PT_DYNAMIC {
+			continue
+		}
+		for at := bias + ph.Vaddr; at < bias+ph.Vaddr+ph.Memsz; at += 16 {
+			if c.word(mustRead(t, c, at)) == dtDebug {
+				debugAt = at + 8
+			}
+		}
+	}
+	i := c.findRange(debugAt)
+	if debugAt == 0 || i < 0 {
+		t.Fatalf("DT_DEBUG at %#x not in the core", debugAt)
+	}
+	b, err := os.ReadFile(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[c.ranges[i].off+debugAt-c.ranges[i].start:], 0)
+	path := filepath.Join(t.TempDir(), "core.nodebug")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := must(Open(path, Options{Executable: prog}))
+	defer e.Close()
+	base, _ := e.AuxVal(AT_BASE)
+	want := moduleNamed(orig, "ld-linux-x86-64.so.2")
+	ld := moduleNamed(e, "ld-linux-x86-64.so.2")
+	if len(e.Modules) != 3 || !e.Modules[0].Main || moduleNamed(e, "[vdso]") == nil || ld == nil {
+		t.Fatalf("modules %v, want the executable, the loader and the vDSO", moduleNames(e))
+	}
+	if ld.Path != "/lib64/ld-linux-x86-64.so.2" || ld.Base != base || !ld.Found || want == nil ||
+		ld.Start != want.Start || ld.End != want.End || ld.BuildID != want.BuildID {
+		t.Errorf("loader %+v, want it at AT_BASE %#x like %+v", *ld, base, want)
+	}
+}
