@@ -22,6 +22,7 @@ const (
 	// Bounds on what hostile memory can make the walk do.
 	maxLinkMapEntries = 1024
 	maxDynamicEntries = 4096
+	maxLinkMapNames   = 256 << 10 // bytes of names, all entries together
 )
 
 // linkMapEntry is one struct link_map.
@@ -87,6 +88,7 @@ func (c *Core) walkLinkMap(head uint64) ([]linkMapEntry, error) {
 	buf := make([]byte, linkMapWords*w)
 	var errs []error
 	prev := uint64(0)
+	names := maxLinkMapNames
 	for at := head; at != 0; {
 		if len(out) == maxLinkMapEntries {
 			return out, fmt.Errorf("link map: more than %d entries, the rest ignored", maxLinkMapEntries)
@@ -102,8 +104,9 @@ func (c *Core) walkLinkMap(head uint64) ([]linkMapEntry, error) {
 		if p := c.word(buf[4*w:]); p != prev && len(errs) < 8 {
 			errs = append(errs, fmt.Errorf("link map: entry at 0x%x: l_prev is 0x%x, not the entry before it (0x%x)", at, p, prev))
 		}
-		if e.name != 0 {
-			s, err := c.readString(e.name, maxPathLen)
+		if e.name != 0 && names > 0 {
+			s, err := c.readString(e.name, min(maxPathLen, names))
+			names -= len(s) + 1
 			if err != nil && len(errs) < 8 {
 				errs = append(errs, fmt.Errorf("link map: entry at 0x%x: l_name: %w", at, err))
 			} else if err == nil {
