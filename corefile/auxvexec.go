@@ -32,8 +32,8 @@ func (c *Core) placeModules(opts Options) {
 		c.warnf("executable's program headers: %v: shared libraries unknown", err)
 		return
 	}
-	entries, err := c.linkMap(phs, exe.place.bias)
-	if err != nil {
+	entries, problems := c.linkMap(phs, exe.place.bias)
+	for _, err := range problems {
 		c.warnf("%v", err)
 	}
 	interp, hasInterp := c.AuxVal(AT_BASE)

@@ -244,7 +244,8 @@ func FuzzLinkMap(f *testing.F) {
 }
 
 // TestLinkMapWalkSeeds checks the fuzz seeds decode as laid out, in both
-// byte orders and word sizes, and that the cycle is cut.
+// byte orders and word sizes, that the cycle is cut, and that a pointer
+// to memory the core lacks ends the walk with a problem saying where.
 func TestLinkMapWalkSeeds(t *testing.T) {
 	for _, big := range []bool{false, true} {
 		for _, w := range []int{4, 8} {
@@ -252,7 +253,7 @@ func TestLinkMapWalkSeeds(t *testing.T) {
 			if big {
 				order = binary.BigEndian
 			}
-			for _, next := range []uint64{0, 0x10100} {
+			for _, next := range []uint64{0, 0x10100, 0xdead0000} {
 				mem, rdebug := linkMapMemory(order, w, 0x10000, next)
 				n := uint64(len(mem))
 				c := &Core{order: order, ptrSize: w, data: mem, ranges: []memRange{{start: 0x10000, end: 0x10000 + n, avail: n, filesz: n}}}
@@ -260,13 +261,14 @@ func TestLinkMapWalkSeeds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				entries, err := c.walkLinkMap(head)
+				entries, problems := c.walkLinkMap(head)
 				libs := c.libraryEntries(entries)
 				if len(entries) != 3 || len(libs) != 2 || libs[0].path != "/lib/libm.so.6" || libs[0].addr != 1<<20 || libs[1].path != "/lib/ld.so.1" {
 					t.Errorf("big %v word %d: entries %+v", big, w, entries)
 				}
-				if cycle := next != 0; cycle != (err != nil && strings.Contains(err.Error(), "cycle")) {
-					t.Errorf("big %v word %d next %#x: error %v", big, w, next, err)
+				want := map[uint64]string{0x10100: "comes round again (a cycle)", 0xdead0000: "entry at 0xdead0000: 0xdead0000: memory unavailable"}[next]
+				if (want == "") != (len(problems) == 0) || (want != "" && (len(problems) != 1 || !strings.Contains(problems[0].Error(), want))) {
+					t.Errorf("big %v word %d next %#x: problems %v, want one saying %q", big, w, next, problems, want)
 				}
 			}
 		}
