@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestGcore: a core that gdb's gcore wrote of a live, healthy process.
@@ -14,7 +16,7 @@ import (
 // which coreunwind must still find in the mapped files.
 func TestGcore(t *testing.T) {
 	t.Parallel()
-	requireTool(t, "gcore")
+	testenv.NeedTool(t, "gcore")
 	exe := buildProgram(t, "sleeper")
 	dir := t.TempDir()
 	cmd := exec.Command(exe)

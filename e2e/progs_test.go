@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // A program is one test program built from e2e/testdata/progs. Each is built
@@ -155,7 +157,7 @@ func buildProgram(t *testing.T, name string) string {
 		t.Fatalf("no program %q", name)
 	}
 	for _, tool := range p.tools {
-		requireTool(t, tool)
+		testenv.NeedTool(t, tool)
 	}
 	builtMu.Lock()
 	b := built[name]

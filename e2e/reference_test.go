@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // gdbArgs makes gdb print every frame's pc (frame 0 and inlined frames
@@ -31,7 +32,7 @@ func gdbArgs(exe, core string, extra ...string) []string {
 // options placed before the files (e.g. -iex 'set sysroot ...').
 func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
-	gdb := requireTool(t, "gdb")
+	gdb := testenv.NeedTool(t, "gdb")
 	out := runTool(t, gdb, gdbArgs(exe, core, extra...)...)
 	threads := refbt.ParseGDB(out)
 	if len(threads) == 0 {
@@ -44,7 +45,7 @@ func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thr
 // lines, -a addresses) of every thread, keyed by tid.
 func runEuStack(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
-	eu := requireTool(t, "eu-stack")
+	eu := testenv.NeedTool(t, "eu-stack")
 	args := append([]string{"--core=" + core, "-e", exe, "-i", "-s", "-a"}, extra...)
 	out := runTool(t, eu, args...)
 	threads := refbt.ParseEuStack(out)
