@@ -100,9 +100,14 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
+		// One report frame per walked frame, more with inlined calls:
+		// sized once, as a deep stack's frames would otherwise be copied
+		// at every doubling; the walk is dropped once named.
+		r.Threads[i].Frames = make([]report.Frame, 0, len(walks[i]))
 		for _, f := range walks[i] {
 			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f)
 		}
+		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	return r, nil
