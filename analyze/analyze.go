@@ -21,7 +21,7 @@ type Options struct {
 	Sysroot    string   // root for the core's recorded paths
 	SearchPath []string // extra directories searched by file name
 	DebugDirs  []string // separate debug file roots (default /usr/lib/debug)
-	MaxFrames  int      // per thread; 0: unwind.DefaultMaxFrames
+	MaxFrames  int      // per thread; 0: DefaultMaxFrames
 	// CrashedOnly limits the report to the crashing thread.
 	CrashedOnly bool
 	// UnwindOnly leaves out names, lines and inlined calls: frames carry
@@ -43,6 +43,11 @@ type Options struct {
 	// the core.
 	PerfMap string
 }
+
+// DefaultMaxFrames is the frame limit per thread when Options.MaxFrames
+// is 0: a safety bound (over a million frames), not a cut; real stacks,
+// stack overflows included, are walked whole.
+const DefaultMaxFrames = unwind.DefaultMaxFrames
 
 // ErrNotCore is returned (wrapped) when the input cannot be read as a
 // core at all.
@@ -95,9 +100,14 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
+		// One report frame per walked frame, more with inlined calls:
+		// sized once, as a deep stack's frames would otherwise be copied
+		// at every doubling; the walk is dropped once named.
+		r.Threads[i].Frames = make([]report.Frame, 0, len(walks[i]))
 		for _, f := range walks[i] {
 			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f)
 		}
+		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	return r, nil

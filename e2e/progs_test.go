@@ -60,6 +60,8 @@ var programs = map[string]program{
 	"nullfn-O2":    cc("gcc", "nullfn", "-g", "-O2", "nullfn.c"),
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
 	"sigentry":     cc("gcc", "sigentry", "-g", "-O0", "-pthread", "sigentry.c"),
+	"overflow":     cc("gcc", "overflow", "-g", "-O0", "overflow.c"),
+	"altstack":     cc("gcc", "altstack", "-g", "-O0", "-pthread", "altstack.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {

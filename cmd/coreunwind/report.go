@@ -24,12 +24,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
-	fs.IntVar(&maxFrames, "max-frames", 4096, "frames per thread")
+	fs.IntVar(&maxFrames, "max-frames", analyze.DefaultMaxFrames, "frames per thread")
 	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
+	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -83,7 +84,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
-	if err := writeReport(rep, format, out, stdout); err != nil {
+	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold}, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitOutput
 	}
@@ -100,7 +101,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // writeReport writes to -o FILE when given (the only file coreunwind ever
 // writes), else to stdout.
-func writeReport(rep *report.Report, format, out string, stdout io.Writer) error {
+func writeReport(rep *report.Report, format string, text report.TextOptions, out string, stdout io.Writer) error {
 	w := stdout
 	var f *os.File
 	if out != "" {
@@ -115,9 +116,9 @@ func writeReport(rep *report.Report, format, out string, stdout io.Writer) error
 	case "json":
 		err = report.WriteJSON(w, rep)
 	case "hpux":
-		err = report.WriteHPUX(w, rep)
+		err = report.WriteHPUXOptions(w, rep, text)
 	default:
-		err = report.WriteText(w, rep)
+		err = report.WriteTextOptions(w, rep, text)
 	}
 	if f != nil {
 		if cerr := f.Close(); err == nil {
