@@ -53,15 +53,17 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if x86frame.StepFramePointer(as, &frameRegs, callee, caller) {
 		return unwind.StepCaller, nil
 	}
+	if fp, ok := callee.Get(EBP); ok && fp == 0 && r.kind == ruleNone {
+		// _start and thread entry points clear ebp: with no unwind info
+		// a zero frame pointer is the outermost frame, not a failure.
+		// The check comes before the stack scan: older static glibcs
+		// have no CFI for _start, and above it lie stale return
+		// addresses a scan would take for callers.
+		return unwind.StepEnd, nil
+	}
 	caller.Reset()
 	if x86frame.StepScan(as, &frameRegs, callee, caller) {
 		return unwind.StepCaller, nil
-	}
-	if fp, ok := callee.Get(EBP); ok && fp == 0 && r.kind == ruleNone {
-		// _start and thread entry points clear ebp: with no unwind info
-		// and no return address above, a zero frame pointer is the
-		// outermost frame, not a failure.
-		return unwind.StepEnd, nil
 	}
 	if why == nil {
 		why = unwind.ErrNoInfo

@@ -62,9 +62,6 @@ func StepFramePointer(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame
 	// The next frame pointer must lie in an older frame; anything else
 	// is not a frame-pointer chain (or the end of one).
 	chains := savedFP > fp && savedFP%r.Word == 0 && savedFP-fp <= maxFrameSize
-	if !chains {
-		savedFP = 0
-	}
 	// A frame record is believed when its return address follows a call,
 	// or when the chain goes on plausibly: code that enters frames by
 	// jumps (HotSpot's interpreter returns through addresses that follow
@@ -74,7 +71,10 @@ func StepFramePointer(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame
 	}
 	caller.Set(r.PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp + r.Word})
 	caller.Set(r.SP, fp+2*r.Word, unwind.SaveLoc{Kind: unwind.LocValue})
-	if savedFP != 0 {
+	if chains || savedFP == 0 {
+		// A saved zero is the end of the chain that thread entry points
+		// start (they clear the frame pointer); any other value that
+		// does not chain is not known to be a frame pointer.
 		caller.Set(r.FP, savedFP, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
 	}
 	r.keepSaved(callee, caller)
