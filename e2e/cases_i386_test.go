@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // i386 cases: 32-bit programs from Debian's i686 cross compiler, run
@@ -156,5 +158,57 @@ func TestI386TextOutput(t *testing.T) {
 		if !line.MatchString(r.Stdout) || !strings.Contains(gf.Raw, fmt.Sprintf("0x%08x", gf.PC)) {
 			t.Errorf("no line like gdb's %q in the text report:\n%s", gf.Raw, truncate(r.Stdout, 3000))
 		}
+	}
+}
+
+// TestI386ElfutilsCores: elfutils' own i386 test cores, written on a real
+// i386 machine (backtrace.i386: static glibc with CFI; .fp: built with
+// frame pointers and without CFI for the test's functions). Every
+// thread's pcs must be eu-stack's, frame by frame.
+func TestI386ElfutilsCores(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// complete: coreunwind must reach eu-stack's last frame. The .fp
+		// core has no NT_FILE note: until modules are placed from the
+		// auxiliary vector, the executable's CFI (start_thread's) is
+		// missing and the crashed thread stops one frame short of
+		// __clone, after the CFI-less frames.
+		complete bool
+		minDepth int // frames the crashed thread must have in any case
+	}{
+		{"backtrace.i386", true, 8},
+		{"backtrace.i386.fp", false, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			core := testenv.ElfutilsFile(t, tc.name+".core")
+			exe := testenv.ElfutilsFile(t, tc.name+".exec")
+			eu, _ := runEuStack(t, exe, core)
+			rep, _ := unwindJSON(t, nil, core, exe)
+			if rep.Core.Arch != "i386" || len(rep.Threads) != len(eu) {
+				t.Errorf("arch %q, %d threads; eu-stack has %d", rep.Core.Arch, len(rep.Threads), len(eu))
+			}
+			for tid, e := range eu {
+				th := rep.thread(tid)
+				if th == nil {
+					t.Errorf("thread %d missing", tid)
+					continue
+				}
+				n := min(len(th.Frames), len(e.Frames))
+				for i := 0; i < n; i++ {
+					if pc, _ := th.Frames[i].pc(); pc != e.Frames[i].PC {
+						t.Errorf("thread %d frame %d: coreunwind %s, eu-stack %s\n%s", tid, i, th.Frames[i], e.Frames[i], formatFrames(th, 12))
+						break
+					}
+				}
+				if (tc.complete && len(th.Frames) != len(e.Frames)) || len(th.Frames) > len(e.Frames) {
+					t.Errorf("thread %d: %d frames, eu-stack %d\n%s", tid, len(th.Frames), len(e.Frames), formatFrames(th, 12))
+				}
+			}
+			if th := crashedThread(t, rep); len(th.Frames) < tc.minDepth {
+				t.Errorf("crashed thread: %d frames, want at least %d\n%s", len(th.Frames), tc.minDepth, formatFrames(th, 12))
+			}
+		})
 	}
 }
