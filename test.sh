@@ -40,6 +40,10 @@ need hppa-linux-gnu-gcc-12 gcc-12-hppa-linux-gnu
 need /usr/hppa-linux-gnu/lib/libc.so.6 libc6-dev-hppa-cross
 need qemu-hppa qemu-user
 need gdb-multiarch gdb-multiarch
+# i386: Debian's i686 cross compiler and C library (never gcc-multilib:
+# apt would remove the cross compilers); the kernel runs the programs.
+need i686-linux-gnu-gcc gcc-i686-linux-gnu
+need /usr/i686-linux-gnu/lib/libc.a libc6-dev-i386-cross
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq
