@@ -73,23 +73,4 @@ func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Fr
 	return r.signal || r.kind == ruleSigreturn
 }
 
-// readWord reads a little-endian 64-bit word of target memory.
-func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) {
-	var b [8]byte
-	if err := as.ReadMem(addr, b[:]); err != nil {
-		return 0, err
-	}
-	return as.ByteOrder().Uint64(b[:]), nil
-}
-
-// isCode reports whether addr is in executable memory. Address spaces
-// that cannot tell accept every readable address.
-func isCode(as unwind.AddrSpace, addr uint64) bool {
-	if cc, ok := as.(unwind.CodeChecker); ok {
-		return cc.IsCode(addr)
-	}
-	var b [1]byte
-	return as.ReadMem(addr, b[:]) == nil
-}
-
 var errNoCFI = errors.New("no CFI")
