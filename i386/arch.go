@@ -1,7 +1,6 @@
 package i386
 
 import (
-	"debug/elf"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/internal/x86frame"
@@ -77,11 +76,4 @@ func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Fr
 	pc, _ := f.Get(EIP)
 	r := ruleFor(as, cache, f.LookupPC(EIP), pc)
 	return r.signal || r.kind == ruleSigreturn
-}
-
-// DynListAddr would find libunwind's dynamic unwind info list by
-// evaluating the code of _U_dyn_info_list_addr; on i386 it is not
-// decoded.
-func (Arch) DynListAddr(as unwind.AddrSpace, _ *elf.File, _, fn uint64) (uint64, error) {
-	return 0, fmt.Errorf("_U_dyn_info_list_addr at %#x: not decoded on i386: %w", fn, unwind.ErrNoInfo)
 }
