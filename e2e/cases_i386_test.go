@@ -161,10 +161,11 @@ func TestI386TextOutput(t *testing.T) {
 	}
 }
 
-// TestI386ElfutilsCores: elfutils' own i386 test cores, written on a real
-// i386 machine (backtrace.i386: static glibc with CFI; .fp: built with
-// frame pointers and without CFI for the test's functions). Every
-// thread's pcs must be eu-stack's, frame by frame.
+// TestI386ElfutilsCores: elfutils' own i386 test cores, written by other
+// kernels than this one (backtrace.i386: a 64-bit kernel, stack near
+// 4 GiB; static glibc with CFI. .fp: a 32-bit kernel, stack below
+// 0xc0000000; built with frame pointers and without CFI for the test's
+// functions). Every thread's pcs must be eu-stack's, frame by frame.
 func TestI386ElfutilsCores(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
