@@ -6,17 +6,27 @@ import (
 
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/elfx/cfi"
+	"github.com/coreunwind/coreunwind/i386"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/x86_64"
 )
 
-func init() { tablesBuilders[elf.EM_X86_64] = x86_64Tables }
+func init() {
+	tablesBuilders[elf.EM_X86_64] = cfiTables("x86_64", x86_64.RegName)
+	tablesBuilders[elf.EM_386] = cfiTables("i386", i386.RegName)
+}
 
-// x86_64Tables lists the FDEs of .eh_frame (or .debug_frame) with their
-// rows in readelf's frames-interp style.
-func x86_64Tables(obj *elfx.Object, path, section string) (*report.Tables, error) {
+// cfiTables lists the FDEs of .eh_frame (or .debug_frame) with their rows
+// in readelf's frames-interp style, registers named by regName.
+func cfiTables(arch string, regName func(uint64) string) tablesBuilder {
+	return func(obj *elfx.Object, path, section string) (*report.Tables, error) {
+		return dwarfTables(obj, path, section, arch, regName)
+	}
+}
+
+func dwarfTables(obj *elfx.Object, path, section, arch string, regName func(uint64) string) (*report.Tables, error) {
 	eh, dbg, terr := obj.UnwindTables()
-	t := &report.Tables{Arch: "x86_64"}
+	t := &report.Tables{Arch: arch}
 	if terr != nil {
 		t.Warnings = append(t.Warnings, terr.Error())
 	}
@@ -55,7 +65,7 @@ func x86_64Tables(obj *elfx.Object, path, section string) (*report.Tables, error
 			t.Warnings = append(t.Warnings, fmt.Sprintf("FDE %#x..%#x: %v", f.Begin, f.End, err))
 		}
 		for _, r := range rows {
-			e.Records = append(e.Records, cfi.FormatRow(r, x86_64.RegName, f.CIE.RAColumn))
+			e.Records = append(e.Records, cfi.FormatRow(r, regName, f.CIE.RAColumn))
 		}
 		t.Entries = append(t.Entries, e)
 	}
