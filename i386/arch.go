@@ -1,8 +1,6 @@
 package i386
 
 import (
-	"fmt"
-
 	"github.com/coreunwind/coreunwind/internal/x86frame"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -21,9 +19,9 @@ func (Arch) SPReg() int           { return ESP }
 
 // Step finds callee's caller: by CFI where the address has it, by the
 // sigcontext where the code is a sigreturn trampoline, else by the
-// frame-pointer chain, else by scanning the stack for a return address.
-// Each method records its trust in caller. The depth argument is not
-// used: callee.ExactPC says whether the PC is a return address.
+// heuristics of internal/x86frame.Fallback (frame-pointer chain, stack
+// scan). Each method records its trust in caller. The depth argument is
+// not used: callee.ExactPC says whether the PC is a return address.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, _ int) (unwind.StepResult, error) {
 	pc, _ := callee.Get(EIP)
 	r := ruleFor(as, cache, callee.LookupPC(EIP), pc)
@@ -44,30 +42,7 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	default:
 		why = r.err
 	}
-	caller.Reset()
-	if callee.ExactPC && !x86frame.IsCode(as, pc) && x86frame.StepBadCall(as, &frameRegs, callee, caller) {
-		return unwind.StepCaller, nil
-	}
-	caller.Reset()
-	if x86frame.StepFramePointer(as, &frameRegs, callee, caller) {
-		return unwind.StepCaller, nil
-	}
-	if fp, ok := callee.Get(EBP); ok && fp == 0 && r.kind == ruleNone {
-		// _start and thread entry points clear ebp: with no unwind info
-		// a zero frame pointer is the outermost frame, not a failure.
-		// The check comes before the stack scan: older static glibcs
-		// have no CFI for _start, and above it lie stale return
-		// addresses a scan would take for callers.
-		return unwind.StepEnd, nil
-	}
-	caller.Reset()
-	if x86frame.StepScan(as, &frameRegs, callee, caller) {
-		return unwind.StepCaller, nil
-	}
-	if why == nil {
-		why = unwind.ErrNoInfo
-	}
-	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (frame pointer and stack scan found no caller)", pc, why)
+	return x86frame.Fallback(as, &frameRegs, callee, caller, r.kind == ruleNone, why)
 }
 
 // IsSignalFrame reports whether f is a signal trampoline: its CFI has

@@ -8,6 +8,8 @@
 package x86frame
 
 import (
+	"fmt"
+
 	"github.com/coreunwind/coreunwind/internal/cfistep"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -222,4 +224,36 @@ func callLen(modrm byte, rest []byte) int {
 		n += 4
 	}
 	return n
+}
+
+// Fallback finds callee's caller where unwind info and trampolines did
+// not, trying in order: a call through a wild pointer (an exact pc
+// outside code), the frame-pointer chain, the end of the stack (a zero
+// frame pointer where there is no unwind info: _start and thread entry
+// points clear it), the stack scan. The end comes before the scan:
+// above an entry point without CFI (older static glibcs' _start) lie
+// stale return addresses a scan would take for callers. noInfo says
+// there was no unwind info at all; why is what the unwind info said
+// instead of a caller (nil: nothing).
+func Fallback(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame, noInfo bool, why error) (unwind.StepResult, error) {
+	pc, _ := callee.Get(r.PC)
+	caller.Reset()
+	if callee.ExactPC && !IsCode(as, pc) && StepBadCall(as, r, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
+	if StepFramePointer(as, r, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
+	if fp, ok := callee.Get(r.FP); ok && fp == 0 && noInfo {
+		return unwind.StepEnd, nil
+	}
+	if StepScan(as, r, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	if why == nil {
+		why = unwind.ErrNoInfo
+	}
+	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (frame pointer and stack scan found no caller)", pc, why)
 }
