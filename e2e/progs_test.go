@@ -104,6 +104,7 @@ var programs = map[string]program{
 	"i386-sighandler-static": cc(testenv.I386.CC(), "sighandler", "-g", "-O1", "-static", "sighandler.c"),
 	"i386-sigtramp":          i386cc("sigtramp", "-g", "-O1", "sigtramp_i386.c"),
 	"i386-threads":           i386cc("threads", "-g", "-O2", "-pthread", "threads.c"),
+	"i386-sleeper":           i386cc("sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"i386-nocfi":             nocfiBuild(testenv.I386.CC(), testenv.I386Dynamic...),
 }
 
