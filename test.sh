@@ -26,6 +26,8 @@ need rustc rustc
 need javac default-jdk-headless
 need /usr/lib/debug/.build-id libc6-dbg
 need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
+# LLVM's JITs register relocatable objects with the GDB JIT interface.
+need /usr/lib/llvm-14/bin/llvm-config llvm-14-dev
 # Compressed cores.
 need zstd zstd
 need xz xz-utils

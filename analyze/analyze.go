@@ -158,6 +158,7 @@ type rawFrame struct {
 	hasCFA     bool
 	trust      unwind.Trust
 	signal     bool
+	exactPC    bool
 }
 
 // walkThread unwinds one thread: its report (without frames) and its
@@ -168,7 +169,8 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		rt.Name = report.Ptr(c.Comm)
 	}
 	fail := func(err error) (report.Thread, []rawFrame) {
-		rt.Error = report.Ptr(fmt.Sprintf("thread %d: %v", th.TID, err))
+		rt.Err = fmt.Errorf("thread %d: %w", th.TID, err)
+		rt.Error = report.Ptr(rt.Err.Error())
 		return rt, nil
 	}
 	if arch == nil {
@@ -185,7 +187,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	var frames []rawFrame
 	for {
 		f := cur.Frame()
-		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame()}
+		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
 		rf.sp, rf.hasSP = f.Get(arch.SPReg())
 		if rf.signal {
 			// The trampoline's PC is where the handler returns to: its
@@ -201,7 +203,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		if errors.Is(err, unwind.ErrMaxFrames) {
 			rt.Truncated = true
 		} else if err != nil {
-			rt.Error = report.Ptr(err.Error())
+			rt.Error, rt.Err = report.Ptr(err.Error()), err
 		}
 		shiftCFA(frames)
 		return rt, frames
@@ -246,11 +248,5 @@ func warmModules(t *target, walks [][]rawFrame) {
 
 // initialFrame builds frame 0 of a thread from what the core saved.
 func initialFrame(t *target, arch unwind.Arch, th *corefile.Thread) (*unwind.Frame, error) {
-	if a, ok := arch.(unwind.ThreadRegsArch); ok {
-		return a.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, FPRegs: th.FPRegs, Notes: th.Notes, Order: t.ByteOrder(), Mem: t})
-	}
-	if a, ok := arch.(unwind.CoreRegsArch); ok {
-		return a.FrameFromCoreRegs(th.GRegs, t.ByteOrder())
-	}
-	return nil, fmt.Errorf("%w: no core register decoder for %s", unwind.ErrNoArch, arch.Name())
+	return arch.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, FPRegs: th.FPRegs, Notes: th.Notes, Order: t.ByteOrder(), Mem: t})
 }

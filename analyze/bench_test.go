@@ -66,7 +66,7 @@ func BenchmarkUnwindOnly(b *testing.B) {
 	for b.Loop() {
 		cache := unwind.NewCache(unwind.CacheGlobal)
 		for _, th := range c.Threads {
-			init, err := arch.FrameFromCoreRegs(th.GRegs, c.ByteOrder())
+			init, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Order: c.ByteOrder()})
 			if err != nil {
 				b.Fatal(err)
 			}

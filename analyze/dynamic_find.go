@@ -58,16 +58,11 @@ func findDynInfoLists(t *target) (addrs []uint64, errs []error) {
 
 // listAddrFromCode finds what _U_dyn_info_list_addr at fn (the symbol's
 // run-time value in module m) returns, by having the target's arch
-// evaluate its first instructions (unwind.DynListArch: x86_64, ia64,
-// hppa and hppa64 implement it).
+// evaluate its first instructions (unwind.Arch.DynListAddr).
 func listAddrFromCode(t *target, m *module, fn uint64) (uint64, error) {
 	arch, err := unwind.LookupArch(t.core.Arch)
 	if err != nil {
 		return 0, err
 	}
-	dec, ok := arch.(unwind.DynListArch)
-	if !ok {
-		return 0, fmt.Errorf("decoding %s code is not supported", t.core.Arch)
-	}
-	return dec.DynListAddr(t, m.obj.ELF(), m.bias, fn)
+	return arch.DynListAddr(t, m.obj.ELF(), m.bias, fn)
 }

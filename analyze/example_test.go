@@ -5,7 +5,6 @@ import (
 	"log"
 
 	"github.com/coreunwind/coreunwind/analyze"
-	_ "github.com/coreunwind/coreunwind/x86_64" // the unwinder for x86_64 cores
 )
 
 // Walking a thread of a core with a cursor, as with libunwind's

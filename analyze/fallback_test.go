@@ -55,7 +55,7 @@ func walkCrashed(t *testing.T, as unwind.AddrSpace, c *corefile.Core) walked {
 	t.Helper()
 	arch := x86_64.Arch{}
 	th := c.Thread(c.CrashedTID)
-	init, err := arch.FrameFromCoreRegs(th.GRegs, c.ByteOrder())
+	init, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Order: c.ByteOrder()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestFramesCarryTheirOwnCFA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	init, err := x86_64.Arch{}.FrameFromCoreRegs(c.Thread(c.CrashedTID).GRegs, c.ByteOrder())
+	init, err := x86_64.Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: c.Thread(c.CrashedTID).GRegs, Order: c.ByteOrder()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,11 @@ import (
 //
 // and links an in-memory object file per batch of generated code into
 // first_entry. Each object is an ELF image with the addresses of the code
-// as it runs (a JIT relocates it before registering), so its symbols and
-// .eh_frame apply without a load bias. coreunwind treats each as a module.
+// as it runs: an absolute object (ET_EXEC or ET_DYN, linked or relocated
+// by the JIT before registering) whose symbols and .eh_frame apply
+// without a load bias, or a relocatable one (ET_REL) whose section
+// headers carry the load addresses (jit_rel.go). coreunwind treats each
+// as a module.
 // symfile_size is a uint64_t: on 32-bit targets it is taken 8-aligned.
 
 // Bounds against a corrupt descriptor.
@@ -76,7 +79,10 @@ func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 			break
 		}
 		addr, size := word(entry[2*w:]), order.Uint64(entry[sizeOff:])
-		m, err := jitObjectModule(t, addr, size)
+		m, ws, err := jitObjectModule(t, addr, size)
+		for _, w := range ws {
+			warnings = append(warnings, fmt.Sprintf("entry %#x: %s", e, w))
+		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("entry %#x: %v", e, err))
 			continue
@@ -85,33 +91,71 @@ func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 			mods = append(mods, m)
 		}
 	}
-	sort.Slice(mods, func(i, j int) bool { return mods[i].start < mods[j].start })
-	return mods, warnings
+	mods, ws := dropOverlaps(mods)
+	return mods, append(warnings, ws...)
+}
+
+// dropOverlaps sorts JIT modules by address and keeps, of modules that
+// claim the same code (a stale entry, a corrupt header), the one that
+// starts first: lookups find one module per address.
+func dropOverlaps(mods []*module) (kept []*module, warnings []string) {
+	sort.SliceStable(mods, func(i, j int) bool { return mods[i].start < mods[j].start })
+	for _, m := range mods {
+		if n := len(kept); n > 0 && m.start < kept[n-1].end {
+			warnings = append(warnings, fmt.Sprintf("%s: code [%#x,%#x) overlaps %s, ignored", m.core.Path, m.start, m.end, kept[n-1].core.Path))
+			m.obj.Close()
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept, warnings
+}
+
+// memReader reads the target's memory: a core, or a test's fake.
+type memReader interface {
+	ReadMem(addr uint64, p []byte) error
 }
 
 // jitObjectModule opens the in-memory object at addr as a module spanning
-// its code sections.
-func jitObjectModule(t *target, addr, size uint64) (*module, error) {
+// its code sections. A relocatable object is first given its load
+// addresses (jit_rel.go); what that found odd comes back as warnings.
+func jitObjectModule(mem memReader, addr, size uint64) (m *module, warnings []string, err error) {
 	if size < 64 || size > maxJITObjectSize {
-		return nil, fmt.Errorf("object at %#x: size %d out of bounds", addr, size)
+		return nil, nil, fmt.Errorf("object at %#x: size %d out of bounds", addr, size)
 	}
 	// Check the last byte before allocating the whole image.
 	var last [1]byte
-	if err := t.ReadMem(addr+size-1, last[:]); err != nil {
-		return nil, fmt.Errorf("object at %#x (%d bytes): %w", addr, size, err)
+	if err := mem.ReadMem(addr+size-1, last[:]); err != nil {
+		return nil, nil, fmt.Errorf("object at %#x (%d bytes): %w", addr, size, err)
 	}
 	img := make([]byte, size)
-	if err := t.ReadMem(addr, img); err != nil {
-		return nil, fmt.Errorf("object at %#x: %w", addr, err)
+	if err := mem.ReadMem(addr, img); err != nil {
+		return nil, nil, fmt.Errorf("object at %#x: %w", addr, err)
 	}
 	name := fmt.Sprintf("[jit %#x]", addr)
 	obj, err := elfx.NewObject(bytes.NewReader(img), int64(size), name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if obj.Type() == elf.ET_REL {
+		ws := locateRelocatable(mem, img, obj.ELF())
+		for _, w := range ws {
+			warnings = append(warnings, fmt.Sprintf("object at %#x: %s", addr, w))
+		}
+		// Reopen: the headers are unchanged, but nothing parsed from
+		// the bytes before the rewrite may survive it.
+		obj.Close()
+		if obj, err = elfx.NewObject(bytes.NewReader(img), int64(size), name); err != nil {
+			return nil, warnings, err
+		}
 	}
 	var lo, hi uint64
 	for _, s := range obj.ELF().Sections {
 		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Flags&elf.SHF_ALLOC == 0 || s.Size == 0 || s.Addr == 0 {
+			continue
+		}
+		if s.Size > maxJITSectionSpan || s.Addr+s.Size < s.Addr {
+			warnings = append(warnings, fmt.Sprintf("object at %#x: code section %s at %#x: size %#x out of bounds, ignored", addr, s.Name, s.Addr, s.Size))
 			continue
 		}
 		if lo == 0 || s.Addr < lo {
@@ -121,8 +165,8 @@ func jitObjectModule(t *target, addr, size uint64) (*module, error) {
 	}
 	if lo == 0 {
 		obj.Close()
-		return nil, fmt.Errorf("object at %#x: no code section with an address", addr)
+		return nil, warnings, fmt.Errorf("object at %#x: no code section with an address", addr)
 	}
 	cm := &corefile.Module{Path: name, Start: lo, End: hi, Base: lo, BuildID: obj.BuildID(), Found: true, InCore: true}
-	return &module{core: cm, obj: obj, start: lo, end: hi}, nil
+	return &module{core: cm, obj: obj, start: lo, end: hi}, warnings, nil
 }

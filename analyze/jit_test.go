@@ -1,14 +1,16 @@
 package analyze
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/refbt"
 	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/report"
 )
 
 // gdbJITObject is the generated code of the GDB JIT test: linked at a
@@ -101,30 +103,48 @@ func TestGDBJITInterface(t *testing.T) {
 		t.Errorf("jit_leaf has no source file from the JIT object's DWARF")
 	}
 
+	agreeWithGDB(t, gdb, prog, core, frames)
+}
+
+// agreeWithGDB checks every frame of gdb's backtrace of core against
+// coreunwind's frames: the same function, the same pc where gdb prints
+// one, and the same line (and file name) where gdb has one.
+func agreeWithGDB(t *testing.T, gdb, prog, core string, frames []report.Frame) {
+	t.Helper()
 	out, err := exec.Command(gdb, "-batch", "-nx", "-ex", "bt", prog, core).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gdb: %v\n%s", err, out)
 	}
-	re := regexp.MustCompile(`(?m)^#(\d+)\s+(?:0x([0-9a-f]+) in )?(\S+) \(`)
-	ms := re.FindAllStringSubmatch(string(out), -1)
-	if len(ms) < 4 {
+	gdbFrames := refbt.ParseGDBFrames(string(out))
+	if len(gdbFrames) < 4 {
 		t.Fatalf("gdb's backtrace:\n%s", out)
 	}
 	t.Logf("gdb:\n%s", out)
-	for _, m := range ms {
-		i, _ := strconv.Atoi(m[1])
+	for _, g := range gdbFrames {
+		i := g.Index
 		if i >= len(frames) {
-			t.Errorf("gdb has frame #%d %s, coreunwind stops at %d", i, m[3], len(frames))
+			t.Errorf("gdb has frame #%d %s, coreunwind stops at %d", i, g.Func, len(frames))
 			continue
 		}
-		if fname(frames[i]) != m[3] {
-			t.Errorf("frame %d: %s, gdb %s", i, fname(frames[i]), m[3])
+		f := frames[i]
+		if want := cmp.Or(g.Func, "??"); fname(f) != want {
+			t.Errorf("frame %d: %s, gdb %s", i, fname(f), want)
 		}
-		if m[2] != "" {
-			pc, _ := strconv.ParseUint(m[2], 16, 64)
-			if uint64(frames[i].PC) != pc {
-				t.Errorf("frame %d: pc %#x, gdb %#x", i, uint64(frames[i].PC), pc)
+		if g.HasPC && uint64(f.PC) != g.PC {
+			t.Errorf("frame %d: pc %#x, gdb %#x", i, uint64(f.PC), g.PC)
+		}
+		if g.File != "" {
+			if f.File == nil || f.Line == nil || filepath.Base(*f.File) != filepath.Base(g.File) || *f.Line != g.Line {
+				t.Errorf("frame %d %s: line %s, gdb %s:%d", i, g.Func, frameLine(f), g.File, g.Line)
 			}
 		}
 	}
+}
+
+// frameLine is a frame's file:line for messages.
+func frameLine(f report.Frame) string {
+	if f.File == nil || f.Line == nil {
+		return "none"
+	}
+	return *f.File + ":" + strconv.Itoa(*f.Line)
 }

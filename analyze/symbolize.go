@@ -30,7 +30,7 @@ func newSymbolizer(t *target, full bool) *symbolizer {
 // frames appends the report frames for f — one per inlined call at its
 // PC, innermost first, then the function they were inlined into.
 func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
-	base := report.Frame{PC: report.Hex(f.pc), Trust: f.trust.String(), Signal: f.signal}
+	base := report.Frame{PC: report.Hex(f.pc), ExactPC: f.exactPC, Trust: f.trust.String(), Signal: f.signal}
 	if f.hasSP {
 		base.SP = report.Ptr(report.Hex(f.sp))
 	}

@@ -155,6 +155,13 @@ func (c *Core) Close() error {
 // core file.
 var ErrNotCore = errors.New("not a core file")
 
+// ErrTruncated is wrapped, beside unwind.ErrUnavailable, by a read of
+// memory that the core's program headers say was dumped (within p_filesz)
+// but that lies past the end of the file: the core was cut short (a core
+// size limit, a broken download or decompression). Memory missing for any
+// other reason (never dumped, not mapped) does not wrap it.
+var ErrTruncated = errors.New("core file truncated")
+
 func load(data []byte, opts Options) (*Core, error) {
 	if !isELF(data) {
 		if isCorehead(data) {
@@ -176,7 +183,7 @@ func load(data []byte, opts Options) (*Core, error) {
 		Format:     "elf-linux",
 		OS:         "linux",
 		Machine:    h.Machine,
-		Arch:       archName(h.Machine, h.Class, h.Order),
+		Arch:       ArchName(h.Machine, h.Class, h.Order),
 		order:      h.Order,
 		ptrSize:    h.ptrSize(),
 		data:       data,
@@ -413,8 +420,10 @@ func (c *Core) readCString(addr uint64, max int) string {
 	return ""
 }
 
-// archName names the target the way the report does.
-func archName(m elf.Machine, class elf.Class, order binary.ByteOrder) string {
+// ArchName names a machine the way the report and the arch registry do
+// ("x86_64", "aarch64", "hppa64", "ppc64le", ...): cores and objects of
+// the same machine get the same name.
+func ArchName(m elf.Machine, class elf.Class, order binary.ByteOrder) string {
 	is64 := class == elf.ELFCLASS64
 	big := order == binary.BigEndian
 	switch m {

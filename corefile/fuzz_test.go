@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -28,22 +29,22 @@ func syntheticSeeds() [][]byte {
 	put(siginfo, le, 0, 4, 11)
 	put(siginfo, le, 8, 4, 1)
 	img := elfImage(elf.ELFCLASS64, le, elf.EM_X86_64, []byte{1, 2, 3, 4}, "x", 0x400)
-	x := &synthCore{class: elf.ELFCLASS64, order: le, machine: elf.EM_X86_64,
-		notes: []synthNote{
-			{"CORE", NTPrstatus, make([]byte, 336)},
-			{"CORE", NTPrpsinfo, make([]byte, 136)},
-			{"CORE", NTSiginfo, siginfo},
-			{"CORE", NTAuxv, auxv},
-			{"CORE", NTFile, file},
-			{"CORE", NTFPRegset, make([]byte, 512)},
-			{"LINUX", NTX86XState, make([]byte, 64)},
+	x := &elfcore.File{Class: elf.ELFCLASS64, Order: le, Machine: elf.EM_X86_64,
+		Notes: []elfcore.Note{
+			{Name: "CORE", Type: NTPrstatus, Desc: make([]byte, 336)},
+			{Name: "CORE", Type: NTPrpsinfo, Desc: make([]byte, 136)},
+			{Name: "CORE", Type: NTSiginfo, Desc: siginfo},
+			{Name: "CORE", Type: NTAuxv, Desc: auxv},
+			{Name: "CORE", Type: NTFile, Desc: file},
+			{Name: "CORE", Type: NTFPRegset, Desc: make([]byte, 512)},
+			{Name: "LINUX", Type: NTX86XState, Desc: make([]byte, 64)},
 		},
-		segs: []synthSeg{{vaddr: 0x20000, memsz: 0x1000, flags: elf.PF_R | elf.PF_X, data: img}},
+		Segments: []elfcore.Segment{{Vaddr: 0x20000, Memsz: 0x1000, Flags: elf.PF_R | elf.PF_X, Data: img}},
 	}
-	h := &synthCore{class: elf.ELFCLASS32, order: be, machine: elf.EM_PARISC, osabi: elf.ELFOSABI_LINUX,
-		notes: []synthNote{{"CORE", NTPrstatus, hppa32Prstatus(be, 5, 10, 1)}, {"CORE", NTPrpsinfo, make([]byte, 124)}},
-		segs:  []synthSeg{{vaddr: 0x1000, memsz: 0x2000, flags: elf.PF_R, data: make([]byte, 0x100)}}}
-	return [][]byte{x.bytes(), h.bytes()}
+	h := &elfcore.File{Class: elf.ELFCLASS32, Order: be, Machine: elf.EM_PARISC, OSABI: elf.ELFOSABI_LINUX,
+		Notes:    []elfcore.Note{{Name: "CORE", Type: NTPrstatus, Desc: hppa32Prstatus(be, 5, 10, 1)}, {Name: "CORE", Type: NTPrpsinfo, Desc: make([]byte, 124)}},
+		Segments: []elfcore.Segment{{Vaddr: 0x1000, Memsz: 0x2000, Flags: elf.PF_R, Data: make([]byte, 0x100)}}}
+	return [][]byte{x.Bytes(), h.Bytes()}
 }
 
 // realCoreSeed crashes the test program once and returns the start of its
@@ -88,7 +89,7 @@ func FuzzParseNotes(f *testing.F) {
 			}
 		}
 	}
-	f.Add(encodeNotes([]synthNote{{"GNU", 3, []byte{1, 2, 3, 4, 5}}}, binary.LittleEndian, 8), uint8(8), false)
+	f.Add(elfcore.EncodeNotes([]elfcore.Note{{Name: "GNU", Type: 3, Desc: []byte{1, 2, 3, 4, 5}}}, binary.LittleEndian, 8), uint8(8), false)
 	f.Fuzz(func(t *testing.T, data []byte, align uint8, big bool) {
 		var order binary.ByteOrder = binary.LittleEndian
 		if big {

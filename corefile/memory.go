@@ -161,7 +161,7 @@ func (c *Core) unavailable(addr uint64, files bool) error {
 	m := c.mappingAt(addr)
 	switch {
 	case i >= 0 && addr-c.ranges[i].start < c.ranges[i].filesz:
-		why = "core file truncated"
+		return fmt.Errorf("0x%x: %w: %w", addr, unwind.ErrUnavailable, ErrTruncated)
 	case m != nil && !files:
 		why = "not in core"
 	case m != nil:

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -17,111 +18,6 @@ import (
 // (big-endian, 32-bit, ia64/parisc layouts). The layouts written here are
 // the ones documented in /work/shared/docs/linux-cores-ia64-parisc.md, so
 // the tests check the decoder against that table, not against itself.
-
-type synthNote struct {
-	name string
-	typ  uint32
-	desc []byte
-}
-
-type synthSeg struct {
-	vaddr, memsz uint64
-	flags        elf.ProgFlag
-	data         []byte // p_filesz = len(data)
-}
-
-type synthCore struct {
-	class     elf.Class
-	order     binary.ByteOrder
-	machine   elf.Machine
-	osabi     elf.OSABI
-	noteAlign int
-	notes     []synthNote
-	segs      []synthSeg
-}
-
-func (s *synthCore) word(b *bytes.Buffer, v uint64) {
-	if s.class == elf.ELFCLASS64 {
-		binary.Write(b, s.order, v)
-	} else {
-		binary.Write(b, s.order, uint32(v))
-	}
-}
-
-func pad(b *bytes.Buffer, align int) {
-	for b.Len()%align != 0 {
-		b.WriteByte(0)
-	}
-}
-
-func encodeNotes(notes []synthNote, order binary.ByteOrder, align int) []byte {
-	var b bytes.Buffer
-	for _, n := range notes {
-		binary.Write(&b, order, uint32(len(n.name)+1))
-		binary.Write(&b, order, uint32(len(n.desc)))
-		binary.Write(&b, order, n.typ)
-		b.WriteString(n.name)
-		b.WriteByte(0)
-		pad(&b, align)
-		b.Write(n.desc)
-		pad(&b, align)
-	}
-	return b.Bytes()
-}
-
-// bytes lays the core out as the kernel does: header, program headers,
-// notes, then the segment contents.
-func (s *synthCore) bytes() []byte {
-	if s.noteAlign == 0 {
-		s.noteAlign = 4
-	}
-	is64 := s.class == elf.ELFCLASS64
-	ehsize, phsize := elf32HeaderSize, elf32PhdrSize
-	if is64 {
-		ehsize, phsize = elf64HeaderSize, elf64PhdrSize
-	}
-	notes := encodeNotes(s.notes, s.order, s.noteAlign)
-	nph := 1 + len(s.segs)
-	noteOff := uint64(ehsize + nph*phsize)
-	dataOff := noteOff + uint64(len(notes))
-	var b bytes.Buffer
-	ident := [16]byte{0x7f, 'E', 'L', 'F', byte(s.class), 1, 1, byte(s.osabi)}
-	if s.order == binary.BigEndian {
-		ident[5] = 2
-	}
-	b.Write(ident[:])
-	binary.Write(&b, s.order, uint16(elf.ET_CORE))
-	binary.Write(&b, s.order, uint16(s.machine))
-	binary.Write(&b, s.order, uint32(1))
-	s.word(&b, 0)              // entry
-	s.word(&b, uint64(ehsize)) // phoff
-	s.word(&b, 0)              // shoff
-	binary.Write(&b, s.order, uint32(0))
-	binary.Write(&b, s.order, uint16(ehsize))
-	binary.Write(&b, s.order, uint16(phsize))
-	binary.Write(&b, s.order, uint16(nph))
-	binary.Write(&b, s.order, [3]uint16{})
-	phdr := func(typ elf.ProgType, flags elf.ProgFlag, off, vaddr, filesz, memsz, align uint64) {
-		binary.Write(&b, s.order, uint32(typ))
-		if is64 {
-			binary.Write(&b, s.order, uint32(flags))
-			binary.Write(&b, s.order, []uint64{off, vaddr, 0, filesz, memsz, align})
-		} else {
-			binary.Write(&b, s.order, []uint32{uint32(off), uint32(vaddr), 0, uint32(filesz), uint32(memsz), uint32(flags), uint32(align)})
-		}
-	}
-	phdr(elf.PT_NOTE, 0, noteOff, 0, uint64(len(notes)), 0, uint64(s.noteAlign))
-	off := dataOff
-	for _, sg := range s.segs {
-		phdr(elf.PT_LOAD, sg.flags, off, sg.vaddr, uint64(len(sg.data)), sg.memsz, 0x1000)
-		off += uint64(len(sg.data))
-	}
-	b.Write(notes)
-	for _, sg := range s.segs {
-		b.Write(sg.data)
-	}
-	return b.Bytes()
-}
 
 // put writes v at off in b with the given byte order and size.
 func put(b []byte, order binary.ByteOrder, off int, size int, v uint64) {
@@ -139,13 +35,12 @@ func put(b []byte, order binary.ByteOrder, off int, size int, v uint64) {
 // the image, a PT_NOTE with a GNU build ID) of size bytes, with payload at
 // offset 0x200.
 func elfImage(class elf.Class, order binary.ByteOrder, machine elf.Machine, buildID []byte, payload string, size int) []byte {
-	s := &synthCore{class: class, order: order, machine: machine}
 	is64 := class == elf.ELFCLASS64
 	ehsize, phsize := elf32HeaderSize, elf32PhdrSize
 	if is64 {
 		ehsize, phsize = elf64HeaderSize, elf64PhdrSize
 	}
-	note := encodeNotes([]synthNote{{"GNU", NTGNUBuildID, buildID}}, order, 4)
+	note := elfcore.EncodeNotes([]elfcore.Note{{Name: "GNU", Type: NTGNUBuildID, Desc: buildID}}, order, 4)
 	noteOff := uint64(ehsize + 2*phsize)
 	var b bytes.Buffer
 	ident := [16]byte{0x7f, 'E', 'L', 'F', byte(class), 1, 1}
@@ -156,9 +51,16 @@ func elfImage(class elf.Class, order binary.ByteOrder, machine elf.Machine, buil
 	binary.Write(&b, order, uint16(elf.ET_DYN))
 	binary.Write(&b, order, uint16(machine))
 	binary.Write(&b, order, uint32(1))
-	s.word(&b, 0)
-	s.word(&b, uint64(ehsize))
-	s.word(&b, 0)
+	word := func(v uint64) {
+		if is64 {
+			binary.Write(&b, order, v)
+		} else {
+			binary.Write(&b, order, uint32(v))
+		}
+	}
+	word(0)
+	word(uint64(ehsize))
+	word(0)
 	binary.Write(&b, order, uint32(0))
 	binary.Write(&b, order, []uint16{uint16(ehsize), uint16(phsize), 2, 0, 0, 0})
 	phdr := func(typ elf.ProgType, off, filesz uint64) {
@@ -218,24 +120,24 @@ func TestSyntheticHPPA32BigEndian(t *testing.T) {
 	fp := bytes.Repeat([]byte{0xf0}, 256)
 	id := []byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4}
 	img := elfImage(elf.ELFCLASS32, be, elf.EM_PARISC, id, "payload-from-file", 0x1000)
-	sc := &synthCore{
-		class: elf.ELFCLASS32, order: be, machine: elf.EM_PARISC, osabi: elf.ELFOSABI_LINUX,
-		notes: []synthNote{
-			{"CORE", NTPrstatus, hppa32Prstatus(be, 4242, 10, 0xaa)},
-			{"CORE", NTPrpsinfo, psinfo},
-			{"CORE", NTSiginfo, siginfo},
-			{"CORE", NTAuxv, auxv},
-			{"CORE", NTFile, file},
-			{"CORE", NTFPRegset, fp},
-			{"CORE", NTPrstatus, hppa32Prstatus(be, 4243, 0, 0xbb)},
-			{"CORE", 0x99, []byte{1, 2, 3}},
+	sc := &elfcore.File{
+		Class: elf.ELFCLASS32, Order: be, Machine: elf.EM_PARISC, OSABI: elf.ELFOSABI_LINUX,
+		Notes: []elfcore.Note{
+			{Name: "CORE", Type: NTPrstatus, Desc: hppa32Prstatus(be, 4242, 10, 0xaa)},
+			{Name: "CORE", Type: NTPrpsinfo, Desc: psinfo},
+			{Name: "CORE", Type: NTSiginfo, Desc: siginfo},
+			{Name: "CORE", Type: NTAuxv, Desc: auxv},
+			{Name: "CORE", Type: NTFile, Desc: file},
+			{Name: "CORE", Type: NTFPRegset, Desc: fp},
+			{Name: "CORE", Type: NTPrstatus, Desc: hppa32Prstatus(be, 4243, 0, 0xbb)},
+			{Name: "CORE", Type: 0x99, Desc: []byte{1, 2, 3}},
 		},
-		segs: []synthSeg{
-			{vaddr: 0x10000, memsz: 0x1000, flags: elf.PF_R | elf.PF_W, data: bytes.Repeat([]byte{0x5a}, 0x100)},
-			{vaddr: 0x20000, memsz: 0x1000, flags: elf.PF_R | elf.PF_X, data: img[:0x100]},
+		Segments: []elfcore.Segment{
+			{Vaddr: 0x10000, Memsz: 0x1000, Flags: elf.PF_R | elf.PF_W, Data: bytes.Repeat([]byte{0x5a}, 0x100)},
+			{Vaddr: 0x20000, Memsz: 0x1000, Flags: elf.PF_R | elf.PF_X, Data: img[:0x100]},
 		},
 	}
-	data := sc.bytes()
+	data := sc.Bytes()
 
 	sysroot := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(sysroot, "lib"), 0o755); err != nil {
@@ -376,9 +278,9 @@ func TestSyntheticLayouts(t *testing.T) {
 		}(), "i386", 68, 31, "p32", 1001},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc := &synthCore{class: tc.class, order: tc.order, machine: tc.machine, noteAlign: tc.align,
-				notes: []synthNote{{"CORE", NTPrstatus, tc.prstatus}, {"CORE", NTPrpsinfo, tc.psinfo}}}
-			c, err := OpenBytes(sc.bytes(), Options{Sysroot: t.TempDir()})
+			sc := &elfcore.File{Class: tc.class, Order: tc.order, Machine: tc.machine, NoteAlign: tc.align,
+				Notes: []elfcore.Note{{Name: "CORE", Type: NTPrstatus, Desc: tc.prstatus}, {Name: "CORE", Type: NTPrpsinfo, Desc: tc.psinfo}}}
+			c, err := OpenBytes(sc.Bytes(), Options{Sysroot: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,8 +305,8 @@ func TestSyntheticLayouts(t *testing.T) {
 // An HP-UX core without a process record has no thread to report: it is
 // refused with an error that says so.
 func TestRefusesHPUXCoreWithoutProcRecord(t *testing.T) {
-	sc := &synthCore{class: elf.ELFCLASS64, order: binary.BigEndian, machine: elf.EM_PARISC, osabi: elf.ELFOSABI_HPUX}
-	if _, err := OpenBytes(sc.bytes(), Options{}); err == nil || !strings.Contains(err.Error(), "PT_HP_CORE_PROC") {
+	sc := &elfcore.File{Class: elf.ELFCLASS64, Order: binary.BigEndian, Machine: elf.EM_PARISC, OSABI: elf.ELFOSABI_HPUX}
+	if _, err := OpenBytes(sc.Bytes(), Options{}); err == nil || !strings.Contains(err.Error(), "PT_HP_CORE_PROC") {
 		t.Errorf("HP-UX core without PT_HP_CORE_PROC: %v", err)
 	}
 }

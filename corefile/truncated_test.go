@@ -74,6 +74,24 @@ func TestTruncatedCores(t *testing.T) {
 			case gerr != nil && !errors.Is(gerr, unwind.ErrUnavailable):
 				t.Errorf("cut %d: read %#x: %v, want ErrUnavailable", n, a, gerr)
 			}
+			// A byte the full core lacks too is not missing because of
+			// the cut.
+			if ref.ReadMem(a, want[:1]) != nil {
+				if err := c.ReadMem(a, got[:1]); errors.Is(err, ErrTruncated) {
+					t.Errorf("cut %d: read %#x: %v: the full core lacks it too, not the cut", n, a, err)
+				}
+			}
+		}
+		// The last dumped byte of each segment: past the cut it is
+		// missing because of the cut (ErrTruncated), before it it reads.
+		for _, s := range c.Segments {
+			if s.Filesz == 0 {
+				continue
+			}
+			err := c.ReadMem(s.Vaddr+s.Filesz-1, make([]byte, 1))
+			if cut := s.Offset+s.Filesz-1 >= uint64(n); cut != errors.Is(err, ErrTruncated) || !cut && err != nil {
+				t.Errorf("cut %d: last byte of segment %#x (file offset %#x): %v", n, s.Vaddr, s.Offset+s.Filesz-1, err)
+			}
 		}
 		c.Close()
 	}

@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
 )
 
 // A crashCase is one crashed program with the three tools' views of its core.
 type crashCase struct {
 	crash
-	GDB, EU       map[int]*refThread
+	GDB, EU       map[int]*refbt.Thread
 	GDBOut, EUOut string
 	Report        *report
 	Run           run
@@ -90,7 +92,7 @@ func frameOf(th *reportThread, fn string) *reportFrame {
 }
 
 // refFrameOf returns the reference tool's first frame naming fn, or nil.
-func refFrameOf(th *refThread, fn string) *refFrame {
+func refFrameOf(th *refbt.Thread, fn string) *refbt.Frame {
 	if th == nil {
 		return nil
 	}
@@ -120,7 +122,7 @@ func (c *crashCase) expectLines(t *testing.T, th *reportThread, funcs ...string)
 			t.Errorf("coreunwind has no frame for %s (gdb: %s)", fn, g.Raw)
 			continue
 		}
-		same := func(r *refFrame) bool {
+		same := func(r *refbt.Frame) bool {
 			return r != nil && filepath.Base(f.File) == filepath.Base(r.File) && f.Line == r.Line
 		}
 		agree := e != nil && filepath.Base(e.File) == filepath.Base(g.File) && e.Line == g.Line

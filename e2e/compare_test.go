@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
 )
 
 // The comparison rule. For every thread, frames on which gdb and eu-stack
@@ -28,7 +30,7 @@ type agreedFrame struct {
 // alignReferences pairs gdb's and eu-stack's frames by pc, in order: the
 // longest common subsequence of the two pc lists. The common prefix is
 // taken directly so that 5000-frame recursions stay cheap.
-func alignReferences(g, e []refFrame) []agreedFrame {
+func alignReferences(g, e []refbt.Frame) []agreedFrame {
 	var out []agreedFrame
 	pair := func(i, j int) {
 		a := agreedFrame{G: i, E: j, PC: g[i].PC}
@@ -135,7 +137,7 @@ func normalizeFunc(s string) string {
 // compareWithReferences applies the comparison rule to every thread either
 // reference tool reports and fails the test with the first differing frame
 // of each thread that breaks it.
-func compareWithReferences(t *testing.T, gdb, eu map[int]*refThread, rep *report) {
+func compareWithReferences(t *testing.T, gdb, eu map[int]*refbt.Thread, rep *report) {
 	t.Helper()
 	tids := map[int]bool{}
 	for tid := range gdb {
@@ -151,7 +153,7 @@ func compareWithReferences(t *testing.T, gdb, eu map[int]*refThread, rep *report
 	sort.Ints(sorted)
 	failed := 0
 	for _, tid := range sorted {
-		var g, e []refFrame
+		var g, e []refbt.Frame
 		if th := gdb[tid]; th != nil {
 			g = th.Frames
 		}
@@ -177,7 +179,7 @@ func compareWithReferences(t *testing.T, gdb, eu map[int]*refThread, rep *report
 
 // compareThread returns "" when coreunwind's thread satisfies the rule,
 // otherwise a description of the first differing frame.
-func compareThread(tid int, g, e []refFrame, cu *reportThread) string {
+func compareThread(tid int, g, e []refbt.Frame, cu *reportThread) string {
 	if cu == nil {
 		return fmt.Sprintf("thread %d: missing from coreunwind's report (gdb has %d frames, eu-stack %d)", tid, len(g), len(e))
 	}
@@ -217,7 +219,7 @@ func compareThread(tid int, g, e []refFrame, cu *reportThread) string {
 // frame of each reference tool that has one: then coreunwind went as far,
 // even with fewer frames than gdb, which adds tail-call frames it rebuilds
 // from DWARF call-site information (nothing on the stack to find).
-func reaches(c []reportFrame, refs ...[]refFrame) bool {
+func reaches(c []reportFrame, refs ...[]refbt.Frame) bool {
 	for _, r := range refs {
 		if len(r) == 0 {
 			continue
@@ -237,14 +239,14 @@ func reaches(c []reportFrame, refs ...[]refFrame) bool {
 	return true
 }
 
-func trimUnnamed(fs []refFrame) []refFrame {
+func trimUnnamed(fs []refbt.Frame) []refbt.Frame {
 	for len(fs) > 0 && normalizeFunc(fs[len(fs)-1].Func) == "" {
 		fs = fs[:len(fs)-1]
 	}
 	return fs
 }
 
-func describeDiff(tid int, what string, g, e []refFrame, c []reportFrame, gi, ei, ci int, cu *reportThread) string {
+func describeDiff(tid int, what string, g, e []refbt.Frame, c []reportFrame, gi, ei, ci int, cu *reportThread) string {
 	line := func(n int, s fmt.Stringer) string {
 		if s == nil {
 			return "(none)"

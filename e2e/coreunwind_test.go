@@ -66,9 +66,11 @@ type reportFrame struct {
 	Trust    string `json:"trust"`
 	Module   string `json:"module"`
 	Function string `json:"function"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Inlined  bool   `json:"inlined"`
+	// FunctionOffset is "" where the report has null.
+	FunctionOffset string `json:"function_offset"`
+	File           string `json:"file"`
+	Line           int    `json:"line"`
+	Inlined        bool   `json:"inlined"`
 }
 
 // pc returns the frame's pc as a number; ok is false when it is not the

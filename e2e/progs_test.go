@@ -59,6 +59,7 @@ var programs = map[string]program{
 	"nullfn-O0":    cc("gcc", "nullfn", "-g", "-O0", "nullfn.c"),
 	"nullfn-O2":    cc("gcc", "nullfn", "-g", "-O2", "nullfn.c"),
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
+	"sigentry":     cc("gcc", "sigentry", "-g", "-O0", "-pthread", "sigentry.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {

@@ -1,34 +1,14 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"os/exec"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
 )
-
-// A refFrame is one frame as a reference tool (gdb or eu-stack) prints it.
-type refFrame struct {
-	Index int
-	PC    uint64
-	HasPC bool   // false for gdb's "<signal handler called>" and inlined frames without address
-	Func  string // as printed, without arguments; "" when the tool has no name
-	File  string
-	Line  int
-	Raw   string // the tool's line(s), for failure messages
-}
-
-// A refThread is one thread's backtrace from a reference tool.
-type refThread struct {
-	TID    int
-	Frames []refFrame
-}
 
 // gdbArgs makes gdb print every frame's pc (frame 0 and inlined frames
 // included, via -frame-info location-and-address), unwind past main and
@@ -49,11 +29,11 @@ func gdbArgs(exe, core string, extra ...string) []string {
 
 // runGDB returns gdb's backtraces of every thread, keyed by tid. extra are
 // options placed before the files (e.g. -iex 'set sysroot ...').
-func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refThread, string) {
+func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
 	gdb := requireTool(t, "gdb")
 	out := runTool(t, gdb, gdbArgs(exe, core, extra...)...)
-	threads := parseGDB(out)
+	threads := refbt.ParseGDB(out)
 	if len(threads) == 0 {
 		t.Fatalf("gdb printed no threads for %s:\n%s", core, out)
 	}
@@ -62,12 +42,12 @@ func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refThread
 
 // runEuStack returns eu-stack's backtraces (-i inlined frames, -s source
 // lines, -a addresses) of every thread, keyed by tid.
-func runEuStack(t *testing.T, exe, core string, extra ...string) (map[int]*refThread, string) {
+func runEuStack(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
 	eu := requireTool(t, "eu-stack")
 	args := append([]string{"--core=" + core, "-e", exe, "-i", "-s", "-a"}, extra...)
 	out := runTool(t, eu, args...)
-	threads := parseEuStack(out)
+	threads := refbt.ParseEuStack(out)
 	if len(threads) == 0 {
 		t.Fatalf("eu-stack printed no threads for %s:\n%s", core, out)
 	}
@@ -99,102 +79,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-var (
-	gdbThreadRE = regexp.MustCompile(`^Thread \d+ .*\bLWP (\d+)\)`)
-	gdbFrameRE  = regexp.MustCompile(`^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(.*)$`)
-	gdbAtRE     = regexp.MustCompile(` at (\S+):(\d+)$`)
-	euThreadRE  = regexp.MustCompile(`^TID (\d+):`)
-	euFrameRE   = regexp.MustCompile(`^#(\d+)\s+0x([0-9a-f]+)\s+(?:- 1\s+)?(.*)$`)
-	euSourceRE  = regexp.MustCompile(`^\s+(\S+?):(\d+)(?::\d+)?$`)
-)
-
-// parseGDB reads the output of "thread apply all bt". Only lines inside a
-// "Thread N (... LWP tid)" section count; gdb repeats frame 0 of the
-// current thread before the sections, which is ignored.
-func parseGDB(out string) map[int]*refThread {
-	threads := map[int]*refThread{}
-	var cur *refThread
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if m := gdbThreadRE.FindStringSubmatch(line); m != nil {
-			tid, _ := strconv.Atoi(m[1])
-			cur = &refThread{TID: tid}
-			threads[tid] = cur
-			continue
-		}
-		m := gdbFrameRE.FindStringSubmatch(line)
-		if m == nil || cur == nil {
-			continue
-		}
-		f := refFrame{Raw: line}
-		f.Index, _ = strconv.Atoi(m[1])
-		if m[2] != "" {
-			f.PC, _ = strconv.ParseUint(m[2][2:], 16, 64)
-			f.HasPC = true
-		}
-		rest := m[3]
-		if strings.HasPrefix(rest, "<") { // <signal handler called>
-			f.Func = ""
-		} else if i := strings.Index(rest, " ("); i >= 0 {
-			f.Func = rest[:i]
-		} else {
-			f.Func = rest
-		}
-		if f.Func == "??" {
-			f.Func = ""
-		}
-		if a := gdbAtRE.FindStringSubmatch(rest); a != nil {
-			f.File = a[1]
-			f.Line, _ = strconv.Atoi(a[2])
-		}
-		cur.Frames = append(cur.Frames, f)
-	}
-	return threads
-}
-
-// parseEuStack reads "eu-stack -i -s -a" output: "TID n:" sections, frame
-// lines "#N  0xpc [- 1] name" and an indented "file:line:col" line.
-func parseEuStack(out string) map[int]*refThread {
-	threads := map[int]*refThread{}
-	var cur *refThread
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if m := euThreadRE.FindStringSubmatch(line); m != nil {
-			tid, _ := strconv.Atoi(m[1])
-			cur = &refThread{TID: tid}
-			threads[tid] = cur
-			continue
-		}
-		if cur == nil {
-			continue
-		}
-		if m := euFrameRE.FindStringSubmatch(line); m != nil {
-			f := refFrame{Raw: line, HasPC: true}
-			f.Index, _ = strconv.Atoi(m[1])
-			f.PC, _ = strconv.ParseUint(m[2], 16, 64)
-			f.Func = strings.TrimSpace(m[3])
-			cur.Frames = append(cur.Frames, f)
-			continue
-		}
-		if m := euSourceRE.FindStringSubmatch(line); m != nil && len(cur.Frames) > 0 {
-			f := &cur.Frames[len(cur.Frames)-1]
-			f.File = m[1]
-			f.Line, _ = strconv.Atoi(m[2])
-			f.Raw += " " + strings.TrimSpace(line)
-		}
-	}
-	return threads
-}
-
-func (f refFrame) String() string {
-	if f.Raw != "" {
-		return f.Raw
-	}
-	return fmt.Sprintf("#%d 0x%x %s", f.Index, f.PC, f.Func)
 }

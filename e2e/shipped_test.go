@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
 )
 
 // A mappedFile is one NT_FILE entry of a Linux core: a file-backed mapping.
@@ -111,7 +113,7 @@ func TestShippedCores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gdb, eu := parseGDB(string(gdbOut)), parseEuStack(string(euOut))
+			gdb, eu := refbt.ParseGDB(string(gdbOut)), refbt.ParseEuStack(string(euOut))
 			if len(gdb) == 0 || len(eu) == 0 {
 				t.Fatalf("stored outputs have no threads (gdb %d, eu-stack %d)", len(gdb), len(eu))
 			}
@@ -139,7 +141,7 @@ func TestShippedCores(t *testing.T) {
 
 // expectSameAsGDB checks every thread frame by frame against gdb: same
 // number of frames, same pcs, same function names.
-func expectSameAsGDB(t *testing.T, gdb map[int]*refThread, rep *report) {
+func expectSameAsGDB(t *testing.T, gdb map[int]*refbt.Thread, rep *report) {
 	t.Helper()
 	for tid, g := range gdb {
 		th := rep.thread(tid)
@@ -162,7 +164,7 @@ func expectSameAsGDB(t *testing.T, gdb map[int]*refThread, rep *report) {
 // compareExecutableFrames checks the frames both tools agree on whose pc
 // lies in the executable's mappings: coreunwind must show them in order,
 // with the same function names.
-func compareExecutableFrames(t *testing.T, gdb, eu map[int]*refThread, rep *report, files []mappedFile) {
+func compareExecutableFrames(t *testing.T, gdb, eu map[int]*refbt.Thread, rep *report, files []mappedFile) {
 	t.Helper()
 	exePath := ""
 	if len(files) > 0 {

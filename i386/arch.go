@@ -20,9 +20,8 @@ func (Arch) SPReg() int           { return ESP }
 // Step finds callee's caller: by CFI where the address has it, by the
 // sigcontext where the code is a sigreturn trampoline, else by the
 // heuristics of internal/x86frame.Fallback (frame-pointer chain, stack
-// scan). Each method records its trust in caller. The depth argument is
-// not used: callee.ExactPC says whether the PC is a return address.
-func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, _ int) (unwind.StepResult, error) {
+// scan). Each method records its trust in caller.
+func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	pc, _ := callee.Get(EIP)
 	r := ruleFor(as, cache, callee.LookupPC(EIP), pc)
 	var why error

@@ -92,6 +92,9 @@ func stepSigreturn(as unwind.AddrSpace, t trampoline, callee, caller *unwind.Fra
 			caller.Set(reg, uint64(as.ByteOrder().Uint32(buf[i*4:])), unwind.SaveLoc{Kind: unwind.LocMem, Addr: base + uint64(i)*4})
 		}
 	}
+	// The CFA of the trampoline's frame is the interrupted esp, what the
+	// vDSO's CFI for __kernel_sigreturn computes.
+	caller.CFA, caller.HasCFA = caller.Regs[ESP], true
 	callee.Signal = true
 	caller.ExactPC = true
 	caller.Trust = unwind.TrustContext

@@ -30,21 +30,6 @@ const (
 	psrRIShift  = 41
 )
 
-// FrameFromCoreRegs builds frame 0 from a Linux ia64 pr_reg without
-// reading memory (no stacked registers).
-// An HP-UX save area (any other size of at least HPUXSaveStateMin bytes)
-// is decoded as such.
-func (Arch) FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {
-	if len(gregs) != linuxGRegsSize && len(gregs) >= HPUXSaveStateMin {
-		st, err := decodeHPUXSaveState(gregs, order)
-		if err != nil {
-			return nil, err
-		}
-		return st.frame, nil
-	}
-	return frameFromGRegs(gregs, order)
-}
-
 // FrameFromThread builds frame 0 from a thread's registers: pr_reg, the
 // preserved FRs of NT_PRFPREG, and the frame's stacked registers from
 // the backing store in memory. HP-UX threads (see isHPUXThread) are

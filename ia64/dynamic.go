@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -230,9 +231,9 @@ func (sr *stateRecord) applyDynOp(op unwind.DynOp) (alias uint64, err error) {
 		sr.whenSPRestored = when
 		sr.epilogueCount = int64(min(op.Val, maxNesting))
 	case unwind.DynLabelState, unwind.DynCopyState:
-		rec := Record{Op: OpLabelState, Label: op.Val}
+		rec := unwtab.Record{Op: unwtab.OpLabelState, Label: op.Val}
 		if op.Tag == unwind.DynCopyState {
-			rec.Op = OpCopyState
+			rec.Op = unwtab.OpCopyState
 		}
 		if err := sr.apply(&rec); err != nil {
 			return 0, fmt.Errorf("%w: %v", ErrDynOp, err)

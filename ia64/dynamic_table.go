@@ -3,6 +3,7 @@ package ia64
 import (
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -89,7 +90,7 @@ func dynTableLookup(as unwind.AddrSpace, t *unwind.DynTableInfo, rel uint64) (st
 // readDynInfoBlock reads the unwind info block at addr from target
 // memory: the header word, then as many descriptor words as it says
 // (bounded), then the personality word when a handler flag is set.
-func readDynInfoBlock(as unwind.AddrSpace, addr uint64) (*Info, error) {
+func readDynInfoBlock(as unwind.AddrSpace, addr uint64) (*unwtab.Info, error) {
 	w := uint64(as.PtrSize())
 	var hdr [8]byte
 	if err := as.ReadMem(addr, hdr[:]); err != nil {
@@ -100,7 +101,7 @@ func readDynInfoBlock(as unwind.AddrSpace, addr uint64) (*Info, error) {
 	if n > maxDynInfoBytes {
 		return nil, fmt.Errorf("info block at %#x: %d bytes of descriptors: %w", addr, n, unwind.ErrBadFrame)
 	}
-	if h>>32&(FlagEHandler|FlagUHandler) != 0 {
+	if h>>32&(unwtab.FlagEHandler|unwtab.FlagUHandler) != 0 {
 		n += w
 	}
 	buf := make([]byte, 8+n)
@@ -108,5 +109,5 @@ func readDynInfoBlock(as unwind.AddrSpace, addr uint64) (*Info, error) {
 	if err := as.ReadMem(addr+8, buf[8:]); err != nil {
 		return nil, fmt.Errorf("info block at %#x: %w", addr, err)
 	}
-	return parseInfo(buf, 0, as.ByteOrder(), int(w))
+	return unwtab.ParseInfo(buf, 0, as.ByteOrder(), int(w))
 }

@@ -81,7 +81,7 @@ func calleeFrame(slot int64, pr uint64) *unwind.Frame {
 func stepOnce(t *testing.T, s *dynMemSpace, f *unwind.Frame) (*unwind.Frame, error) {
 	t.Helper()
 	c := unwind.NewFrame(NumRegs)
-	_, err := Arch{}.Step(s, unwind.NewCache(unwind.CacheNone), f, c, 0)
+	_, err := Arch{}.Step(s, unwind.NewCache(unwind.CacheNone), f, c)
 	return c, err
 }
 

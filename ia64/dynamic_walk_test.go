@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
@@ -23,10 +23,10 @@ const jitBase = 0x8000000000010000
 // dynRun is an interpreted run of dynwalk.s with its generated code
 // registered in the core.
 type dynRun struct {
-	m         *crossia64.Machine
-	exe, core string
-	list      uint64 // _U_dyn_info_list
-	jit       map[string][2]uint64
+	M         *crossia64.Machine
+	Exe, Core string
+	List      uint64 // _U_dyn_info_list
+	JIT       map[string][2]uint64
 }
 
 // runDynToCore assembles dynwalk.s, runs it to its fault, registers
@@ -52,7 +52,7 @@ func runDynToCore(t *testing.T, be bool, tableFormat int32) *dynRun {
 	if m.Fault != "load" || m.FaultAt != 0 {
 		t.Fatalf("stopped by %q at %#x, want the NULL load", m.Fault, m.FaultAt)
 	}
-	r := &dynRun{m: m, core: filepath.Join(dir, "core"), jit: map[string][2]uint64{}}
+	r := &dynRun{M: m, Core: filepath.Join(dir, "core"), JIT: map[string][2]uint64{}}
 
 	f, err := elf.Open(built)
 	if err != nil {
@@ -67,24 +67,24 @@ func runDynToCore(t *testing.T, be bool, tableFormat int32) *dynRun {
 	for _, s := range syms {
 		sym[s.Name] = s.Value
 	}
-	r.list = sym["_U_dyn_info_list"]
-	r.jit["jit_a"] = [2]uint64{sym["jit_a"], sym["jit_b"]}
-	r.jit["jit_b"] = [2]uint64{sym["jit_b"], sym["jit_c"]}
+	r.List = sym["_U_dyn_info_list"]
+	r.JIT["jit_a"] = [2]uint64{sym["jit_a"], sym["jit_b"]}
+	r.JIT["jit_b"] = [2]uint64{sym["jit_b"], sym["jit_c"]}
 	var jitEnd uint64
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Vaddr <= jitBase && jitBase < p.Vaddr+p.Memsz {
 			jitEnd = p.Vaddr + p.Memsz
 		}
 	}
-	r.jit["jit_c"] = [2]uint64{sym["jit_c"], jitEnd}
-	if r.list == 0 || sym["jit_a"] != jitBase || jitEnd == 0 {
-		t.Fatalf("symbols: list %#x, jit_a %#x, jit segment end %#x", r.list, sym["jit_a"], jitEnd)
+	r.JIT["jit_c"] = [2]uint64{sym["jit_c"], jitEnd}
+	if r.List == 0 || sym["jit_a"] != jitBase || jitEnd == 0 {
+		t.Fatalf("symbols: list %#x, jit_a %#x, jit segment end %#x", r.List, sym["jit_a"], jitEnd)
 	}
 
 	// jit_c's descriptors, from gas: its info block in the object
 	// file; its entry leaves a copy of the executable's table.
-	r.exe = filepath.Join(dir, "dynwalk.nojit")
-	dropTableEntries(t, f, built, r.exe, jitBase)
+	r.Exe = filepath.Join(dir, "dynwalk.nojit")
+	dropTableEntries(t, f, built, r.Exe, jitBase)
 	infoBlock := jitInfoBlock(t, filepath.Join(dir, "dynwalk.o"), f.ByteOrder)
 	jitText := f.Section(".jit")
 	tableCopy := [2]uint64{sym["jit_c"], jitText.Addr + jitText.Size}
@@ -105,8 +105,8 @@ func runDynToCore(t *testing.T, be bool, tableFormat int32) *dynRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.WriteDynList(r.list, 7, area, append(dynwalkProcs(t, r), crossia64.DynEntry{
-		Start: r.jit["jit_c"][0], End: r.jit["jit_c"][1], Format: tableFormat, Name: "jit_c.table",
+	if err := m.WriteDynList(r.List, 7, area, append(dynwalkProcs(t, r), crossia64.DynEntry{
+		Start: r.JIT["jit_c"][0], End: r.JIT["jit_c"][1], Format: tableFormat, Name: "jit_c.table",
 		Segbase: seg, TableLen: 3, TableData: tableAddr,
 	})); err != nil {
 		t.Fatal(err)
@@ -118,10 +118,10 @@ func runDynToCore(t *testing.T, be bool, tableFormat int32) *dynRun {
 		case reg.Base <= jitBase && jitBase < reg.Base+uint64(len(reg.Data)):
 			reg.Name = "[jit]"
 		case reg.Name == built:
-			reg.Name = r.exe
+			reg.Name = r.Exe
 		}
 	}
-	if err := m.WriteLinuxCore(r.core, r.exe, 4343, 11); err != nil {
+	if err := m.WriteLinuxCore(r.Core, r.Exe, 4343, 11); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -190,19 +190,19 @@ func jitInfoBlock(t *testing.T, obj string, o binary.ByteOrder) []byte {
 // disassembly the interpreter ran).
 func dynwalkProcs(t *testing.T, r *dynRun) []crossia64.DynEntry {
 	t.Helper()
-	m := r.m
+	m := r.M
 	const (
 		saveReg, spillFP, spillSP, add, popFrames, labelState, copyState = 1, 2, 3, 4, 5, 6, 7
 	)
 	slot := func(fn, prefix string) int32 {
 		t.Helper()
-		s := m.SlotOf(r.jit[fn][0], r.jit[fn][1], prefix)
+		s := m.SlotOf(r.JIT[fn][0], r.JIT[fn][1], prefix)
 		if s < 0 {
 			t.Fatalf("%s: no instruction %q", fn, prefix)
 		}
 		return s
 	}
-	procSlots := func(fn string) int32 { return int32(3 * (r.jit[fn][1] - r.jit[fn][0]) / 16) }
+	procSlots := func(fn string) int32 { return int32(3 * (r.JIT[fn][1] - r.JIT[fn][0]) / 16) }
 
 	// jit_a: one region; the operations listed out of order (the list
 	// reader sorts them).
@@ -234,8 +234,8 @@ func dynwalkProcs(t *testing.T, r *dynRun) []crossia64.DynEntry {
 	}
 	bOps3 := []crossia64.DynOp{{Tag: copyState, When: -1, Val: 1}}
 	return []crossia64.DynEntry{
-		{Start: r.jit["jit_a"][0], End: r.jit["jit_a"][1], Name: "jit_a.generated", Regions: []crossia64.DynRegion{{InsnCount: procSlots("jit_a"), Ops: aOps}}},
-		{Start: r.jit["jit_b"][0], End: r.jit["jit_b"][1], Name: "jit_b.generated", Regions: []crossia64.DynRegion{
+		{Start: r.JIT["jit_a"][0], End: r.JIT["jit_a"][1], Name: "jit_a.generated", Regions: []crossia64.DynRegion{{InsnCount: procSlots("jit_a"), Ops: aOps}}},
+		{Start: r.JIT["jit_b"][0], End: r.JIT["jit_b"][1], Name: "jit_b.generated", Regions: []crossia64.DynRegion{
 			{InsnCount: r2, Ops: bOps1},
 			{InsnCount: r3 - r2, Ops: bOps2},
 			{InsnCount: -(procSlots("jit_b") - r3), Ops: bOps3},
@@ -272,25 +272,25 @@ func TestWalkDynamicCore(t *testing.T) {
 	}{{false, 1}, {true, 2}} {
 		t.Run(fmt.Sprintf("be=%v/format=%d", c.be, c.format), func(t *testing.T) {
 			r := runDynToCore(t, c.be, c.format)
-			core, err := corefile.Open(r.core, corefile.Options{})
+			core, err := corefile.Open(r.Core, corefile.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer core.Close()
-			ef, err := elf.Open(r.exe)
+			ef, err := elf.Open(r.Exe)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer ef.Close()
-			if tab, err := ReadTable(ef); err == nil {
+			if tab, err := unwtab.ReadTable(ef); err == nil {
 				for _, e := range tab.Entries {
-					if e.Start < r.jit["jit_c"][1] && e.End > r.jit["jit_a"][0] {
+					if e.Start < r.JIT["jit_c"][1] && e.End > r.JIT["jit_a"][0] {
 						t.Fatalf("the executable's table still covers generated code: %+v", e)
 					}
 				}
 			}
 			base := coreSpace{c: core, exe: ef}
-			x, warns, err := unwind.ReadDynList(&base, r.list, unwind.DefaultDynLimits)
+			x, warns, err := unwind.ReadDynList(&base, r.List, unwind.DefaultDynLimits)
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("list: %v %v", err, warns)
 			}
@@ -298,46 +298,7 @@ func TestWalkDynamicCore(t *testing.T) {
 				t.Fatalf("list: %d entries, generation %d", len(x.Infos), x.Generation)
 			}
 			as := &dynCoreSpace{coreSpace: base, dyn: x}
-			walkAgainstShadow(t, r.m, as, core, map[uint64]bool{r.jit["jit_a"][0]: true, r.jit["jit_b"][0]: true, r.jit["jit_c"][0]: true})
+			walkAgainstShadow(t, r.M, as, core, map[uint64]bool{r.JIT["jit_a"][0]: true, r.JIT["jit_b"][0]: true, r.JIT["jit_c"][0]: true})
 		})
-	}
-}
-
-// TestAnalyzeDynamicCore: the whole pipeline finds the list by its
-// symbol, names the generated frames by their registered names and
-// walks to the interpreter's frames.
-func TestAnalyzeDynamicCore(t *testing.T) {
-	r := runDynToCore(t, false, 1)
-	rep, err := analyze.Analyze(r.core, analyze.Options{Executable: r.exe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	th := rep.Threads[0]
-	pcs := []uint64{r.m.IP}
-	for i := len(r.m.Shadow) - 1; i >= 0; i-- {
-		pcs = append(pcs, r.m.Shadow[i].IP)
-	}
-	if len(th.Frames) != len(pcs) {
-		for i, f := range th.Frames {
-			t.Logf("frame %d: pc %#x %v trust %v", i, uint64(f.PC), f.Function, f.Trust)
-		}
-		if th.Error != nil {
-			t.Logf("thread error: %s", *th.Error)
-		}
-		t.Fatalf("%d frames, interpreter %d (warnings %v)", len(th.Frames), len(pcs), rep.Warnings)
-	}
-	names := map[string]bool{}
-	for i, f := range th.Frames {
-		if uint64(f.PC) != pcs[i] {
-			t.Errorf("frame %d: pc %#x, interpreter %#x", i, uint64(f.PC), pcs[i])
-		}
-		if f.Function != nil {
-			names[*f.Function] = true
-		}
-	}
-	for _, n := range []string{"jit_a.generated", "jit_b.generated", "jit_c.table", "level1", "level3", "rec", "crash", "_start"} {
-		if !names[n] {
-			t.Errorf("no frame named %q: %v", n, names)
-		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/corefile"
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -172,48 +171,6 @@ func TestWalkHPUXInSyscall(t *testing.T) {
 	}
 	if bsp, _ := st.frame.Get(BSP); bsp == m.BSP {
 		t.Errorf("reason ignored: bsp %#x either way", bsp)
-	}
-}
-
-// TestAnalyzeHPUXCore: the whole pipeline names every frame of the HP-UX
-// core as it names the Linux core's of the same run.
-func TestAnalyzeHPUXCore(t *testing.T) {
-	m, exe, dir := runProgram(t, "walk", true)
-	linux, hpux := filepath.Join(dir, "core.linux"), filepath.Join(dir, "core.hpux")
-	if err := m.WriteLinuxCore(linux, exe, 4242, 11); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.WriteHPUXCore(hpux, exe, 11, false); err != nil {
-		t.Fatal(err)
-	}
-	rl, err := analyze.Analyze(linux, analyze.Options{Executable: exe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rh, err := analyze.Analyze(hpux, analyze.Options{Executable: exe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rh.Threads) != 1 || len(rl.Threads) != 1 {
-		t.Fatalf("threads: hpux %d, linux %d", len(rh.Threads), len(rl.Threads))
-	}
-	fl, fh := rl.Threads[0].Frames, rh.Threads[0].Frames
-	if e := rh.Threads[0].Error; e != nil {
-		t.Errorf("hpux thread error: %s", *e)
-	}
-	if len(fh) != len(fl) || len(fh) != len(m.Shadow)+1 {
-		t.Fatalf("frames: hpux %d, linux %d, interpreter %d", len(fh), len(fl), len(m.Shadow)+1)
-	}
-	for i := range fh {
-		name := func(p *string) string {
-			if p == nil {
-				return "?"
-			}
-			return *p
-		}
-		if fh[i].PC != fl[i].PC || name(fh[i].Function) != name(fl[i].Function) || fh[i].Function == nil {
-			t.Errorf("frame %d: hpux %#x %s, linux %#x %s", i, uint64(fh[i].PC), name(fh[i].Function), uint64(fl[i].PC), name(fl[i].Function))
-		}
 	}
 }
 

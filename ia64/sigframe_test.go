@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -27,7 +28,7 @@ func (m memSpace) DynInfoListAddr() (uint64, error)              { return 0, unw
 // The trampoline's ABI marker (.unwabi 3, 's', as the kernel's gate.S
 // writes it) makes a script a signal trampoline's.
 func TestSigtrampMarker(t *testing.T) {
-	recs, err := Decode([]byte{0x02, 0xff, 0x03, 's', 0x23})
+	recs, err := unwtab.Decode([]byte{0x02, 0xff, 0x03, 's', 0x23})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package ia64
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
+)
 
 // sreg indexes the registers an unwind state tracks (libunwind's
 // UNW_REG_*): the frame registers first, then the preserved ones.
@@ -116,7 +120,7 @@ func newStateRecord(target int64, pr *uint64) *stateRecord {
 }
 
 // buildState walks recs to the target slot and returns the final state.
-func buildState(recs []Record, target int64, pr *uint64) (*stateRecord, error) {
+func buildState(recs []unwtab.Record, target int64, pr *uint64) (*stateRecord, error) {
 	sr := newStateRecord(target, pr)
 	for i := range recs {
 		if sr.done {
@@ -232,7 +236,7 @@ func (sr *stateRecord) finishPrologue() {
 		next := [3]sreg{sF2, sR4, sB1}
 		limit := [3]sreg{sF16 + 15, sR4 + 3, sB1 + 4}
 		for t := int64(0); t < sr.imaskRlen && uint64(t/4) < uint64(len(sr.imask)); t++ {
-			kind := imaskSlot(sr.imask, uint64(t))
+			kind := unwtab.ImaskSlot(sr.imask, uint64(t))
 			if kind == 0 {
 				continue
 			}
@@ -263,29 +267,29 @@ func (sr *stateRecord) finishPrologue() {
 }
 
 // p3/p7/p8 register names to state registers.
-func unwRegSReg(r UnwReg, memory bool) (sreg, bool) {
+func unwRegSReg(r unwtab.UnwReg, memory bool) (sreg, bool) {
 	switch r {
-	case RegPSP:
+	case unwtab.RegPSP:
 		return sPSP, true
-	case RegRP:
+	case unwtab.RegRP:
 		return sRP, true
-	case RegPFS:
+	case unwtab.RegPFS:
 		return sPFS, true
-	case RegPR:
+	case unwtab.RegPR:
 		return sPR, true
-	case RegUNAT:
+	case unwtab.RegUNAT:
 		return sUNAT, true
-	case RegLC:
+	case unwtab.RegLC:
 		return sLC, true
-	case RegRNAT:
+	case unwtab.RegRNAT:
 		return sRNAT, true
-	case RegBSP:
+	case unwtab.RegBSP:
 		return sBSP, true
-	case RegBSPSTORE:
+	case unwtab.RegBSPSTORE:
 		return sBSPSTORE, true
-	case RegFPSR:
+	case unwtab.RegFPSR:
 		return sFPSR, true
-	case RegPRIUNAT:
+	case unwtab.RegPRIUNAT:
 		if memory {
 			return sPriUnatMem, true
 		}
@@ -352,20 +356,20 @@ func (sr *stateRecord) active(qp uint8, t uint64) bool {
 	return true
 }
 
-func (sr *stateRecord) apply(r *Record) error {
+func (sr *stateRecord) apply(r *unwtab.Record) error {
 	switch r.Op {
-	case OpPrologue, OpBody:
-		sr.region(r.Op == OpBody, r.Rlen, 0, 0)
-	case OpPrologueGR:
+	case unwtab.OpPrologue, unwtab.OpBody:
+		sr.region(r.Op == unwtab.OpBody, r.Rlen, 0, 0)
+	case unwtab.OpPrologueGR:
 		sr.region(false, r.Rlen, r.Mask, int64(r.GR))
-	case OpBrMem:
+	case unwtab.OpBrMem:
 		for i := 0; i < 5; i++ {
 			if r.Mask&(1<<i) != 0 {
 				sr.set(sB1+sreg(i), whereSpillHome, sr.regionEnd(), 0)
 				sr.anySpills = true
 			}
 		}
-	case OpBrGR:
+	case unwtab.OpBrGR:
 		gr := int64(r.GR)
 		for i := 0; i < 5; i++ {
 			if r.Mask&(1<<i) != 0 {
@@ -373,23 +377,23 @@ func (sr *stateRecord) apply(r *Record) error {
 				gr++
 			}
 		}
-	case OpRegGR:
+	case unwtab.OpRegGR:
 		if s, ok := unwRegSReg(r.Reg, false); ok {
 			sr.set(s, whereGR, sr.regionEnd(), int64(r.GR))
 		}
-	case OpRpBR:
+	case unwtab.OpRpBR:
 		sr.returnLinkReg = int64(r.GR)
-	case OpSpillMask:
+	case unwtab.OpSpillMask:
 		sr.imask, sr.imaskRlen = r.IMask, int64(min(r.RegionRlen, uint64(whenNever)))
-	case OpFrGrMem, OpFrMem, OpGrMem:
+	case unwtab.OpFrGrMem, unwtab.OpFrMem, unwtab.OpGrMem:
 		for i := 0; i < 4; i++ {
-			if r.Mask&(1<<i) != 0 && r.Op != OpFrMem {
+			if r.Mask&(1<<i) != 0 && r.Op != unwtab.OpFrMem {
 				sr.set(sR4+sreg(i), whereSpillHome, sr.regionEnd(), 0)
 				sr.anySpills = true
 			}
 		}
 		for i := 0; i < 20; i++ {
-			if r.FRMask&(1<<i) != 0 && r.Op != OpGrMem {
+			if r.FRMask&(1<<i) != 0 && r.Op != unwtab.OpGrMem {
 				s := sF2 + sreg(i)
 				if i >= 4 {
 					s = sF16 + sreg(i-4)
@@ -398,7 +402,7 @@ func (sr *stateRecord) apply(r *Record) error {
 				sr.anySpills = true
 			}
 		}
-	case OpGrGR:
+	case unwtab.OpGrGR:
 		gr := int64(r.GR)
 		for i := 0; i < 4; i++ {
 			if r.Mask&(1<<i) != 0 {
@@ -406,14 +410,14 @@ func (sr *stateRecord) apply(r *Record) error {
 				gr++
 			}
 		}
-	case OpMemStackF:
+	case unwtab.OpMemStackF:
 		sr.set(sPSP, whereNone, sr.regionTime(r.T), int64(min(r.Size, 1<<40)*16))
-	case OpMemStackV:
+	case unwtab.OpMemStackV:
 		sr.cur[sPSP].when = sr.regionTime(r.T)
-	case OpSpillBase:
+	case unwtab.OpSpillBase:
 		sr.spillOffset = 0x10 - 4*int64(min(r.Off, 1<<40))
-	case OpRegWhen, OpPriunatWhenGR, OpPriunatWhenMem:
-		s, ok := unwRegSReg(r.Reg, r.Op == OpPriunatWhenMem)
+	case unwtab.OpRegWhen, unwtab.OpPriunatWhenGR, unwtab.OpPriunatWhenMem:
+		s, ok := unwRegSReg(r.Reg, r.Op == unwtab.OpPriunatWhenMem)
 		if !ok {
 			break
 		}
@@ -421,34 +425,34 @@ func (sr *stateRecord) apply(r *Record) error {
 			sr.cur[s].where = whereGRSave
 		}
 		sr.cur[s].when = sr.regionTime(r.T)
-	case OpRegSprel:
+	case unwtab.OpRegSprel:
 		if s, ok := unwRegSReg(r.Reg, true); ok {
 			sr.set(s, whereSPRel, sr.regionEnd(), 4*int64(min(r.Off, 1<<40)))
 		}
-	case OpRegPsprel:
+	case unwtab.OpRegPsprel:
 		if s, ok := unwRegSReg(r.Reg, true); ok {
 			sr.set(s, wherePSPRel, sr.regionEnd(), 0x10-4*int64(min(r.Off, 1<<40)))
 		}
-	case OpUnwabi:
+	case unwtab.OpUnwabi:
 		sr.abiMarker = uint16(r.ABI)<<8 | uint16(r.Ctx)
-	case OpLabelState:
+	case unwtab.OpLabelState:
 		if sr.labels == nil {
 			sr.labels = map[uint64]labeled{}
 		}
 		if len(sr.labels) < maxNesting {
 			sr.labels[r.Label] = labeled{cur: sr.cur, stack: append([]regSet(nil), sr.stack...)}
 		}
-	case OpCopyState:
+	case unwtab.OpCopyState:
 		l, ok := sr.labels[r.Label]
 		if !ok {
 			return fmt.Errorf("copy_state of unknown label %d", r.Label)
 		}
 		sr.cur = l.cur
 		sr.stack = append(sr.stack[:0], l.stack...)
-	case OpEpilogue:
+	case unwtab.OpEpilogue:
 		sr.whenSPRestored = sr.regionEnd() - int64(min(r.T, uint64(whenNever)))
 		sr.epilogueCount = int64(min(r.ECount, maxNesting)) + 1
-	case OpSpillSprel, OpSpillPsprel:
+	case unwtab.OpSpillSprel, unwtab.OpSpillPsprel:
 		if !sr.active(r.QP, r.T) {
 			break
 		}
@@ -458,12 +462,12 @@ func (sr *stateRecord) apply(r *Record) error {
 		}
 		ri := &sr.cur[s]
 		ri.when = sr.regionTime(r.T)
-		if r.Op == OpSpillSprel {
+		if r.Op == unwtab.OpSpillSprel {
 			ri.where, ri.val = whereSPRel, 4*int64(min(r.Off, 1<<40))
 		} else {
 			ri.where, ri.val = wherePSPRel, 0x10-4*int64(min(r.Off, 1<<40))
 		}
-	case OpSpillReg:
+	case unwtab.OpSpillReg:
 		if !sr.active(r.QP, r.T) {
 			break
 		}
@@ -479,7 +483,7 @@ func (sr *stateRecord) apply(r *Record) error {
 			w = whereFR
 		}
 		sr.cur[s] = regInfo{where: w, when: sr.regionTime(r.T), val: int64(r.YTReg & 0x7f)}
-	case OpRestore:
+	case unwtab.OpRestore:
 		if !sr.active(r.QP, r.T) {
 			break
 		}

@@ -25,7 +25,7 @@ var preserved = func() []int {
 // return pointer gives the caller's ip, the saved ar.pfs its frame
 // marker, psp its sp, and the caller's register frame ends where the
 // callee's begins, sol registers lower in the backing store.
-func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, depth int) (unwind.StepResult, error) {
+func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	ip, ok := callee.Get(IP)
 	if !ok || ip == 0 {
 		return unwind.StepEnd, nil

@@ -56,7 +56,7 @@ const privMask = ^uint64(3)
 // FrameFromCoreRegs builds frame 0 from a thread's register bytes: a Linux
 // NT_PRSTATUS pr_reg (80 slots; 320 bytes on 32-bit, 640 on 64-bit) or an
 // HP-UX save_state_t (corefile puts it in GRegs for HP-UX cores).
-func (a Arch) FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {
+func (a Arch) frameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {
 	switch len(gregs) {
 	case linuxGRegSlots * 4:
 		return linuxFrame(gregs, order, 4), nil
@@ -148,12 +148,12 @@ func SetFPRegs(f *unwind.Frame, fpregs []byte, order binary.ByteOrder) error {
 	return nil
 }
 
-// FrameFromThread is unwind.ThreadRegsArch: frame 0 from the general
+// FrameFromThread is unwind.Arch's: frame 0 from the general
 // registers, with the floating-point registers of a Linux core when the
 // thread's notes carry NT_PRFPREG (an HP-UX save_state has its own FP
-// block, which FrameFromCoreRegs reads).
+// block, which frameFromCoreRegs reads).
 func (a Arch) FrameFromThread(th *unwind.ThreadState) (*unwind.Frame, error) {
-	f, err := a.FrameFromCoreRegs(th.GRegs, th.Order)
+	f, err := a.frameFromCoreRegs(th.GRegs, th.Order)
 	if err != nil {
 		return nil, err
 	}

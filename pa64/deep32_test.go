@@ -3,13 +3,11 @@ package pa64_test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/crossarch/hppa"
+	"github.com/coreunwind/coreunwind/internal/refbt"
 )
 
 // TestDeepStacksMatchGDB crashes deep.c under qemu-hppa 3000 calls deep,
@@ -67,8 +65,8 @@ func TestDeepStacksMatchGDB(t *testing.T) {
 			}
 			for n, w := range live {
 				g := fr[n]
-				if name(g) != w.Function || (w.HasPC && uint64(g.PC) != w.PC) {
-					t.Errorf("frame %d: coreunwind %#x %s, gdb %#x %s", n, uint64(g.PC), name(g), w.PC, w.Function)
+				if name(g) != gdbName(w) || (w.HasPC && uint64(g.PC) != w.PC) {
+					t.Errorf("frame %d: coreunwind %#x %s, gdb %#x %s", n, uint64(g.PC), name(g), w.PC, gdbName(w))
 				}
 			}
 			t.Logf("%d frames; gdb's outermost #%d", len(fr), outermost)
@@ -91,29 +89,17 @@ func TestDeepStacksMatchGDB(t *testing.T) {
 	}
 }
 
-var numberedFrame = regexp.MustCompile(`^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+)`)
-
 // numberedFrames reads gdb backtraces (bt N, bt -N) by frame number.
-func numberedFrames(t *testing.T, paths ...string) map[int]hppa.GDBFrame {
+func numberedFrames(t *testing.T, paths ...string) map[int]refbt.Frame {
 	t.Helper()
-	out := map[int]hppa.GDBFrame{}
+	out := map[int]refbt.Frame{}
 	for _, p := range paths {
 		text, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range strings.Split(string(text), "\n") {
-			m := numberedFrame.FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
-			n, _ := strconv.Atoi(m[1])
-			f := hppa.GDBFrame{Function: m[3]}
-			if m[2] != "" {
-				f.PC, _ = strconv.ParseUint(m[2][2:], 16, 64)
-				f.HasPC = true
-			}
-			out[n] = f
+		for _, f := range refbt.ParseGDBFrames(string(text)) {
+			out[f.Index] = f
 		}
 	}
 	return out

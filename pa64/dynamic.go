@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -150,7 +151,7 @@ func (a Arch) dynRuleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint6
 // staticAliasRule is the rule of an ALIAS target in code with a
 // .PARISC.unwind entry.
 func (a Arch) staticAliasRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, pc uint64) *dynRule {
-	e, ok := pi.Info.(*Entry)
+	e, ok := pi.Info.(*unwtab.Entry)
 	if !ok || pi.Format != unwind.FormatUnwindTable {
 		return &dynRule{err: fmt.Errorf("alias target %#x: unwind info format %v: %w", pc, pi.Format, errNoEntry)}
 	}
@@ -161,7 +162,7 @@ func (a Arch) staticAliasRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwi
 
 // tableRule is ruleFor's work for an entry whose Start and End are
 // run-time addresses: the prologue scan up to pc.
-func (a Arch) tableRule(as unwind.AddrSpace, e *Entry, pc uint64) *rule {
+func (a Arch) tableRule(as unwind.AddrSpace, e *unwtab.Entry, pc uint64) *rule {
 	r := &rule{entry: e, start: e.Start}
 	r.prologue = scanPrologue(func(addr uint64) (uint32, bool) { return readInsn(as, addr) }, e.Start, pc, a.wide)
 	if fb := int64(e.Desc.FrameBytes()); fb > 0 && r.prologue.size > fb {

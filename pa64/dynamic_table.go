@@ -3,6 +3,7 @@ package pa64
 import (
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -18,7 +19,7 @@ const maxDynTableEntries = 1 << 24
 
 // dynTableLookup binary-searches the registered table for the entry
 // covering lpc; the entry's Start and End are run-time addresses.
-func dynTableLookup(as unwind.AddrSpace, d *unwind.DynInfo, lpc uint64) (*Entry, bool, error) {
+func dynTableLookup(as unwind.AddrSpace, d *unwind.DynInfo, lpc uint64) (*unwtab.Entry, bool, error) {
 	t := d.Table
 	if t == nil {
 		return nil, false, fmt.Errorf("dynamic table at %#x: no table info: %w", lpc, unwind.ErrNoInfo)
@@ -27,23 +28,23 @@ func dynTableLookup(as unwind.AddrSpace, d *unwind.DynInfo, lpc uint64) (*Entry,
 	if w != 4 && w != 8 {
 		return nil, false, fmt.Errorf("dynamic table %q: pointer size %d: %w", t.Name, w, unwind.ErrBadFrame)
 	}
-	if t.TableLen > maxDynTableEntries*EntrySize/w {
+	if t.TableLen > maxDynTableEntries*unwtab.EntrySize/w {
 		return nil, false, fmt.Errorf("dynamic table %q: %d words: %w", t.Name, t.TableLen, unwind.ErrBadFrame)
 	}
-	n := t.TableLen * w / EntrySize
+	n := t.TableLen * w / unwtab.EntrySize
 	rel := lpc - t.Segbase
 	order := as.ByteOrder()
-	var b [EntrySize]byte
+	var b [unwtab.EntrySize]byte
 	lo, hi := uint64(0), n
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		if err := as.ReadMem(t.TableData+mid*EntrySize, b[:]); err != nil {
+		if err := as.ReadMem(t.TableData+mid*unwtab.EntrySize, b[:]); err != nil {
 			return nil, false, fmt.Errorf("dynamic table %q entry %d: %w", t.Name, mid, err)
 		}
-		e := Entry{
+		e := unwtab.Entry{
 			RawStart: order.Uint32(b[0:]),
 			RawEnd:   order.Uint32(b[4:]),
-			Desc:     Descriptor{W1: order.Uint32(b[8:]), W2: order.Uint32(b[12:])},
+			Desc:     unwtab.Descriptor{W1: order.Uint32(b[8:]), W2: order.Uint32(b[12:])},
 		}
 		switch {
 		case lpc < t.Segbase || rel < uint64(e.RawStart):

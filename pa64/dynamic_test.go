@@ -89,11 +89,7 @@ func stepAt(t *testing.T, a Arch, as unwind.AddrSpace, pc uint64, exact bool, re
 	for r, v := range regs {
 		callee.Set(r, v, unwind.SaveLoc{})
 	}
-	depth := 1
-	if exact {
-		depth = 0
-	}
-	res, err := a.Step(as, unwind.NewCache(unwind.CacheGlobal), callee, caller, depth)
+	res, err := a.Step(as, unwind.NewCache(unwind.CacheGlobal), callee, caller)
 	return caller, res, err
 }
 

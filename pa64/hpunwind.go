@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -33,7 +34,6 @@ type CurrentFrame struct {
 	R4        uint64
 
 	frame *unwind.Frame // every register the unwinder knows
-	depth int
 }
 
 // PreviousFrame is HP's previous_frame_def: the caller of a CurrentFrame,
@@ -62,10 +62,11 @@ type Unwinder struct {
 var ErrStackUnwound = errors.New("stack unwound")
 
 // InitFrame is how a walk starts: the state vector of frame 0 from a
-// frame built from a core (FrameFromCoreRegs) or a signal context.
+// frame built from a core (FrameFromThread) or a signal context.
 func (u *Unwinder) InitFrame(f *unwind.Frame) *CurrentFrame {
 	c := &CurrentFrame{frame: unwind.NewFrame(NumRegs)}
 	c.frame.CopyFrom(f)
+	c.frame.ExactPC = true // frame 0 is where the thread stopped
 	c.fill()
 	c.TopRP, _ = f.Get(RP)
 	c.TopMRP, _ = f.Get(R31)
@@ -84,12 +85,12 @@ func (c *CurrentFrame) fill() {
 
 // UnwindTable is U_get_unwind_table / U_get_shLib_unw_tbl: the table of
 // the module holding pc, through the address space's lookup.
-func (u *Unwinder) UnwindEntry(pc uint64) (*Entry, *unwind.ProcInfo, error) {
+func (u *Unwinder) UnwindEntry(pc uint64) (*unwtab.Entry, *unwind.ProcInfo, error) {
 	pi, err := u.Cache.FindProcInfo(u.AS, pc)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, ok := pi.Info.(*Entry)
+	e, ok := pi.Info.(*unwtab.Entry)
 	if !ok {
 		return nil, pi, fmt.Errorf("pc %#x: %w", pc, errNoEntry)
 	}
@@ -115,7 +116,7 @@ func (u *Unwinder) IsMillicode(pc uint64) bool {
 // PreviousFrame is U_get_previous_frame: the caller of cur.
 func (u *Unwinder) PreviousFrame(cur *CurrentFrame, prev *PreviousFrame) error {
 	next := unwind.NewFrame(NumRegs)
-	res, err := u.Arch.Step(u.AS, u.Cache, cur.frame, next, cur.depth)
+	res, err := u.Arch.Step(u.AS, u.Cache, cur.frame, next)
 	if err != nil {
 		return err
 	}
@@ -144,10 +145,10 @@ func (u *Unwinder) PreviousFrame(cur *CurrentFrame, prev *PreviousFrame) error {
 }
 
 // TableOfEntry returns e's index in its table (HP's uw_index).
-func TableOfEntry(e *Entry) (int, error) {
+func TableOfEntry(e *unwtab.Entry) (int, error) {
 	var found int = -1
 	tables.Range(func(_, v any) bool {
-		t, _ := v.(*Table)
+		t, _ := v.(*unwtab.Table)
 		if t == nil {
 			return true
 		}
@@ -170,7 +171,6 @@ func TableOfEntry(e *Entry) (int, error) {
 // vector).
 func CopyFrameInfo(cur *CurrentFrame, prev *PreviousFrame) {
 	cur.frame = prev.frame
-	cur.depth++
 	cur.FrameSize = prev.FrameSize
 	cur.fill()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/pa64"
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -62,7 +63,7 @@ func TestHPUnwindLibraryStackTrace(t *testing.T) {
 	syms, _ := exe.Symbols()
 	as := &coreSpace{core: c, exe: exe, path: prog, syms: syms}
 	arch := pa64.New(true)
-	f0, err := arch.FrameFromCoreRegs(c.Threads[0].GRegs, c.ByteOrder())
+	f0, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: c.Threads[0].GRegs, Order: c.ByteOrder()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestHPUnwindLibraryStackTrace(t *testing.T) {
 	if err := u.PreviousFrame(cur, &prev); err != nil {
 		t.Fatal(err)
 	}
-	if !(pa64.Descriptor{W1: prev.UDescr1, W2: prev.UDescr2}).SaveRP() || prev.UWIndex != 1 || prev.RLO != m.CallStack[len(m.CallStack)-1] {
+	if !(unwtab.Descriptor{W1: prev.UDescr1, W2: prev.UDescr2}).SaveRP() || prev.UWIndex != 1 || prev.RLO != m.CallStack[len(m.CallStack)-1] {
 		t.Errorf("previous frame %+v", prev)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/crossarch/hppa"
+	"github.com/coreunwind/coreunwind/internal/refbt"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -44,7 +45,7 @@ func TestLinuxHPPACoresMatchGDB(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			live := hppa.ParseBacktrace(string(btText))
+			live := refbt.ParseGDB(string(btText))
 			if len(live) != c.threads {
 				t.Fatalf("gdb shows %d threads, want %d:\n%s", len(live), c.threads, btText)
 			}
@@ -61,7 +62,7 @@ func TestLinuxHPPACoresMatchGDB(t *testing.T) {
 					t.Errorf("thread %d: gdb has no such thread", th.TID)
 					continue
 				}
-				compareThread(t, th, want, c.throughSig)
+				compareThread(t, th, want.Frames, c.throughSig)
 			}
 			if c.prog == "mt" {
 				checkCorehead(t, dir, prog, live)
@@ -74,7 +75,7 @@ func TestLinuxHPPACoresMatchGDB(t *testing.T) {
 // the crashed thread's frames in the executable (leaf_crash up to main)
 // must be the ones gdb printed live. (The corehead format records no
 // shared libraries, so frames in libc are not compared.)
-func checkCorehead(t *testing.T, dir, prog string, live map[int][]hppa.GDBFrame) {
+func checkCorehead(t *testing.T, dir, prog string, live map[int]*refbt.Thread) {
 	core := hppa.WriteCorehead(t, dir)
 	r, err := analyze.Analyze(core, analyze.Options{Executable: prog})
 	if err != nil {
@@ -84,18 +85,21 @@ func checkCorehead(t *testing.T, dir, prog string, live map[int][]hppa.GDBFrame)
 		t.Fatalf("corehead: arch %s os %s threads %d", r.Core.Arch, r.Core.OS, len(r.Threads))
 	}
 	th := r.Threads[0]
-	want := live[th.TID]
+	var want []refbt.Frame
+	if lt := live[th.TID]; lt != nil {
+		want = lt.Frames
+	}
 	if !th.Crashed || len(want) < 6 || len(th.Frames) < 6 {
 		t.Fatalf("corehead: thread %d crashed %v, %d frames (gdb %d)", th.TID, th.Crashed, len(th.Frames), len(want))
 	}
 	for i := 0; i < 6; i++ {
-		if uint64(th.Frames[i].PC) != want[i].PC || name(th.Frames[i]) != want[i].Function {
-			t.Errorf("corehead frame %d: %#x %s, gdb %#x %s", i, uint64(th.Frames[i].PC), name(th.Frames[i]), want[i].PC, want[i].Function)
+		if uint64(th.Frames[i].PC) != want[i].PC || name(th.Frames[i]) != gdbName(want[i]) {
+			t.Errorf("corehead frame %d: %#x %s, gdb %#x %s", i, uint64(th.Frames[i].PC), name(th.Frames[i]), want[i].PC, gdbName(want[i]))
 		}
 	}
 }
 
-func compareThread(t *testing.T, th report.Thread, want []hppa.GDBFrame, throughSig bool) {
+func compareThread(t *testing.T, th report.Thread, want []refbt.Frame, throughSig bool) {
 	t.Helper()
 	got := th.Frames
 	dump := func() string {
@@ -112,7 +116,7 @@ func compareThread(t *testing.T, th report.Thread, want []hppa.GDBFrame, through
 		}
 	}()
 	for i, w := range want {
-		if w.Function == "<signal handler called>" {
+		if w.Signal {
 			sawSignal = true
 			if i >= len(got) || !got[i].Signal {
 				t.Errorf("thread %d frame %d: gdb shows the signal frame, coreunwind does not:\n%s", th.TID, i, dump())
@@ -123,16 +127,16 @@ func compareThread(t *testing.T, th report.Thread, want []hppa.GDBFrame, through
 			break // gdb's end of the chain
 		}
 		if i >= len(got) {
-			t.Errorf("thread %d: %d frames, gdb has frame %d %s %#x:\n%s", th.TID, len(got), i, w.Function, w.PC, dump())
+			t.Errorf("thread %d: %d frames, gdb has frame %d %s %#x:\n%s", th.TID, len(got), i, gdbName(w), w.PC, dump())
 			return
 		}
 		g := got[i]
-		sameName := w.Function == name(g) || (w.Function == "??" && g.Function == nil) || strings.TrimPrefix(name(g), "__") == w.Function
+		sameName := gdbName(w) == name(g) || strings.TrimPrefix(name(g), "__") == gdbName(w)
 		samePC := !w.HasPC || uint64(g.PC) == w.PC
 		inSyscall := i == 1 && len(got) > 0 && uint64(got[0].PC) == 0x100
 		compared++
 		if !sameName || (!samePC && !inSyscall) {
-			t.Errorf("thread %d frame %d: coreunwind %#x %s, gdb %#x %s:\n%s", th.TID, i, uint64(g.PC), name(g), w.PC, w.Function, dump())
+			t.Errorf("thread %d frame %d: coreunwind %#x %s, gdb %#x %s:\n%s", th.TID, i, uint64(g.PC), name(g), w.PC, gdbName(w), dump())
 		}
 	}
 	if throughSig {
@@ -147,6 +151,15 @@ func compareThread(t *testing.T, th report.Thread, want []hppa.GDBFrame, through
 			t.Errorf("thread %d: coreunwind did not continue through the signal frame to main:\n%s", th.TID, dump())
 		}
 	}
+}
+
+// gdbName is a gdb frame's function as name prints coreunwind's: "??"
+// where gdb has none.
+func gdbName(f refbt.Frame) string {
+	if f.Func == "" {
+		return "??"
+	}
+	return f.Func
 }
 
 func name(f report.Frame) string {

@@ -21,7 +21,7 @@ import (
 // reference computes the address itself with ldo. The few instructions up
 // to the return's delay slot are evaluated with r19 and dp known.
 
-// DynListAddr is unwind.DynListArch: the address _U_dyn_info_list_addr
+// DynListAddr is unwind.Arch's: the address _U_dyn_info_list_addr
 // (fn, the symbol's run-time value in f loaded at bias) returns.
 func (Arch) DynListAddr(as unwind.AddrSpace, f *elf.File, bias, fn uint64) (uint64, error) {
 	return ListAddrIn(f, bias, as.ReadMem, as.ByteOrder(), fn)

@@ -13,7 +13,7 @@ import (
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/crossarch/hppa"
 	"github.com/coreunwind/coreunwind/internal/testenv"
-	"github.com/coreunwind/coreunwind/pa64"
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 )
 
 // TestSaveMRPInFrame runs a millicode routine that saved r31 at sp-20 and
@@ -69,7 +69,7 @@ func setSaveMRP(t *testing.T, prog, sym string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := pa64.ReadTable(f)
+	tab, err := unwtab.ReadTable(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func setSaveMRP(t *testing.T, prog, sym string) {
 			addr = s.Value
 		}
 	}
-	sec := f.Section(pa64.SectionName)
+	sec := f.Section(unwtab.SectionName)
 	f.Close()
 	idx := -1
 	for i, e := range tab.Entries {
@@ -105,7 +105,7 @@ func setSaveMRP(t *testing.T, prog, sym string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if tab, _ := pa64.ReadTable(f); !tab.Entries[idx].Desc.SaveMRPInFrame() || !tab.Entries[idx].Desc.Millicode() {
+	if tab, _ := unwtab.ReadTable(f); !tab.Entries[idx].Desc.SaveMRPInFrame() || !tab.Entries[idx].Desc.Millicode() {
 		t.Fatalf("entry %d after patching: %v", idx, tab.Entries[idx].Desc.Flags())
 	}
 }

@@ -3,13 +3,14 @@ package pa64
 import (
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
 // rule is what the unwinder knows about one lookup address, computed once
 // and cached: the table entry and what the prologue did before the pc.
 type rule struct {
-	entry    *Entry
+	entry    *unwtab.Entry
 	start    uint64 // the entry's start as a run-time address
 	prologue prologue
 	err      error
@@ -33,7 +34,7 @@ func (a Arch) ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) 
 	pi, err := cache.FindProcInfo(as, lpc)
 	if err != nil {
 		r.err = fmt.Errorf("pc %#x: %w", lpc, err)
-	} else if e, ok := pi.Info.(*Entry); ok && pi.Format == unwind.FormatUnwindTable {
+	} else if e, ok := pi.Info.(*unwtab.Entry); ok && pi.Format == unwind.FormatUnwindTable {
 		r.entry, r.start = e, pi.StartIP
 		r.prologue = scanPrologue(func(addr uint64) (uint32, bool) { return readInsn(as, addr) }, pi.StartIP, pc, a.wide)
 		if r.prologue.size > int64(e.Desc.FrameBytes()) && e.Desc.FrameBytes() > 0 {

@@ -275,6 +275,8 @@ func (e *jsonEnc) frame(f *Frame) {
 	e.int(f.Index)
 	e.key("pc")
 	e.hex(f.PC)
+	e.key("exact_pc")
+	e.bool(f.ExactPC)
 	e.key("sp")
 	e.hexPtr(f.SP)
 	e.key("cfa")

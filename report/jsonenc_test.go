@@ -8,7 +8,6 @@ import (
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/report"
-	_ "github.com/coreunwind/coreunwind/x86_64"
 )
 
 // viaReflection is the JSON encoding/json writes for r: the reference the

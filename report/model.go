@@ -71,13 +71,22 @@ type Thread struct {
 	Frames    []Frame `json:"frames"`
 	Truncated bool    `json:"truncated"`
 	Error     *string `json:"error"`
+
+	// Err is the error behind Error, for callers that must tell why the
+	// walk stopped (errors.Is: unwind.ErrUnavailable, corefile.ErrTruncated).
+	// Not part of the JSON schema.
+	Err error `json:"-"`
 }
 
 // Frame is one frame, or one inlined call within a frame (Inlined: it
 // shares PC with the next frame, the function it was inlined into).
 type Frame struct {
-	Index          int     `json:"index"`
-	PC             Hex     `json:"pc"`
+	Index int `json:"index"`
+	PC    Hex `json:"pc"`
+	// ExactPC: PC is the instruction that was executing (frame 0, a
+	// frame a signal interrupted), not a return address; consumers look
+	// up PC-1 for return addresses (the call, not what follows it).
+	ExactPC        bool    `json:"exact_pc"`
 	SP             *Hex    `json:"sp"`
 	CFA            *Hex    `json:"cfa"`
 	Trust          string  `json:"trust"`

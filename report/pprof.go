@@ -167,9 +167,9 @@ func (b *ProfileBuilder) location(r *Report, mods []*profile.Mapping, frames []F
 	outer := &frames[len(frames)-1]
 	addr := uint64(outer.PC)
 	// A caller frame's pc is a return address; the call is the
-	// instruction before it. Frames whose registers came from a context
-	// (frame 0, a frame interrupted by a signal) are exact.
-	if outer.Trust != "context" && addr > 0 {
+	// instruction before it. Exact PCs (frame 0, a frame interrupted by
+	// a signal) are the instruction itself.
+	if !outer.ExactPC && addr > 0 {
 		addr--
 	}
 	var m *profile.Mapping

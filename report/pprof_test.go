@@ -13,10 +13,8 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/analyze"
-	_ "github.com/coreunwind/coreunwind/i386"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
-	_ "github.com/coreunwind/coreunwind/x86_64"
 	"github.com/google/pprof/profile"
 )
 

@@ -28,8 +28,15 @@ type Summary struct {
 	CoresTotal    int         `json:"cores_total"`
 	CoresAnalyzed int         `json:"cores_analyzed"`
 	CoresFailed   int         `json:"cores_failed"`
-	Buckets       []*Bucket   `json:"buckets"`
-	Failures      []Failure   `json:"failures"`
+	// CoresPartial counts the analyzed cores that are partial (cut
+	// inside the crashing thread's stack); they are in CoresAnalyzed.
+	CoresPartial int `json:"cores_partial"`
+	// PartialBucketed: partial cores are bucket members like the others
+	// (--bucket-partial), not only listed.
+	PartialBucketed bool          `json:"partial_bucketed"`
+	Buckets         []*Bucket     `json:"buckets"`
+	Partial         []PartialCore `json:"partial"`
+	Failures        []Failure     `json:"failures"`
 }
 
 // Bucket is the cores that share one signature.
@@ -46,6 +53,20 @@ type Bucket struct {
 	ExampleCore  string     `json:"example_core"`
 	Cores        []string   `json:"cores"`
 	CoresOmitted int        `json:"cores_omitted,omitempty"`
+	// PartialCount is the partial cores of this bucket: members counted
+	// in Count when the summary's PartialBucketed, else cores listed in
+	// Partial whose exact signature is this bucket's, not counted.
+	PartialCount int `json:"partial_count"`
+}
+
+// PartialCore is an analyzed core whose crashing thread's stack was cut
+// short by the core's truncation.
+type PartialCore struct {
+	Core      string  `json:"core"`
+	Reason    string  `json:"reason"`
+	Frames    int     `json:"frames"`    // frames the walk found (inlined calls not counted)
+	Signature string  `json:"signature"` // what the frames found give, trusted or not
+	Bucket    *string `json:"bucket"`    // the bucket it is in or matches; nil: none
 }
 
 // Failure is an input that looked like a core but gave no signature.
@@ -59,13 +80,21 @@ type Failure struct {
 // memory depends on the number of buckets, not of cores.
 type Collector struct {
 	MaxListed int // core names listed per bucket; <=0: DefaultMaxListed
-	buckets   map[string]*Bucket
-	sum       Summary
+	// BucketPartial makes partial cores bucket members like the others;
+	// by default they create and join no bucket (their stack is cut, so
+	// their signature may be one the crash does not have).
+	BucketPartial bool
+	buckets       map[string]*Bucket
+	sum           Summary
+	// evidence are the partial cores not bucketed whose signature is
+	// exact, by signature id: whether a bucket of whole cores has it is
+	// known only once the batch is over.
+	evidence map[string][]int // signature id -> indexes in sum.Partial
 }
 
 // NewCollector returns an empty collector.
 func NewCollector(maxListed int) *Collector {
-	return &Collector{MaxListed: maxListed, buckets: map[string]*Bucket{}}
+	return &Collector{MaxListed: maxListed, buckets: map[string]*Bucket{}, evidence: map[string][]int{}}
 }
 
 // Add counts one result.
@@ -77,14 +106,26 @@ func (c *Collector) Add(r *Result) {
 		return
 	}
 	c.sum.CoresAnalyzed++
-	b := c.buckets[r.Sig.ID]
-	if b == nil {
-		b = &Bucket{ID: r.Sig.ID, Signature: r.Sig.Text, Frames: r.Sig.Frames,
-			Executables: []string{}, BuildIDs: []string{}}
-		if r.Sig.Signal != "" {
-			b.Signal = &r.Sig.Signal
+	if r.Partial != "" {
+		c.sum.CoresPartial++
+		p := PartialCore{Core: r.Input.Name, Reason: r.Partial, Signature: r.Sig.Text}
+		if th := crashedThread(r.Report); th != nil {
+			p.Frames = physicalFrames(th)
 		}
-		c.buckets[r.Sig.ID] = b
+		if !c.BucketPartial {
+			if r.Sig.Exact {
+				c.evidence[r.Sig.ID] = append(c.evidence[r.Sig.ID], len(c.sum.Partial))
+			}
+			c.sum.Partial = append(c.sum.Partial, p)
+			return
+		}
+		id := r.Sig.ID
+		p.Bucket = &id
+		c.sum.Partial = append(c.sum.Partial, p)
+	}
+	b := c.bucket(r)
+	if r.Partial != "" {
+		b.PartialCount++
 	}
 	b.Count++
 	exe, buildID := mainExecutable(r.Report)
@@ -105,6 +146,20 @@ func (c *Collector) Add(r *Result) {
 	b.Cores, b.CoresOmitted = insertLimited(b.Cores, r.Input.Name, c.maxListed(), b.CoresOmitted)
 }
 
+// bucket returns r's bucket, made on first use.
+func (c *Collector) bucket(r *Result) *Bucket {
+	b := c.buckets[r.Sig.ID]
+	if b == nil {
+		b = &Bucket{ID: r.Sig.ID, Signature: r.Sig.Text, Frames: r.Sig.Frames,
+			Executables: []string{}, BuildIDs: []string{}}
+		if r.Sig.Signal != "" {
+			b.Signal = &r.Sig.Signal
+		}
+		c.buckets[r.Sig.ID] = b
+	}
+	return b
+}
+
 func (c *Collector) maxListed() int {
 	if c.MaxListed <= 0 {
 		return DefaultMaxListed
@@ -113,9 +168,24 @@ func (c *Collector) maxListed() int {
 }
 
 // Summary returns the buckets, largest first (then by id, for a stable
-// order), and the failures sorted by core name.
+// order), and the partial cores and failures sorted by core name. A
+// partial core not bucketed is attached to the bucket of whole cores
+// that has its signature, when its signature is exact.
 func (c *Collector) Summary() *Summary {
 	s := c.sum
+	s.PartialBucketed = c.BucketPartial
+	s.Partial = append([]PartialCore{}, c.sum.Partial...)
+	for id, idx := range c.evidence {
+		b := c.buckets[id]
+		if b == nil {
+			continue
+		}
+		b.PartialCount = len(idx)
+		for _, i := range idx {
+			s.Partial[i].Bucket = &b.ID
+		}
+	}
+	sort.Slice(s.Partial, func(i, j int) bool { return s.Partial[i].Core < s.Partial[j].Core })
 	s.Schema = Schema
 	s.Tool = report.Tool{Name: "coreunwind", Version: analyze.Version}
 	s.Buckets = make([]*Bucket, 0, len(c.buckets))

@@ -22,14 +22,19 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	if s.Failures == nil {
 		s.Failures = []Failure{}
 	}
+	if s.Partial == nil {
+		s.Partial = []PartialCore{}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
 }
 
 // WriteJSONLine writes one core's report (schema coreunwind.report/v1) as
-// one line, with the extra field "bucket": the id of its bucket.
-func WriteJSONLine(w io.Writer, r *report.Report, bucket string) error {
+// one line, with the extra fields "bucket": the id of its bucket (null:
+// none, a partial core not bucketed), and "partial": why the core is
+// partial (null: it is not).
+func WriteJSONLine(w io.Writer, r *report.Report, bucket, partial string) error {
 	var buf bytes.Buffer
 	if err := report.WriteJSONLine(&buf, r); err != nil {
 		return err
@@ -41,17 +46,35 @@ func WriteJSONLine(w io.Writer, r *report.Report, bucket string) error {
 	out := make([]byte, 0, len(line)+32)
 	out = append(out, line[:len(line)-1]...)
 	out = append(out, `,"bucket":`...)
-	out = strconv.AppendQuote(out, bucket)
+	out = appendStringOrNull(out, bucket)
+	out = append(out, `,"partial":`...)
+	out = appendStringOrNull(out, partial)
 	out = append(out, "}\n"...)
 	_, err := w.Write(out)
 	return err
 }
 
+// appendStringOrNull appends v as a JSON string, "" as null.
+func appendStringOrNull(out []byte, v string) []byte {
+	if v == "" {
+		return append(out, "null"...)
+	}
+	return strconv.AppendQuote(out, v)
+}
+
 // WriteText writes the buckets as a table for people, largest first, then
-// the failures.
+// the partial cores and the failures.
 func WriteText(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%d cores: %d analyzed in %d buckets, %d failed\n\n", s.CoresTotal, s.CoresAnalyzed, len(s.Buckets), s.CoresFailed)
+	partial := ""
+	if s.CoresPartial > 0 {
+		how := "not bucketed"
+		if s.PartialBucketed {
+			how = "bucketed"
+		}
+		partial = fmt.Sprintf(" (%d partial, %s)", s.CoresPartial, how)
+	}
+	fmt.Fprintf(bw, "%d cores: %d analyzed%s in %d buckets, %d failed\n\n", s.CoresTotal, s.CoresAnalyzed, partial, len(s.Buckets), s.CoresFailed)
 	if len(s.Buckets) > 0 {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "BUCKET\tCOUNT\tSIGNAL\tEXECUTABLE\tSIGNATURE\tEXAMPLE CORE\tFIRST SEEN\tLAST SEEN")
@@ -67,10 +90,30 @@ func WriteText(w io.Writer, s *Summary) error {
 					exe += fmt.Sprintf(" (+%d)", len(b.Executables)-1)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Count, sig, exe,
+			count := fmt.Sprint(b.Count)
+			switch {
+			case b.PartialCount > 0 && s.PartialBucketed:
+				count += fmt.Sprintf(" (%d partial)", b.PartialCount)
+			case b.PartialCount > 0:
+				count += fmt.Sprintf(" (+%d partial)", b.PartialCount)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, count, sig, exe,
 				oneLine(b.Signature), b.ExampleCore, textTime(b.FirstSeen), textTime(b.LastSeen))
 		}
 		tw.Flush()
+	}
+	if len(s.Partial) > 0 {
+		fmt.Fprintf(bw, "\npartial:\n")
+		for _, p := range s.Partial {
+			where := "in no bucket"
+			switch {
+			case p.Bucket != nil && s.PartialBucketed:
+				where = "bucket " + *p.Bucket
+			case p.Bucket != nil:
+				where = "matches bucket " + *p.Bucket
+			}
+			fmt.Fprintf(bw, "  %s: %s (signature %s; %s)\n", p.Core, oneLine(p.Reason), oneLine(p.Signature), where)
+		}
 	}
 	if len(s.Failures) > 0 {
 		fmt.Fprintf(bw, "\nfailed:\n")

@@ -44,6 +44,10 @@ type Result struct {
 	Report *report.Report // nil when Err is set
 	Sig    Signature
 	Err    error
+	// Partial says why the report is partial (see partialReason): the
+	// core was cut inside the crashing thread's stack. "" for a whole
+	// stack.
+	Partial string
 }
 
 // Run analyzes every core under paths and passes each result to each, in
@@ -176,7 +180,9 @@ func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, files *corefile.FileCac
 		// or memory): a bucket "?" would group unrelated crashes.
 		res.Report, res.Sig = nil, Signature{}
 		res.Err = fmt.Errorf("%w: no frame has a module or name: %s", ErrNoFrames, *th.Error)
+		return res
 	}
+	res.Partial = partialReason(th)
 	return res
 }
 

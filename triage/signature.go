@@ -25,6 +25,11 @@ type Signature struct {
 	Signal string   // "SIGSEGV"; "" when the core records none
 	Text   string   // Frames joined with " | "
 	ID     string   // 12 hex digits: a hash of Signal and Frames
+	// Exact: the rest of the stack cannot change the signature. The
+	// frames reached the depth, and every frame up to the last one used
+	// was found from registers or unwind information, not by heuristics.
+	// A partial core's signature is trusted only when it is exact.
+	Exact bool
 }
 
 // Signer computes signatures.
@@ -52,8 +57,10 @@ func (s *Signer) Sign(r *report.Report) Signature {
 	if th != nil {
 		first := ""
 		counted := 0
+		exact := true
 		for i := range th.Frames {
 			c := s.frame(&th.Frames[i])
+			exact = exact && exactTrust[th.Frames[i].Trust]
 			if first == "" {
 				first = c.name
 			}
@@ -65,6 +72,7 @@ func (s *Signer) Sign(r *report.Report) Signature {
 				continue
 			}
 			if counted++; counted == depth {
+				sig.Exact = exact
 				break
 			}
 		}

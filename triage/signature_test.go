@@ -100,3 +100,39 @@ func FuzzParseSkipLines(f *testing.F) {
 		}
 	})
 }
+
+// A signature is exact when the rest of the stack cannot change it: it
+// reached its depth through frames found without heuristics.
+func TestSignExact(t *testing.T) {
+	skip, err := NewSkipList(DefaultPatterns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTrust := func(r *report.Report, trust ...string) *report.Report {
+		for i, tr := range trust {
+			r.Threads[1].Frames[i].Trust = tr
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name  string
+		depth int
+		rep   *report.Report
+		exact bool
+	}{
+		{"depth reached by cfi", 1, withTrust(reportOf("SIGSEGV", "__strlen_evex", "parse"), "context", "cfi"), true},
+		{"only a prefix frame", 1, withTrust(reportOf("SIGSEGV", "__strlen_evex"), "context"), false},
+		{"only skipped frames", 1, withTrust(reportOf("SIGABRT", "raise", "abort"), "context", "cfi"), false},
+		{"depth not reached", 2, withTrust(reportOf("SIGSEGV", "a"), "context"), false},
+		{"a skipped frame found by scanning", 1, withTrust(reportOf("SIGABRT", "raise", "abort", "check"), "context", "scan", "cfi"), false},
+		{"frame pointer", 1, withTrust(reportOf("SIGSEGV", "a", "b"), "context", "frame_pointer"), true},
+		{"frame pointer in the signature", 2, withTrust(reportOf("SIGSEGV", "a", "b"), "context", "frame_pointer"), false},
+		{"unwind tables", 2, withTrust(reportOf("SIGSEGV", "a", "b", "c"), "context", "unwind_table", "scan"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if s := (&Signer{Skip: skip, Depth: tc.depth}).Sign(tc.rep); s.Exact != tc.exact {
+				t.Errorf("Sign = %+v, want exact %v", s, tc.exact)
+			}
+		})
+	}
+}

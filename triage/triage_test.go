@@ -16,10 +16,8 @@ import (
 	"github.com/coreunwind/coreunwind/corefile"
 
 	"github.com/coreunwind/coreunwind/analyze"
-	_ "github.com/coreunwind/coreunwind/i386"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/triage"
-	_ "github.com/coreunwind/coreunwind/x86_64"
 )
 
 // bugsProg has four distinct bugs, each in its own function, each

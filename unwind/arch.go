@@ -2,7 +2,6 @@ package unwind
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"sync"
@@ -19,8 +18,10 @@ const (
 	StepEnd
 )
 
-// Arch is one architecture's unwinder. Implementations are stateless
-// (all state is in the Frame and the Cache) and safe for concurrent use.
+// Arch is one architecture's unwinder: the one contract every arch
+// package implements (optional extensions: TableArch, FrameIdentifier).
+// Implementations are stateless (all state is in the Frame and the
+// Cache) and safe for concurrent use.
 type Arch interface {
 	// Name is the report's arch name: "x86_64", "ia64", "hppa", "hppa64".
 	Name() string
@@ -32,11 +33,27 @@ type Arch interface {
 	// the stack pointer.
 	PCReg() int
 	SPReg() int
+	// FrameFromThread builds frame 0 of a thread from what a core saved
+	// for it: the general registers of NT_PRSTATUS (or the format's
+	// equivalent) in the target's byte order, the other register notes,
+	// and memory for state kept there (IA-64's register stack).
+	FrameFromThread(th *ThreadState) (*Frame, error)
 	// Step computes caller from callee. callee's registers are the
 	// current frame's; caller is a Reset frame of NumRegs registers.
-	// depth is the index of callee (0 for the innermost frame). Step
-	// never panics and never writes to the address space.
-	Step(as AddrSpace, cache *Cache, callee, caller *Frame, depth int) (StepResult, error)
+	// callee.ExactPC says whether callee's PC is the interrupted
+	// instruction (frame 0, a frame a signal interrupted) or a return
+	// address. Step never panics and never writes to the address space.
+	Step(as AddrSpace, cache *Cache, callee, caller *Frame) (StepResult, error)
+	// IsSignalFrame reports whether f is a signal trampoline's frame,
+	// before stepping it.
+	IsSignalFrame(as AddrSpace, cache *Cache, f *Frame) bool
+	// DynListAddr finds libunwind's dynamic unwind info list where the
+	// variable _U_dyn_info_list is hidden (a stripped libunwind), by
+	// evaluating the few instructions of the exported
+	// _U_dyn_info_list_addr: fn is that symbol's run-time value in object
+	// f, loaded at bias. An arch that cannot decode them returns an error
+	// wrapping ErrNoInfo.
+	DynListAddr(as AddrSpace, f *elf.File, bias, fn uint64) (uint64, error)
 }
 
 var (
@@ -74,19 +91,6 @@ func Arches() []string {
 	return names
 }
 
-// CoreRegsArch is implemented by arches that can build a thread's initial
-// frame from the register set a core stores for it (the raw elf_gregset_t
-// of NT_PRSTATUS, in the target's byte order).
-type CoreRegsArch interface {
-	FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*Frame, error)
-}
-
-// SignalFrameDetector is implemented by arches that can tell whether a
-// frame is a signal trampoline before stepping it.
-type SignalFrameDetector interface {
-	IsSignalFrame(as AddrSpace, cache *Cache, f *Frame) bool
-}
-
 // TableArch is implemented by arches whose objects carry their own unwind
 // tables (IA-64 .IA_64.unwind, PA-RISC .PARISC.unwind). An address space
 // asks it before DWARF CFI. addr is a link-time address in f; the
@@ -95,13 +99,4 @@ type SignalFrameDetector interface {
 // *elf.File and must be safe for concurrent use.
 type TableArch interface {
 	FindTableEntry(f *elf.File, addr uint64) (*ProcInfo, error)
-}
-
-// DynListArch is implemented by arches that find libunwind's dynamic
-// unwind info list where the variable _U_dyn_info_list is hidden (a
-// stripped libunwind), by evaluating the few instructions of the
-// exported _U_dyn_info_list_addr: fn is that symbol's run-time value in
-// object f, loaded at bias.
-type DynListArch interface {
-	DynListAddr(as AddrSpace, f *elf.File, bias, fn uint64) (uint64, error)
 }

@@ -133,7 +133,7 @@ func (c *Cursor) safeStep() (res StepResult, err error) {
 			res, err = StepEnd, fmt.Errorf("frame %d: %w: unwinder panic: %v", c.depth, ErrBadFrame, r)
 		}
 	}()
-	return c.arch.Step(c.as, c.opts.Cache, c.cur, c.next, c.depth)
+	return c.arch.Step(c.as, c.opts.Cache, c.cur, c.next)
 }
 
 // Depth is the index of the current frame (0: innermost).
@@ -192,7 +192,7 @@ func (c *Cursor) IsSignalFrame() bool {
 	if c.cur.Signal {
 		return true
 	}
-	if d, ok := c.arch.(SignalFrameDetector); ok && d.IsSignalFrame(c.as, c.opts.Cache, c.cur) {
+	if c.arch.IsSignalFrame(c.as, c.opts.Cache, c.cur) {
 		c.cur.Signal = true
 	}
 	return c.cur.Signal

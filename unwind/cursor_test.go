@@ -1,6 +1,7 @@
 package unwind
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"testing"
@@ -19,7 +20,7 @@ func (*chainArch) NumRegs() int       { return 2 }
 func (*chainArch) RegName(int) string { return "r" }
 func (*chainArch) PCReg() int         { return 0 }
 func (*chainArch) SPReg() int         { return 1 }
-func (a *chainArch) Step(as AddrSpace, c *Cache, callee, caller *Frame, depth int) (StepResult, error) {
+func (a *chainArch) Step(as AddrSpace, c *Cache, callee, caller *Frame) (StepResult, error) {
 	a.calls++
 	pc, _ := callee.Get(0)
 	sp, _ := callee.Get(1)
@@ -31,6 +32,12 @@ func (a *chainArch) Step(as AddrSpace, c *Cache, callee, caller *Frame, depth in
 	caller.Set(1, n[1], SaveLoc{Kind: LocValue})
 	caller.Trust = TrustCFI
 	return StepCaller, nil
+}
+
+func (*chainArch) FrameFromThread(*ThreadState) (*Frame, error) { return nil, ErrNoInfo }
+func (*chainArch) IsSignalFrame(AddrSpace, *Cache, *Frame) bool { return false }
+func (*chainArch) DynListAddr(AddrSpace, *elf.File, uint64, uint64) (uint64, error) {
+	return 0, ErrNoInfo
 }
 
 type nullSpace struct{}
@@ -173,7 +180,7 @@ type chainArchWithExtra struct{ chainArch }
 
 func (chainArchWithExtra) NumRegs() int               { return 3 }
 func (chainArchWithExtra) FrameExtra(f *Frame) uint64 { v, _ := f.Get(2); return v }
-func (a *chainArchWithExtra) Step(as AddrSpace, c *Cache, callee, caller *Frame, depth int) (StepResult, error) {
+func (a *chainArchWithExtra) Step(as AddrSpace, c *Cache, callee, caller *Frame) (StepResult, error) {
 	pc, _ := callee.Get(0)
 	bsp, _ := callee.Get(2)
 	if bsp >= 0x40 {

@@ -21,7 +21,7 @@ func (Arch) SPReg() int           { return RSP }
 // rt_sigreturn trampoline's ucontext where the code is the trampoline,
 // else by the frame-pointer chain, else by scanning the stack for a
 // return address. Each method records its trust in caller.
-func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, _ int) (unwind.StepResult, error) {
+func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	pc, _ := callee.Get(RIP)
 	r := ruleFor(as, cache, callee.LookupPC(RIP), pc)
 	var why error

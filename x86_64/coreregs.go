@@ -1,7 +1,6 @@
 package x86_64
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/unwind"
@@ -20,8 +19,9 @@ var gregSlots = [...]struct{ slot, reg int }{
 	{16, RIP}, {19, RSP},
 }
 
-// FrameFromCoreRegs builds frame 0 from a thread's NT_PRSTATUS registers.
-func (Arch) FrameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {
+// FrameFromThread builds frame 0 from a thread's NT_PRSTATUS registers.
+func (Arch) FrameFromThread(th *unwind.ThreadState) (*unwind.Frame, error) {
+	gregs, order := th.GRegs, th.Order
 	if len(gregs) < userRegsSize {
 		return nil, fmt.Errorf("x86_64 register set: %d bytes, want %d", len(gregs), userRegsSize)
 	}

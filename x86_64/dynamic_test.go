@@ -49,7 +49,7 @@ func (s *dynSpace) step(t *testing.T, pc, rsp, rbp uint64) *unwind.Frame {
 	callee.Set(R12, 0x1200, unwind.SaveLoc{})
 	callee.ExactPC = true
 	caller := unwind.NewFrame(NumRegs)
-	if _, err := (Arch{}).Step(s, unwind.NewCache(unwind.CacheNone), callee, caller, 0); err != nil {
+	if _, err := (Arch{}).Step(s, unwind.NewCache(unwind.CacheNone), callee, caller); err != nil {
 		t.Fatal(err)
 	}
 	return caller

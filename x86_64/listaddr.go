@@ -9,7 +9,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// DynListAddr is unwind.DynListArch: what libunwind's exported
+// DynListAddr is unwind.Arch's: what libunwind's exported
 // _U_dyn_info_list_addr (at fn) returns, decoded from its code: "lea
 // list(%rip),%rax; ret" (a position-independent build) or a load of the
 // list's address from the GOT ("mov got(%rip),%rax").

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/schematest"
 	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/report"
 )
 
 const schemaProg = `
@@ -57,11 +60,34 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(cores, "core.broken"), []byte("not a core\n"), 0o644)
-		out := filepath.Join(dir, "triage.json")
-		code, _, stderr := runCLI("triage", "--format", "json", "-o", out, "--binaries", dir, cores)
-		if code != exitPartial {
-			t.Fatalf("exit %d (want %d: one input failed): %s", code, exitPartial, stderr)
+		// A copy cut at the crashing thread's stack pointer: a partial
+		// core, so that the "partial" list has an entry to check.
+		code, stdout, stderr := runCLI("--format", "json", "--threads", "crashed", filepath.Join(cores, "core.schema"), exe)
+		var whole report.Report
+		if err := json.Unmarshal([]byte(stdout), &whole); code != exitOK || err != nil {
+			t.Fatalf("exit %d: %v\n%s", code, err, stderr)
 		}
-		schematest.Check(t, schematest.Example(t, "../../triage/triage-json.md"), mustRead(t, out), schematest.Exact)
+		sp := crashedThread(t, &whole).Frames[0].SP
+		if sp == nil {
+			t.Fatal("frame 0 has no sp")
+		}
+		cut, _ := coreFileOffset(t, filepath.Join(cores, "core.schema"), uint64(*sp))
+		writeCut(t, filepath.Join(cores, "core.schema"), filepath.Join(cores, "core.cut"), cut)
+		out := filepath.Join(dir, "triage.json")
+		code, _, stderr = runCLI("triage", "--format", "json", "-o", out, "--binaries", dir, cores)
+		if code != exitPartial {
+			t.Fatalf("exit %d (want %d: one input failed, one partial): %s", code, exitPartial, stderr)
+		}
+		got := mustRead(t, out)
+		if !strings.Contains(string(got), `"core.cut"`) && !strings.Contains(string(got), `/core.cut"`) {
+			t.Fatalf("the cut core is not in the output:\n%s", got)
+		}
+		schematest.Check(t, schematest.Example(t, "../../triage/triage-json.md"), got, schematest.Exact)
+		var sum struct {
+			Partial []struct{ Bucket *string }
+		}
+		if err := json.Unmarshal(got, &sum); err != nil || len(sum.Partial) != 1 || sum.Partial[0].Bucket == nil {
+			t.Errorf("want one partial core, matching the whole core's bucket (frame 0, deref, is the signature): %v\n%s", err, got)
+		}
 	})
 }

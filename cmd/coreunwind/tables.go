@@ -1,14 +1,12 @@
 package main
 
 import (
-	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
-	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -31,7 +29,7 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 	if format != "text" && format != "json" {
 		return usageError(stderr, fmt.Errorf("%w: --format %q: want text or json", errUsage, format))
 	}
-	t, err := buildTables(pos[0], section)
+	t, err := analyze.Tables(pos[0], section)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind tables: %v\n", err)
 		return exitNoCore
@@ -46,35 +44,4 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 		return exitOutput
 	}
 	return exitOK
-}
-
-// tablesBuilder decodes the unwind table of one machine's objects. Each
-// architecture's builder lives in its own file (tables_<arch>.go) and
-// registers itself in tablesBuilders.
-type tablesBuilder func(obj *elfx.Object, path, section string) (*report.Tables, error)
-
-var tablesBuilders = map[elf.Machine]tablesBuilder{}
-
-func buildTables(path, section string) (*report.Tables, error) {
-	obj, err := elfx.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer obj.Close()
-	build, ok := tablesBuilders[obj.Machine()]
-	if !ok {
-		return nil, fmt.Errorf("%s: unwind tables of %v objects are not supported", path, obj.Machine())
-	}
-	t, err := build(obj, path, section)
-	if err != nil {
-		return nil, err
-	}
-	t.File = path
-	if t.ByteOrder == "" {
-		t.ByteOrder = "little"
-		if obj.ByteOrder() == binary.BigEndian {
-			t.ByteOrder = "big"
-		}
-	}
-	return t, nil
 }

@@ -20,8 +20,8 @@ import (
 // buckets by crash signature.
 //
 // Exit codes: 0 every core was analyzed; 2 no core could be analyzed (none
-// found, or all failed); 3 some cores failed (they are listed); 1 usage;
-// 4 output error.
+// found, or all failed); 3 some cores failed or are partial (they are
+// listed); 1 usage; 4 output error.
 func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("coreunwind triage", stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
@@ -31,6 +31,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		binaries, searchPath, debugDirs stringList
 		skips                           stringList
 		allThreads, printSkip           bool
+		bucketPartial                   bool
 	)
 	fs.StringVar(&format, "format", "text", "output format: text, json, jsonl or pprof")
 	fs.StringVar(&out, "o", "", "write the output to `FILE`")
@@ -46,6 +47,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&allThreads, "all-threads", false, "unwind every thread (jsonl reports show them), not only the crashing one")
 	fs.IntVar(&maxFrames, "max-frames", 256, "frames per thread")
 	fs.IntVar(&listed, "max-cores-listed", triage.DefaultMaxListed, "core names listed per bucket in JSON")
+	fs.BoolVar(&bucketPartial, "bucket-partial", false, "let partial cores (truncated inside the crashing thread's stack) form and join buckets")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -103,6 +105,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		cfg.Progress = bar.update
 	}
 	coll := triage.NewCollector(listed)
+	coll.BucketPartial = bucketPartial
 	var prof *report.ProfileBuilder
 	if format == "pprof" {
 		prof = report.NewProfileBuilder(report.SampleCrashes)
@@ -113,15 +116,27 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		if r.Err != nil {
 			return
 		}
+		// A partial core not bucketed has no bucket yet: whether a
+		// bucket of whole cores has its signature is known at the end
+		// (the JSON and text summaries say).
+		bucket := r.Sig.ID
+		if r.Partial != "" && !bucketPartial {
+			bucket = ""
+		}
 		switch format {
 		case "jsonl":
 			if writeErr == nil {
-				writeErr = triage.WriteJSONLine(w, r.Report, r.Sig.ID)
+				writeErr = triage.WriteJSONLine(w, r.Report, bucket, r.Partial)
 			}
 		case "pprof":
-			prof.Add(r.Report, report.AddOptions{CrashedOnly: true, Labels: map[string]string{
-				"bucket": r.Sig.ID, "signature": r.Sig.Text, "core": r.Input.Name,
-			}})
+			labels := map[string]string{"signature": r.Sig.Text, "core": r.Input.Name}
+			if bucket != "" {
+				labels["bucket"] = bucket
+			}
+			if r.Partial != "" {
+				labels["partial"] = r.Partial
+			}
+			prof.Add(r.Report, report.AddOptions{CrashedOnly: true, Labels: labels})
 		}
 	})
 	if bar != nil {
@@ -140,6 +155,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		for _, f := range sum.Failures {
 			fmt.Fprintf(stderr, "coreunwind: %s: %s\n", f.Core, f.Error)
 		}
+		for _, p := range sum.Partial {
+			fmt.Fprintf(stderr, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
+		}
 	case "pprof":
 		p, err := prof.Profile()
 		if err == nil {
@@ -148,6 +166,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		writeErr = err
 		for _, f := range sum.Failures {
 			fmt.Fprintf(stderr, "coreunwind: %s: %s\n", f.Core, f.Error)
+		}
+		for _, p := range sum.Partial {
+			fmt.Fprintf(stderr, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
 		}
 	}
 	if err := closeOut(); writeErr == nil {
@@ -163,7 +184,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coreunwind: triage: no cores found in %s\n", strings.Join(pos, " "))
 		}
 		return exitNoCore
-	case sum.CoresFailed > 0 || runErr != nil:
+	case sum.CoresFailed > 0 || sum.CoresPartial > 0 || runErr != nil:
 		return exitPartial
 	}
 	return exitOK

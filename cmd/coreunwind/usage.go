@@ -51,7 +51,9 @@ Triage (many cores grouped by crash signature):
   --sysroot, --search-path, --debug-dir, --max-frames  as above
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
-  Exit codes: 0 all analyzed; 2 none analyzed; 3 some failed (listed).
+  --bucket-partial       let partial cores (truncated inside the crashing thread's
+                         stack) form and join buckets; by default they are only listed
+  Exit codes: 0 all analyzed; 2 none analyzed; 3 some failed or partial (listed).
 
 Examples:
   coreunwind core.1234 ./server

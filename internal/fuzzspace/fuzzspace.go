@@ -86,7 +86,7 @@ func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Fr
 	cache := unwind.NewCache(unwind.CacheGlobal)
 	for depth := 0; depth < 64; depth++ {
 		caller := unwind.NewFrame(arch.NumRegs())
-		res, err := arch.Step(as, cache, callee, caller, depth)
+		res, err := arch.Step(as, cache, callee, caller)
 		if err != nil || res == unwind.StepEnd {
 			if err != nil && errors.Is(err, unwind.ErrReadOnly) {
 				t.Fatal("a step tried to write")

@@ -15,11 +15,16 @@
 # core was made with. expected.eu-stack.txt is eu-stack's view of the same
 # core: gdb alone adds frames no unwinder can see (tail calls it rebuilds
 # from DW_TAG_call_site), so tests judge by where the two tools agree.
+# The programs are built and crashed in a neutral directory (BUILD_DIR,
+# default /home/user/crashes) and copied back, so the paths the binaries
+# and cores record (and the README's sample output) read like a user's,
+# not like this machine's checkout.
 # Needs gcc, gdb, eu-stack, readelf and core_pattern "core".
 # Usage: sh testdata/cores/make.sh   (run from anywhere)
 set -eu
 cd "$(dirname "$0")"
 here=$(pwd)
+build=${BUILD_DIR:-/home/user/crashes}
 
 if [ "$(cat /proc/sys/kernel/core_pattern)" != core ]; then
 	echo "make.sh: /proc/sys/kernel/core_pattern must be 'core'" >&2
@@ -55,17 +60,26 @@ libs() {
 	done
 }
 
-mkdir -p segv-static abort-dyn threads-dyn
+# make NAME SRC BIN FLAGS...: builds SRC into BIN under $build/NAME,
+# crashes it there, and copies the program, the core and the references
+# back into NAME/.
+make() {
+	name=$1 src=$2 bin=$3
+	shift 3
+	rm -rf "${build:?}/$name"
+	mkdir -p "$build/$name" "$here/$name"
+	cp "$here/$name/$src" "$build/$name/"
+	(cd "$build/$name" && gcc "$@" -o "$bin" "$src")
+	crash "$build/$name" "$bin"
+	case " $* " in *" -static "*) ;; *) libs "$build/$name" "$bin" ;; esac
+	for f in "$bin" core expected.gdb.txt expected.eu-stack.txt libs.txt; do
+		[ -e "$build/$name/$f" ] && cp "$build/$name/$f" "$here/$name/"
+	done
+	rm -rf "${build:?}/$name"
+}
 
-(cd segv-static && gcc -g -O1 -static -o segv segv.c)
-crash segv-static segv
-
-(cd abort-dyn && gcc -g -O1 -o abort abort.c)
-crash abort-dyn abort
-libs abort-dyn abort
-
-(cd threads-dyn && gcc -g -O1 -pthread -o threads threads.c)
-crash threads-dyn threads
-libs threads-dyn threads
+make segv-static segv.c segv -g -O1 -static
+make abort-dyn abort.c abort -g -O1
+make threads-dyn threads.c threads -g -O1 -pthread
 
 ls -l "$here"/*/core

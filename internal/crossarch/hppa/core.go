@@ -2,6 +2,7 @@ package hppa
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 )
 
 var be = binary.BigEndian
@@ -73,18 +76,9 @@ func WriteCore(t testing.TB, dir string) string {
 	}
 	sort.Slice(maps, func(i, j int) bool { return maps[i].start < maps[j].start })
 
-	var notes bytes.Buffer
+	core := &elfcore.File{Class: elf.ELFCLASS32, Order: be, Machine: elf.EM_PARISC, OSABI: elf.ELFOSABI_LINUX, Align: 0x1000}
 	note := func(typ uint32, desc []byte) {
-		var h [12]byte
-		be.PutUint32(h[0:], 5)
-		be.PutUint32(h[4:], uint32(len(desc)))
-		be.PutUint32(h[8:], typ)
-		notes.Write(h[:])
-		notes.WriteString("CORE\x00\x00\x00\x00")
-		notes.Write(desc)
-		for notes.Len()%4 != 0 {
-			notes.WriteByte(0)
-		}
+		core.Notes = append(core.Notes, elfcore.Note{Name: "CORE", Type: typ, Desc: desc})
 	}
 	pid := f.Threads[0].TID
 	args := bytes.Split(bytes.TrimRight(mustHex(f.Cmdline), "\x00"), []byte{0})
@@ -138,34 +132,12 @@ func WriteCore(t testing.TB, dir string) string {
 		note(0x46494c45, nf.Bytes())
 	}
 
-	// Layout: header, phdrs (note + one per mapping), notes, memory.
-	nph := 1 + len(maps)
-	hdr := make([]byte, 52+32*nph)
-	copy(hdr, "\x7fELF\x01\x02\x01\x03")
-	be.PutUint16(hdr[16:], 4)  // ET_CORE
-	be.PutUint16(hdr[18:], 15) // EM_PARISC
-	be.PutUint32(hdr[20:], 1)
-	be.PutUint32(hdr[28:], 52)
-	be.PutUint16(hdr[40:], 52)
-	be.PutUint16(hdr[42:], 32)
-	be.PutUint16(hdr[44:], uint16(nph))
-	ph := func(i int, typ, off, vaddr, filesz, memsz, flags uint32) {
-		p := hdr[52+32*i:]
-		for k, v := range []uint32{typ, off, vaddr, 0, filesz, memsz, flags, 4} {
-			be.PutUint32(p[4*k:], v)
-		}
-	}
-	body := append([]byte(nil), notes.Bytes()...)
-	ph(0, 4, uint32(len(hdr)), 0, uint32(len(body)), 0, 0)
-	for i, m := range maps {
-		var flags uint32
-		for c, bit := range map[byte]uint32{'r': 4, 'w': 2, 'x': 1} {
+	for _, m := range maps {
+		var flags elf.ProgFlag
+		for c, bit := range map[byte]elf.ProgFlag{'r': elf.PF_R, 'w': elf.PF_W, 'x': elf.PF_X} {
 			if strings.IndexByte(m.perm, c) >= 0 {
 				flags |= bit
 			}
-		}
-		for len(body)%0x1000 != 0 {
-			body = append(body, 0)
 		}
 		data := runs[m.start]
 		if uint64(len(data)) > m.end-m.start {
@@ -176,11 +148,10 @@ func WriteCore(t testing.TB, dir string) string {
 			// A stack dumped up to sp + slack: presented as that long.
 			end = m.start + uint64(len(data))
 		}
-		ph(1+i, 1, uint32(len(hdr)+len(body)), uint32(m.start), uint32(len(data)), uint32(end-m.start), flags)
-		body = append(body, data...)
+		core.Segments = append(core.Segments, elfcore.Segment{Flags: flags, Vaddr: m.start, Memsz: end - m.start, Data: data})
 	}
 	p := filepath.Join(dir, "core")
-	if err := os.WriteFile(p, append(hdr, body...), 0o644); err != nil {
+	if err := core.Write(p); err != nil {
 		t.Fatal(err)
 	}
 	return p

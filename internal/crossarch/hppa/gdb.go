@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -104,41 +103,4 @@ func CrashUnderGDBWith(t testing.TB, dir, prog string, opt GDBOptions, args ...s
 		t.Fatalf("gdb-multiarch: %v\n%s", err, out)
 	}
 	return dir
-}
-
-// GDBFrame is one frame of gdb's backtrace.
-type GDBFrame struct {
-	PC       uint64 // 0 when gdb printed no address (pc at a line start)
-	HasPC    bool
-	Function string // "??" when gdb had no name; "<signal handler called>"
-}
-
-var (
-	threadLine = regexp.MustCompile(`^Thread \d+ \(.*?(?:LWP |Thread \d+\.)(\d+)`)
-	frameLine  = regexp.MustCompile(`^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+)`)
-)
-
-// ParseBacktrace reads `thread apply all bt` output: frames by thread id.
-func ParseBacktrace(text string) map[int][]GDBFrame {
-	out := map[int][]GDBFrame{}
-	tid := -1
-	for _, line := range strings.Split(text, "\n") {
-		if m := threadLine.FindStringSubmatch(line); m != nil {
-			tid, _ = strconv.Atoi(m[1])
-			continue
-		}
-		if strings.Contains(line, "<signal handler called>") && tid >= 0 {
-			out[tid] = append(out[tid], GDBFrame{Function: "<signal handler called>"})
-			continue
-		}
-		if m := frameLine.FindStringSubmatch(line); m != nil && tid >= 0 {
-			f := GDBFrame{Function: m[2]}
-			if m[1] != "" {
-				f.PC, _ = strconv.ParseUint(m[1][2:], 16, 64)
-				f.HasPC = true
-			}
-			out[tid] = append(out[tid], f)
-		}
-	}
-	return out
 }

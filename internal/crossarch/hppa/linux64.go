@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"path/filepath"
+
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 )
 
 // LinuxCore64 writes the machine's state as a Linux ELF64 parisc core
@@ -13,14 +15,9 @@ import (
 // (136), NT_FILE naming exe at its PT_LOAD addresses, and a PT_LOAD per
 // memory run; runs inside the executable's segments are executable.
 func LinuxCore64(m *Machine, exe *elf.File, exePath string, sig int) []byte {
-	var notes bytes.Buffer
+	core := &elfcore.File{Class: elf.ELFCLASS64, Order: be, Machine: elf.EM_PARISC, OSABI: elf.ELFOSABI_LINUX, Align: 4}
 	note := func(typ uint32, desc []byte) {
-		binary.Write(&notes, be, []uint32{5, uint32(len(desc)), typ})
-		notes.WriteString("CORE\x00\x00\x00\x00")
-		notes.Write(desc)
-		for notes.Len()%4 != 0 {
-			notes.WriteByte(0)
-		}
+		core.Notes = append(core.Notes, elfcore.Note{Name: "CORE", Type: typ, Desc: desc})
 	}
 	pr := make([]byte, 760)
 	be.PutUint32(pr[0:], uint32(sig))
@@ -53,30 +50,7 @@ func LinuxCore64(m *Machine, exe *elf.File, exePath string, sig int) []byte {
 	}
 	note(0x46494c45, nf.Bytes())
 
-	runs := m.Runs()
-	nph := 1 + len(runs)
-	hdr := make([]byte, 64+56*nph)
-	copy(hdr, "\x7fELF\x02\x02\x01\x03")
-	be.PutUint16(hdr[16:], uint16(elf.ET_CORE))
-	be.PutUint16(hdr[18:], uint16(elf.EM_PARISC))
-	be.PutUint32(hdr[20:], 1)
-	be.PutUint64(hdr[32:], 64)
-	be.PutUint16(hdr[52:], 64)
-	be.PutUint16(hdr[54:], 56)
-	be.PutUint16(hdr[56:], uint16(nph))
-	ph := func(i int, typ uint32, flags elf.ProgFlag, off, vaddr, size uint64) {
-		p := hdr[64+56*i:]
-		be.PutUint32(p[0:], typ)
-		be.PutUint32(p[4:], uint32(flags))
-		be.PutUint64(p[8:], off)
-		be.PutUint64(p[16:], vaddr)
-		be.PutUint64(p[32:], size)
-		be.PutUint64(p[40:], size)
-		be.PutUint64(p[48:], 4)
-	}
-	body := append([]byte(nil), notes.Bytes()...)
-	ph(0, uint32(elf.PT_NOTE), 0, uint64(len(hdr)), 0, uint64(len(body)))
-	for i, r := range runs {
+	for _, r := range m.Runs() {
 		flags := elf.PF_R | elf.PF_W
 		for _, p := range loads {
 			if r[0] < p.Vaddr+p.Memsz && p.Vaddr < r[1] && p.Flags&elf.PF_X != 0 {
@@ -85,8 +59,7 @@ func LinuxCore64(m *Machine, exe *elf.File, exePath string, sig int) []byte {
 		}
 		data := make([]byte, r[1]-r[0])
 		m.Read(r[0], data)
-		ph(1+i, uint32(elf.PT_LOAD), flags, uint64(len(hdr)+len(body)), r[0], uint64(len(data)))
-		body = append(body, data...)
+		core.Segments = append(core.Segments, elfcore.Segment{Flags: flags, Vaddr: r[0], Data: data})
 	}
-	return append(hdr, body...)
+	return core.Bytes()
 }

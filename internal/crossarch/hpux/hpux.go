@@ -8,6 +8,8 @@ package hpux
 import (
 	"debug/elf"
 	"encoding/binary"
+
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 )
 
 var be = binary.BigEndian
@@ -37,38 +39,11 @@ type Segment struct {
 // ELF64 lays out an ET_CORE ELF64 big-endian file: header, program
 // headers, then each segment's data 8-byte aligned.
 func ELF64(machine elf.Machine, osabi elf.OSABI, eflags uint32, segs []Segment) []byte {
-	const ehsize, phsize = 64, 56
-	b := make([]byte, ehsize+phsize*len(segs))
-	copy(b, "\x7fELF")
-	b[elf.EI_CLASS], b[elf.EI_DATA], b[elf.EI_VERSION], b[elf.EI_OSABI] = byte(elf.ELFCLASS64), byte(elf.ELFDATA2MSB), 1, byte(osabi)
-	be.PutUint16(b[16:], uint16(elf.ET_CORE))
-	be.PutUint16(b[18:], uint16(machine))
-	be.PutUint32(b[20:], 1)
-	be.PutUint64(b[32:], ehsize)
-	be.PutUint32(b[48:], eflags)
-	be.PutUint16(b[52:], ehsize)
-	be.PutUint16(b[54:], phsize)
-	be.PutUint16(b[56:], uint16(len(segs)))
-	be.PutUint16(b[58:], 64) // e_shentsize
-	for i, s := range segs {
-		for len(b)%8 != 0 {
-			b = append(b, 0)
-		}
-		off := uint64(len(b))
-		if len(s.Data) == 0 {
-			off = 0
-		}
-		b = append(b, s.Data...)
-		ph := b[ehsize+phsize*i:]
-		be.PutUint32(ph[0:], s.Type)
-		be.PutUint32(ph[4:], uint32(s.Flags))
-		be.PutUint64(ph[8:], off)
-		be.PutUint64(ph[16:], s.Vaddr)
-		be.PutUint64(ph[32:], uint64(len(s.Data)))
-		be.PutUint64(ph[40:], uint64(len(s.Data)))
-		be.PutUint64(ph[48:], 8)
+	f := &elfcore.File{Class: elf.ELFCLASS64, Order: be, Machine: machine, OSABI: osabi, Flags: eflags, Align: 8}
+	for _, s := range segs {
+		f.Segments = append(f.Segments, elfcore.Segment{Type: elf.ProgType(s.Type), Flags: s.Flags, Vaddr: s.Vaddr, Data: s.Data})
 	}
-	return b
+	return f.Bytes()
 }
 
 // corehead record types.

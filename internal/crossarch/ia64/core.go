@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 )
 
 // ShadowFrame is what the interpreter knew about a caller when it made a
@@ -77,12 +78,6 @@ func (m *Machine) FPRegs() []byte {
 	return b
 }
 
-type note struct {
-	name string
-	typ  uint32
-	desc []byte
-}
-
 // WriteLinuxCore writes the machine's state as a Linux ia64 core (ELF64,
 // the machine's byte order): NT_PRSTATUS with pr_reg, NT_PRPSINFO,
 // NT_PRFPREG and NT_FILE naming exe, and a PT_LOAD per memory region.
@@ -119,65 +114,18 @@ func (m *Machine) WriteLinuxCore(path, exe string, pid int, signo int) error {
 		}
 	}
 	files.Write(names.Bytes())
-	notes := []note{{"CORE", 1, prs}, {"CORE", 2, m.FPRegs()}, {"CORE", 3, psi}, {"CORE", 0x46494c45, files.Bytes()}}
+	notes := []elfcore.Note{{Name: "CORE", Type: 1, Desc: prs}, {Name: "CORE", Type: 2, Desc: m.FPRegs()}, {Name: "CORE", Type: 3, Desc: psi}, {Name: "CORE", Type: 0x46494c45, Desc: files.Bytes()}}
 	return writeCore(path, o, elf.ELFOSABI_NONE, notes, m.Mem)
 }
 
-func align4(n int) int { return (n + 3) &^ 3 }
-
-// writeCore lays out an ELF64 ET_CORE: header, program headers (PT_NOTE
-// then PT_LOADs), notes, segment contents.
-func writeCore(path string, o binary.ByteOrder, abi elf.OSABI, notes []note, mem []*Region) error {
-	var nb bytes.Buffer
-	for _, n := range notes {
-		binary.Write(&nb, o, uint32(len(n.name)+1))
-		binary.Write(&nb, o, uint32(len(n.desc)))
-		binary.Write(&nb, o, n.typ)
-		nb.WriteString(n.name)
-		nb.Write(make([]byte, align4(len(n.name)+1)-len(n.name)))
-		nb.Write(n.desc)
-		nb.Write(make([]byte, align4(len(n.desc))-len(n.desc)))
-	}
-	nph := 1 + len(mem)
-	hdr := 64 + 56*nph
-	var out bytes.Buffer
-	ident := [16]byte{0x7f, 'E', 'L', 'F', byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), 1, byte(abi)}
-	if o == binary.BigEndian {
-		ident[5] = byte(elf.ELFDATA2MSB)
-	}
-	out.Write(ident[:])
-	binary.Write(&out, o, uint16(elf.ET_CORE))
-	binary.Write(&out, o, uint16(elf.EM_IA_64))
-	binary.Write(&out, o, uint32(1))
-	binary.Write(&out, o, uint64(0))   // entry
-	binary.Write(&out, o, uint64(64))  // phoff
-	binary.Write(&out, o, uint64(0))   // shoff
-	binary.Write(&out, o, uint32(0))   // flags
-	binary.Write(&out, o, uint16(64))  // ehsize
-	binary.Write(&out, o, uint16(56))  // phentsize
-	binary.Write(&out, o, uint16(nph)) // phnum
-	binary.Write(&out, o, uint16(64))  // shentsize
-	binary.Write(&out, o, uint16(0))
-	binary.Write(&out, o, uint16(0))
-	ph := func(typ elf.ProgType, flags elf.ProgFlag, off, vaddr, filesz, memsz, align uint64) {
-		binary.Write(&out, o, uint32(typ))
-		binary.Write(&out, o, uint32(flags))
-		for _, v := range []uint64{off, vaddr, 0, filesz, memsz, align} {
-			binary.Write(&out, o, v)
-		}
-	}
-	off := uint64(hdr)
-	ph(elf.PT_NOTE, 0, off, 0, uint64(nb.Len()), 0, 4)
-	off += uint64(nb.Len())
+// writeCore writes an ELF64 ET_CORE of IA-64: notes, then a PT_LOAD per
+// memory region.
+func writeCore(path string, o binary.ByteOrder, abi elf.OSABI, notes []elfcore.Note, mem []*Region) error {
+	f := &elfcore.File{Class: elf.ELFCLASS64, Order: o, Machine: elf.EM_IA_64, OSABI: abi, Notes: notes}
 	for _, r := range mem {
-		ph(elf.PT_LOAD, r.Flags, off, r.Base, uint64(len(r.Data)), uint64(len(r.Data)), 1)
-		off += uint64(len(r.Data))
+		f.Segments = append(f.Segments, elfcore.Segment{Flags: r.Flags, Vaddr: r.Base, Data: r.Data})
 	}
-	out.Write(nb.Bytes())
-	for _, r := range mem {
-		out.Write(r.Data)
-	}
-	return os.WriteFile(path, out.Bytes(), 0o644)
+	return f.Write(path)
 }
 
 // WriteGDBCore writes the machine's state as a core gdb-multiarch can
@@ -190,6 +138,6 @@ func writeCore(path string, o binary.ByteOrder, abi elf.OSABI, notes []note, mem
 // values; memory is the same as in WriteLinuxCore.
 func (m *Machine) WriteGDBCore(path string, lwp int) error {
 	name := "NetBSD-CORE@" + strconv.Itoa(lwp)
-	notes := []note{{name, 33, m.GRegs()}, {name, 35, m.FPRegs()}}
+	notes := []elfcore.Note{{Name: name, Type: 33, Desc: m.GRegs()}, {Name: name, Type: 35, Desc: m.FPRegs()}}
 	return writeCore(path, m.Order, elf.ELFOSABI_NONE, notes, m.Mem)
 }

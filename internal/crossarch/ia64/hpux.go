@@ -1,11 +1,10 @@
 package ia64
 
 import (
-	"bytes"
 	"debug/elf"
-	"encoding/binary"
-	"os"
 	"path/filepath"
+
+	"github.com/coreunwind/coreunwind/internal/elfcore"
 )
 
 // HP-UX ELF64 core program header types (PT_LOOS + n, include/elf/hppa.h;
@@ -101,18 +100,13 @@ func (m *Machine) WriteHPUXCore(path, exe string, signo int, inSyscall bool) err
 	o.PutUint32(ver, 1)
 	comm := make([]byte, 16)
 	copy(comm, filepath.Base(exe))
-	type seg struct {
-		typ   elf.ProgType
-		vaddr uint64
-		data  []byte
-		flags elf.ProgFlag
-	}
-	segs := []seg{
-		{ptHPCoreVersion, 0, ver, elf.PF_R},
-		{ptHPCoreKernel, 0, []byte("HP-UX\x00interp\x00B.11.31\x00U\x00ia64\x00"), elf.PF_R},
-		{ptHPCoreComm, 0, comm, elf.PF_R},
-		{ptHPCoreProc, 0, proc, elf.PF_R},
-	}
+	f := &elfcore.File{Class: elf.ELFCLASS64, Order: o, Machine: elf.EM_IA_64, OSABI: elf.ELFOSABI_NONE, Flags: 0x10,
+		Segments: []elfcore.Segment{
+			{Type: ptHPCoreVersion, Flags: elf.PF_R, Data: ver},
+			{Type: ptHPCoreKernel, Flags: elf.PF_R, Data: []byte("HP-UX\x00interp\x00B.11.31\x00U\x00ia64\x00")},
+			{Type: ptHPCoreComm, Flags: elf.PF_R, Data: comm},
+			{Type: ptHPCoreProc, Flags: elf.PF_R, Data: proc},
+		}}
 	for _, r := range m.Mem {
 		t := ptHPCoreStack
 		if r.Name == exe {
@@ -120,29 +114,7 @@ func (m *Machine) WriteHPUXCore(path, exe string, signo int, inSyscall bool) err
 		} else if r.Name != "[stack]" && r.Name != "[rbs]" {
 			t = ptHPCoreLoadable
 		}
-		segs = append(segs, seg{t, r.Base, r.Data, r.Flags})
+		f.Segments = append(f.Segments, elfcore.Segment{Type: t, Flags: r.Flags, Vaddr: r.Base, Data: r.Data})
 	}
-	var out bytes.Buffer
-	ident := [16]byte{0x7f, 'E', 'L', 'F', byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), 1, byte(elf.ELFOSABI_NONE)}
-	if o == binary.BigEndian {
-		ident[5] = byte(elf.ELFDATA2MSB)
-	}
-	out.Write(ident[:])
-	for _, v := range []any{uint16(elf.ET_CORE), uint16(elf.EM_IA_64), uint32(1), uint64(0), uint64(64), uint64(0),
-		uint32(0x10), uint16(64), uint16(56), uint16(len(segs)), uint16(64), uint16(0), uint16(0)} {
-		binary.Write(&out, o, v)
-	}
-	off := uint64(64 + 56*len(segs))
-	for _, s := range segs {
-		binary.Write(&out, o, uint32(s.typ))
-		binary.Write(&out, o, uint32(s.flags))
-		for _, v := range []uint64{off, s.vaddr, 0, uint64(len(s.data)), uint64(len(s.data)), 8} {
-			binary.Write(&out, o, v)
-		}
-		off += uint64(len(s.data))
-	}
-	for _, s := range segs {
-		out.Write(s.data)
-	}
-	return os.WriteFile(path, out.Bytes(), 0o644)
+	return f.Write(path)
 }

@@ -1,4 +1,4 @@
-package ia64
+package unwtab
 
 import (
 	"debug/elf"

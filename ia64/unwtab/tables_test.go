@@ -1,4 +1,4 @@
-package ia64
+package unwtab
 
 import (
 	"debug/elf"
@@ -26,7 +26,7 @@ func readelfTreg(x, ytreg uint8) string {
 // directive gas accepts, in both byte orders, as an object and linked,
 // and checks the table and every record against readelf -u.
 func TestTablesAgreeWithReadelf(t *testing.T) {
-	src, err := os.ReadFile("testdata/directives.s")
+	src, err := os.ReadFile("../testdata/directives.s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func compareWithReadelf(t *testing.T, path string) {
 // 4-byte words, 4-byte personality — reads entry for entry and record
 // for record as readelf -u reads it, in both byte orders.
 func TestILP32TablesAgreeWithReadelf(t *testing.T) {
-	src, err := os.ReadFile("testdata/directives.s")
+	src, err := os.ReadFile("../testdata/directives.s")
 	if err != nil {
 		t.Fatal(err)
 	}

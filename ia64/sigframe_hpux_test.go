@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
@@ -98,7 +99,7 @@ func TestWalkHPUXSigtramp(t *testing.T) {
 // The P10 marker @hpux, 1 makes a script an HP-UX trampoline's, and
 // not a Linux one's.
 func TestHPUXSigtrampMarker(t *testing.T) {
-	recs, err := Decode([]byte{0x02, 0xff, 0x01, 0x01, 0x23})
+	recs, err := unwtab.Decode([]byte{0x02, 0xff, 0x01, 0x01, 0x23})
 	if err != nil {
 		t.Fatal(err)
 	}

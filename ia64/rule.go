@@ -3,6 +3,7 @@ package ia64
 import (
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -172,7 +173,7 @@ func procScript(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, l
 	default:
 		return leafScript, false, nil
 	}
-	e, ok := pi.Info.(*Entry)
+	e, ok := pi.Info.(*unwtab.Entry)
 	if !ok {
 		return leafScript, false, nil
 	}
@@ -186,7 +187,7 @@ func procScript(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, l
 // descriptorScript runs an info block's descriptors to ip's slot in the
 // procedure starting at start.
 func descriptorScript(desc []byte, start, ip uint64, pr *uint64) (*script, bool, error) {
-	recs, err := Decode(desc)
+	recs, err := unwtab.Decode(desc)
 	if err != nil && len(recs) == 0 {
 		return nil, false, err
 	}

@@ -1,4 +1,4 @@
-package ia64
+package unwtab
 
 import (
 	"encoding/binary"
@@ -27,9 +27,9 @@ type Info struct {
 	LSDAOffset     uint64
 }
 
-// parseInfo parses the block at data[off:]. Every length is checked
+// ParseInfo parses the block at data[off:]. Every length is checked
 // against the bytes present.
-func parseInfo(data []byte, off uint64, order binary.ByteOrder, ptrSize int) (*Info, error) {
+func ParseInfo(data []byte, off uint64, order binary.ByteOrder, ptrSize int) (*Info, error) {
 	if off > uint64(len(data)) || uint64(len(data))-off < 8 {
 		return nil, fmt.Errorf("unwind info at offset %#x: header past the end of its section (%d bytes)", off, len(data))
 	}

@@ -1,4 +1,4 @@
-package pa64
+package unwtab
 
 import (
 	"debug/elf"
@@ -17,8 +17,8 @@ import (
 func buildCases(t *testing.T) map[string]hppa.Toolchain {
 	t.Helper()
 	dir := t.TempDir()
-	src32, _ := filepath.Abs("testdata/progs/frames.c")
-	src64, _ := filepath.Abs("testdata/progs/frames64.c")
+	src32, _ := filepath.Abs("../testdata/progs/frames.c")
+	src64, _ := filepath.Abs("../testdata/progs/frames64.c")
 	hppa.PA32.Need(t)
 	hppa.PA64.Need(t)
 	out := map[string]hppa.Toolchain{

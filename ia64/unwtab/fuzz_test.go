@@ -1,13 +1,10 @@
-package ia64
+package unwtab
 
 import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
 	"testing"
 
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
@@ -20,30 +17,9 @@ func seedDescriptors(f *testing.F) {
 	f.Add([]byte{0x06, 0xe6, 0x00, 0xb1, 0x21, 0x2f, 0xc0, 0x02})
 	f.Add([]byte{0xb8, 0xff})
 	f.Add([]byte{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
-	for _, obj := range suiteObjects(f) {
+	for _, obj := range crossia64.DirectiveSuite(f, "../testdata/directives.s") {
 		addInfos(f, obj)
 	}
-}
-
-// suiteObjects assembles the directive suite (little- and big-endian
-// objects, one linked file) when binutils for IA-64 is installed.
-func suiteObjects(f *testing.F) [][]byte {
-	if _, err := exec.LookPath("ia64-linux-gnu-as"); err != nil {
-		return nil
-	}
-	src, err := os.ReadFile("testdata/directives.s")
-	if err != nil {
-		return nil
-	}
-	var out [][]byte
-	dir := f.TempDir()
-	for i, v := range []struct{ be, link bool }{{false, false}, {true, false}, {false, true}} {
-		p := crossia64.Build(f, dir, fmt.Sprint("d", i), string(src), v.be, v.link, "gsave")
-		if b, err := os.ReadFile(p); err == nil {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 func addInfos(f *testing.F, obj []byte) {
@@ -75,13 +51,6 @@ func FuzzDecode(f *testing.F) {
 		for _, r := range recs {
 			_ = r.String()
 		}
-		// Any records give a state and a script at any slot.
-		pr := uint64(0xffff)
-		for _, target := range []int64{0, 1, 7, int64(3 * len(b))} {
-			if sr, err := buildState(recs, target, &pr); err == nil {
-				_ = compile(sr)
-			}
-		}
 	})
 }
 
@@ -98,7 +67,7 @@ func FuzzInfo(f *testing.F) {
 		if be {
 			order = binary.BigEndian
 		}
-		in, err := parseInfo(b, off, order, 8)
+		in, err := ParseInfo(b, off, order, 8)
 		if err == nil && uint64(len(in.Desc)) > uint64(len(b)) {
 			t.Fatalf("descriptor area larger than the input")
 		}
@@ -108,7 +77,7 @@ func FuzzInfo(f *testing.F) {
 // FuzzTable: a damaged object gives a table, warnings or an error, and
 // every entry's info block parses or fails cleanly.
 func FuzzTable(f *testing.F) {
-	for _, obj := range suiteObjects(f) {
+	for _, obj := range crossia64.DirectiveSuite(f, "../testdata/directives.s") {
 		f.Add(obj)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -1,4 +1,4 @@
-package pa64
+package unwtab
 
 import (
 	"bytes"
@@ -40,8 +40,8 @@ func fuzzSeedFiles(f *testing.F) []string {
 	dir := f.TempDir()
 	var out []string
 	for _, c := range []struct{ gcc, src, name string }{
-		{"hppa-linux-gnu-gcc-12", "testdata/progs/frames.c", "f32.o"},
-		{"hppa64-linux-gnu-gcc-12", "testdata/progs/frames64.c", "f64.o"},
+		{"hppa-linux-gnu-gcc-12", "../testdata/progs/frames.c", "f32.o"},
+		{"hppa64-linux-gnu-gcc-12", "../testdata/progs/frames64.c", "f64.o"},
 	} {
 		p := filepath.Join(dir, c.name)
 		if exec.Command(c.gcc, "-O1", "-c", "-o", p, c.src).Run() == nil {

@@ -1,4 +1,4 @@
-package ia64
+package unwtab
 
 import (
 	"fmt"
@@ -138,14 +138,14 @@ func imaskString(m []byte, rlen uint64) string {
 		if i > 0 && i%3 == 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteByte("-frb"[imaskSlot(m, i)])
+		sb.WriteByte("-frb"[ImaskSlot(m, i)])
 	}
 	return sb.String()
 }
 
-// imaskSlot returns the 2-bit spill type of slot i (first slot in the top
+// ImaskSlot returns the 2-bit spill type of slot i (first slot in the top
 // bits of the first byte).
-func imaskSlot(m []byte, i uint64) byte {
+func ImaskSlot(m []byte, i uint64) byte {
 	return m[i/4] >> (2 * (3 - i%4)) & 3
 }
 

@@ -1,30 +1,17 @@
-package main
+package analyze
 
 import (
-	"debug/elf"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/elfx/cfi"
-	"github.com/coreunwind/coreunwind/i386"
 	"github.com/coreunwind/coreunwind/report"
-	"github.com/coreunwind/coreunwind/x86_64"
 )
 
-func init() {
-	tablesBuilders[elf.EM_X86_64] = cfiTables("x86_64", x86_64.RegName)
-	tablesBuilders[elf.EM_386] = cfiTables("i386", i386.RegName)
-}
-
-// cfiTables lists the FDEs of .eh_frame (or .debug_frame) with their rows
-// in readelf's frames-interp style, registers named by regName.
-func cfiTables(arch string, regName func(uint64) string) tablesBuilder {
-	return func(obj *elfx.Object, path, section string) (*report.Tables, error) {
-		return dwarfTables(obj, path, section, arch, regName)
-	}
-}
-
-func dwarfTables(obj *elfx.Object, path, section, arch string, regName func(uint64) string) (*report.Tables, error) {
+// cfiTables lists the FDEs of .eh_frame (or .debug_frame) with their
+// rows in readelf's frames-interp style, registers named by regName
+// (readelf's "r<N>" where it returns "").
+func cfiTables(obj *elfx.Object, path, section, arch string, regName func(uint64) string) (*report.Tables, error) {
 	eh, dbg, terr := obj.UnwindTables()
 	t := &report.Tables{Arch: arch}
 	if terr != nil {
@@ -39,7 +26,7 @@ func dwarfTables(obj *elfx.Object, path, section, arch string, regName func(uint
 			tab = dbg
 		}
 	default:
-		return nil, fmt.Errorf("--section %q: want .eh_frame or .debug_frame", section)
+		return nil, errSection(section, ".eh_frame or .debug_frame")
 	}
 	if tab == nil {
 		return nil, fmt.Errorf("%s: no CFI (.eh_frame or .debug_frame)", path)

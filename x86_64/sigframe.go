@@ -43,6 +43,9 @@ func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
 	for i, reg := range sigcontextRegs {
 		caller.Set(reg, as.ByteOrder().Uint64(buf[i*8:]), unwind.SaveLoc{Kind: unwind.LocMem, Addr: base + uint64(i)*8})
 	}
+	// The CFA of the trampoline's frame is the interrupted rsp, what
+	// glibc's CFI for __restore_rt computes (DW_OP_breg7 160, deref).
+	caller.CFA, caller.HasCFA = caller.Regs[RSP], true
 	callee.Signal = true
 	caller.ExactPC = true
 	caller.Trust = unwind.TrustContext

@@ -1,4 +1,4 @@
-package pa64
+package unwtab
 
 import "fmt"
 

@@ -1,4 +1,4 @@
-package main
+package analyze
 
 import (
 	"debug/elf"
@@ -6,11 +6,11 @@ import (
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/elfx"
-	"github.com/coreunwind/coreunwind/ia64"
+	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/report"
 )
 
-func init() { tablesBuilders[elf.EM_IA_64] = ia64Tables }
+func init() { tablesDecoders[elf.EM_IA_64] = ia64Tables }
 
 // ia64Tables lists .IA_64.unwind with each entry's info block decoded
 // into readelf -u's record strings; the zero padding that ends most info
@@ -19,8 +19,8 @@ func ia64Tables(obj *elfx.Object, path, section string) (*report.Tables, error) 
 	if section != "" && section != ".IA_64.unwind" {
 		return nil, fmt.Errorf("--section %q: IA-64 objects have .IA_64.unwind", section)
 	}
-	tab, err := ia64.ReadTable(obj.ELF())
-	if errors.Is(err, ia64.ErrNoTable) {
+	tab, err := unwtab.ReadTable(obj.ELF())
+	if errors.Is(err, unwtab.ErrNoTable) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err != nil {
@@ -46,11 +46,11 @@ func ia64Tables(obj *elfx.Object, path, section string) (*report.Tables, error) 
 			t.Warnings = append(t.Warnings, fmt.Sprintf("entry [%#x-%#x): %v", e.Start, e.End, err))
 		}
 		if info != nil && err == nil {
-			recs, derr := ia64.Decode(info.Desc)
+			recs, derr := unwtab.Decode(info.Desc)
 			if derr != nil {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("entry [%#x-%#x): %v", e.Start, e.End, derr))
 			}
-			recs, pad := ia64.TrimPadding(recs)
+			recs, pad := unwtab.TrimPadding(recs)
 			for _, r := range recs {
 				te.Records = append(te.Records, r.String())
 			}
