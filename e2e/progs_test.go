@@ -70,13 +70,8 @@ var programs = map[string]program{
 				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
 		},
 	},
-	"gocrash": {
-		tools: []string{"go"},
-		build: func(src, dir string) (string, error) {
-			exe := filepath.Join(dir, "gocrash")
-			return exe, runIn(filepath.Join(src, "gocrash"), goTool(), "build", "-o", exe, "main.go")
-		},
-	},
+	"gocrash":      goBuild(""),
+	"i386-gocrash": goBuild("386"),
 	"nocfi": nocfiBuild("gcc"),
 	"dlopen": {
 		tools: []string{"gcc"},
@@ -107,6 +102,17 @@ var programs = map[string]program{
 	"i386-threads":           i386cc("threads", "-g", "-O2", "-pthread", "threads.c"),
 	"i386-sleeper":           i386cc("sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"i386-nocfi":             nocfiBuild(testenv.I386.CC(), testenv.I386Dynamic...),
+}
+
+// goBuild builds gocrash for GOARCH goarch ("": the host's).
+func goBuild(goarch string) program {
+	return program{
+		tools: []string{"go"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "gocrash")
+			return exe, runIn(filepath.Join(src, "gocrash"), "env", "GOARCH="+goarch, goTool(), "build", "-o", exe, "main.go")
+		},
+	}
 }
 
 // i386cc builds a dynamic i386 program that the kernel runs with the
