@@ -72,7 +72,7 @@ var programs = map[string]program{
 	},
 	"gocrash":      goBuild(""),
 	"i386-gocrash": goBuild("386"),
-	"nocfi": nocfiBuild("gcc"),
+	"nocfi":        nocfiBuild("gcc"),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
