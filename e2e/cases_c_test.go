@@ -99,7 +99,14 @@ func TestNoCFI(t *testing.T) {
 	expectFunctions(t, th, "crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main")
 	// gdb gets past the CFI-less frames with its prologue analyzer; the
 	// return addresses it finds are the ground truth here.
-	for _, fn := range []string{"nocfi_c", "nocfi_b", "nocfi_a", "main"} {
+	c.expectGDBPCs(t, th, "nocfi_c", "nocfi_b", "nocfi_a", "main")
+}
+
+// expectGDBPCs checks coreunwind's first frame of each named function
+// against gdb's pc for it.
+func (c *crashCase) expectGDBPCs(t *testing.T, th *reportThread, funcs ...string) {
+	t.Helper()
+	for _, fn := range funcs {
 		g := refFrameOf(c.GDB[th.TID], fn)
 		f := frameOf(th, fn)
 		if g == nil || f == nil {
