@@ -6,8 +6,9 @@ import (
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// Dynamic unwind info on IA-64 (libunwind-dynamic; the model and the
-// registration list are package unwind's). libunwind designed the
+// Dynamic unwind info on IA-64 (libunwind-dynamic; the model, the
+// registration list and the replay of the regions and operations,
+// unwind.ReplayDynamic, are package unwind's). libunwind designed the
 // DYNAMIC format for IA-64, and its operations are the unwind
 // descriptors' effects, so they are applied to the same unwind state
 // (state.go) and compiled to the same script (script.go): the stepper has
@@ -20,7 +21,7 @@ import (
 //     last N slots. Every region is a prologue region (it pushes the
 //     state, as an R1 prologue header does).
 //   - An operation at When = w takes effect for targets after slot w of
-//     its region (w beyond the region means its last slot; w = -1 the
+//     its region (w beyond the region means its last slot; w ≤ -1 the
 //     region's start), like the time of an X descriptor. Its qualifying
 //     predicate is a predicate register: p0 is always true; p1..p63 make
 //     the operation apply only when the frame's predicate is set.
@@ -40,10 +41,12 @@ import (
 //     saved value wins. ADD on any other register is invalid.
 //   - POP_FRAMES n: sp is restored at When and n prologue states are
 //     popped at the region's end (B2 epilogue with ecount n-1).
-//   - LABEL_STATE / COPY_STATE: B1 label_state / copy_state.
+//   - LABEL_STATE / COPY_STATE: B1 label_state / copy_state (the
+//     current state and the stack of prologue states; at most 64 labels).
 //   - ALIAS a: the region behaves as the code at a plus the target's
 //     slot offset in the region (clipped to the region's length): that
-//     code's unwind info, table or dynamic, gives the whole state.
+//     code's unwind info, table or dynamic, gives the whole state
+//     (chains of at most 4).
 //
 // TABLE and REMOTE_TABLE data is an .IA_64.unwind table in target
 // memory: TableLen words of (start, end, info offset) triples, offsets

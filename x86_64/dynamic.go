@@ -7,8 +7,9 @@ import (
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// Dynamic unwind info on x86-64 (the model and the registration list are
-// package unwind's):
+// Dynamic unwind info on x86-64 (the model, the registration list and the
+// replay of the regions and operations, unwind.ReplayDynamic, are package
+// unwind's):
 //
 //   - An instruction index is a byte offset: a region's InsnCount is its
 //     length in bytes, an operation's When the offset in its region of
@@ -27,9 +28,9 @@ import (
 //     the operation's instruction. SPILL_FP_REL r,off: at rbp+off.
 //   - POP_FRAMES n (n ≥ 1): the epilogue has undone the frame; the entry
 //     state holds again. LABEL_STATE / COPY_STATE save and restore the
-//     whole state by label. ALIAS addr: unwind as the code at addr plus
-//     the target's offset in the ALIAS's region, clipped to the region's
-//     length (unwind.ReplayDynamic, which replays the operations).
+//     whole state by label (at most 64 labels). ALIAS addr: unwind as
+//     the code at addr plus the target's offset in the ALIAS's region,
+//     clipped to the region's length (chains of at most 4).
 //   - Qualifying predicates are ignored: x86-64 does not predicate.
 //
 // The result is a CFI row, so stepping shares the CFI path; the frame's
