@@ -8,8 +8,10 @@ import (
 )
 
 // traceState records what the replay did, in order: the regions it
-// reached ("R start+len") and the operations it applied ("reg@when").
-type traceState struct{ trace string }
+// reached ("R start+len") and the operations it applied ("reg@when"); a
+// copied state's trace is the label's. regions lists every region
+// reached, copies or not.
+type traceState struct{ trace, regions string }
 
 // traceArch is a fake architecture: 4-byte instructions (so a byte
 // offset is never the instruction index), predicates p1..p7 true when set
@@ -18,6 +20,7 @@ type traceArch struct{ pr uint8 }
 
 func (traceArch) Region(s *traceState, span RegionSpan) {
 	s.trace += fmt.Sprintf("R%d+%d ", span.Start, span.Len)
+	s.regions += fmt.Sprintf("R%d+%d ", span.Start, span.Len)
 }
 func (a traceArch) Predicate(_ *traceState, qp int8) (bool, error) {
 	if qp < 0 || qp > 7 {
@@ -188,4 +191,50 @@ func TestFollowAliasDepth(t *testing.T) {
 	if _, err := FollowAlias(nullSpace{}, c, 0x100, 0x2000, 0); !errors.Is(err, ErrNoInfo) {
 		t.Errorf("alias without info: %v", err)
 	}
+}
+
+// FuzzReplayDynamic: any region chain and any target end in a state, an
+// alias within the ALIAS's region or an error — never a panic — and the
+// regions are reached in the order of their spans.
+func FuzzReplayDynamic(f *testing.F) {
+	f.Add([]byte{4, 4, 0, 1, 1, 8, 0, 2, 9, 6, 0xff, 0xf9, 5, 3, 8, 2}, int64(9), uint8(2))
+	f.Add([]byte{0xfe, 7, 0, 0, 6, 7, 0, 3, 5, 1, 0, 1, 4, 0x80, 0x7f}, int64(30), uint8(0xff))
+	f.Fuzz(func(t *testing.T, b []byte, target int64, pr uint8) {
+		// Per region: a count byte (its low 3 bits the operation count),
+		// then per operation tag, qp, when and val.
+		const to = 0x10000
+		var regions []*DynRegion
+		longest := int64(0)
+		for len(b) > 0 && len(regions) < 8 {
+			r := &DynRegion{InsnCount: int32(int8(b[0]))}
+			n := int(b[0] % 8)
+			b = b[1:]
+			for i := 0; i < n && len(b) >= 4; i++ {
+				op := DynOp{Tag: DynOpTag(b[0] % 10), QP: int8(b[1] % 10), Reg: int16(i), When: int32(int8(b[2])), Val: uint64(b[3] % 4)}
+				if op.Tag == DynAlias && op.Val != 0 {
+					op.Val = to
+				}
+				r.Ops = append(r.Ops, op)
+				b = b[4:]
+			}
+			longest = max(longest, int64(r.InsnCount), -int64(r.InsnCount))
+			regions = append(regions, r)
+		}
+		d := procInfo("f", 0x1000, 0x1100, regions...)
+		var s traceState
+		alias, err := ReplayDynamic(traceArch{pr: pr}, d, &s, target%80, 64)
+		if err == nil && alias != 0 && (alias < to || alias > to+4*uint64(longest)) {
+			t.Errorf("alias %#x outside the ALIAS's region (longest %d)", alias, longest)
+		}
+		// The regions reached are the procedure's spans, in order, from
+		// the first.
+		spans := d.Proc.Spans(64)
+		k := 0
+		for _, w := range strings.Fields(s.regions) {
+			if k >= len(spans) || w != fmt.Sprintf("R%d+%d", spans[k].Start, spans[k].Len) {
+				t.Fatalf("region %d reached is %s; spans %v", k, w, spans)
+			}
+			k++
+		}
+	})
 }
