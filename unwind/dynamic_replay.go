@@ -113,7 +113,12 @@ func ReplayDynamic[S, L any, A DynArch[S, L]](arch A, d *DynInfo, s *S, target, 
 				if op.Val == 0 {
 					return 0, fmt.Errorf("%w: %v: alias of address 0", ErrDynOp, op)
 				}
-				return op.Val + arch.InsnBytes(min(max(target-span.Start, 0), span.Len)), nil
+				a := op.Val + arch.InsnBytes(min(max(target-span.Start, 0), span.Len))
+				if a < op.Val {
+					// Wrapped around: no address, and 0 would read as none.
+					return 0, fmt.Errorf("%w: %v: alias beyond the address space", ErrDynOp, op)
+				}
+				return a, nil
 			case DynLabelState:
 				if labels == nil {
 					labels = map[uint64]L{}

@@ -145,7 +145,8 @@ func TestReplayPredicatesAndLabels(t *testing.T) {
 }
 
 // Operations that cannot apply are errors wrapping ErrDynOp: an unknown
-// label, too many labels, an alias of 0, an invalid predicate, what the
+// label, too many labels, an alias of 0 or one that wraps around the
+// address space, an invalid predicate, what the
 // architecture rejects; a procedure without regions info is ErrNoInfo.
 func TestReplayErrors(t *testing.T) {
 	many := make([]DynOp, MaxDynLabels+1)
@@ -156,6 +157,7 @@ func TestReplayErrors(t *testing.T) {
 		"unknown label":   {InsnCount: 4, Ops: []DynOp{OpCopyState(3)}},
 		"too many labels": {InsnCount: 4, Ops: many},
 		"alias of 0":      {InsnCount: 4, Ops: []DynOp{OpAlias(QPTrue, 0, 0)}},
+		"alias wraps":     {InsnCount: 4, Ops: []DynOp{OpAlias(QPTrue, 0, 1<<64-4)}},
 		"predicate":       {InsnCount: 4, Ops: []DynOp{OpAdd(9, 0, 1, 8)}},
 		"arch":            {InsnCount: 4, Ops: []DynOp{OpSaveReg(QPTrue, 0, 1, 2)}},
 	} {
