@@ -18,9 +18,10 @@ import (
 	"os"
 	"runtime/debug"
 
-	_ "github.com/coreunwind/coreunwind/ia64"   // registers the IA-64 unwinder
-	_ "github.com/coreunwind/coreunwind/pa64"   // registers the PA-RISC unwinders (hppa, hppa64)
-	_ "github.com/coreunwind/coreunwind/x86_64" // registers the x86_64 unwinder
+	_ "github.com/coreunwind/coreunwind/aarch64" // registers the aarch64 unwinder
+	_ "github.com/coreunwind/coreunwind/ia64"    // registers the IA-64 unwinder
+	_ "github.com/coreunwind/coreunwind/pa64"    // registers the PA-RISC unwinders (hppa, hppa64)
+	_ "github.com/coreunwind/coreunwind/x86_64"  // registers the x86_64 unwinder
 )
 
 const (

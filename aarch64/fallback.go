@@ -1,0 +1,173 @@
+package aarch64
+
+import "github.com/coreunwind/coreunwind/unwind"
+
+// maxFrameSize bounds how far a frame record may lie above the stack
+// pointer before the chain is considered broken (8 MiB: the default
+// stack size limit).
+const maxFrameSize = 8 << 20
+
+// stepLinkRegister finds the caller of an interrupted frame without CFI
+// (frame 0, or the frame a signal interrupted) in the link register:
+// a leaf, or a call through a null or wild pointer (the pc is not code),
+// has not saved x30, and nothing else says where it returns. x30 must
+// follow a call. It is not believed when it is stale: pointing back into
+// the function the pc is in (the return address of a call the function
+// made earlier), or equal to what the frame record at x29 holds (then the
+// record, which also gives the caller's x29, is the better step).
+func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	lr, ok1 := callee.Get(X30)
+	sp, ok2 := callee.Get(SP)
+	if !ok1 || !ok2 {
+		return false
+	}
+	ra := stripPAC(callee, lr)
+	if ra == 0 || !isCode(as, ra) || !afterCall(as, ra) {
+		return false
+	}
+	pc, _ := callee.Get(PC)
+	if isCode(as, pc) {
+		if sameProc(as, pc, ra-4) {
+			return false
+		}
+		if fp, ok := callee.Get(X29); ok {
+			if saved, err := readWord(as, fp+8); err == nil && stripPAC(callee, saved) == ra {
+				return false
+			}
+		}
+	}
+	for r := 0; r < NumRegs; r++ {
+		if v, ok := callee.Get(r); ok && r != PC {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocReg, Reg: X30})
+	caller.CFA, caller.HasCFA = sp, true
+	caller.Trust = unwind.TrustScan
+	return true
+}
+
+// sameProc reports whether a and b are known to lie in one procedure.
+func sameProc(as unwind.AddrSpace, a, b uint64) bool {
+	na, oa, err1 := as.ProcName(a)
+	nb, ob, err2 := as.ProcName(b)
+	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
+}
+
+// stepFrameRecord follows the frame-record chain: x29 points at {the
+// caller's x29, the return address}, which a prologue stores with "stp
+// x29, x30, [sp, #-n]!; mov x29, sp". It is used where there is no CFI,
+// so everything is checked: x29 aligned and above sp, the return address
+// in code, the chain moving toward older frames. The caller's sp is not
+// recorded; just above the record is the closest lower bound.
+func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	fp, ok1 := callee.Get(X29)
+	sp, ok2 := callee.Get(SP)
+	if !ok1 || !ok2 || fp == 0 || fp%8 != 0 || fp < sp || fp-sp > maxFrameSize {
+		return false
+	}
+	var b [16]byte
+	if as.ReadMem(fp, b[:]) != nil {
+		return false
+	}
+	order := as.ByteOrder()
+	savedFP, ra := order.Uint64(b[0:]), stripPAC(callee, order.Uint64(b[8:]))
+	if ra == 0 || !isCode(as, ra) {
+		return false
+	}
+	chains := savedFP > fp && savedFP%8 == 0 && savedFP-fp <= maxFrameSize
+	if !chains {
+		savedFP = 0
+	}
+	if !chains && !afterCall(as, ra) {
+		return false
+	}
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp + 8})
+	caller.Set(SP, fp+16, unwind.SaveLoc{Kind: unwind.LocValue})
+	caller.Set(X29, savedFP, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
+	keepCalleeSaved(callee, caller)
+	caller.CFA, caller.HasCFA = fp+16, true
+	caller.Trust = unwind.TrustFramePointer
+	return true
+}
+
+// keepCalleeSaved assumes the caller's x19–x28 and d8–d15 are the
+// callee's (where they were saved is not known without CFI), and passes
+// the PAC mask on.
+func keepCalleeSaved(callee, caller *unwind.Frame) {
+	for r := 19; r <= 28; r++ {
+		if v, ok := callee.Get(r); ok {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	for r := V0 + 8; r <= V0+15; r++ {
+		if v, ok := callee.Get(r); ok {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	carryPACMask(callee, caller)
+}
+
+// scanWords bounds the stack scan, as minidump-stackwalk's: how many
+// words above the stack pointer are tried as return addresses.
+const scanWords = 512
+
+// stepScan looks for the first word above the stack pointer that,
+// stripped of a PAC, points into code just after a call instruction. A
+// frame record ({x29, x30}) puts the saved x29 just below it: when the
+// callee's x29 points at that slot, the caller's x29 is recovered too.
+func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	sp, ok := callee.Get(SP)
+	if !ok {
+		return false
+	}
+	var buf [scanWords * 8]byte
+	n := len(buf)
+	for n > 0 && as.ReadMem(sp, buf[:n]) != nil {
+		n /= 2 // the stack may end within the window
+	}
+	order := as.ByteOrder()
+	for i := 0; i+8 <= n; i += 8 {
+		ra := stripPAC(callee, order.Uint64(buf[i:]))
+		if ra < 0x1000 || !isCode(as, ra) || !afterCall(as, ra) {
+			continue
+		}
+		slot := sp + uint64(i)
+		caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
+		caller.Set(SP, slot+8, unwind.SaveLoc{Kind: unwind.LocValue})
+		if fp, ok := callee.Get(X29); ok && fp == slot-8 {
+			if v, err := readWord(as, fp); err == nil {
+				caller.Set(X29, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
+			}
+		} else if ok {
+			caller.Set(X29, fp, callee.Locs[X29])
+		}
+		keepCalleeSaved(callee, caller)
+		caller.CFA, caller.HasCFA = slot+8, true
+		caller.Trust = unwind.TrustScan
+		return true
+	}
+	return false
+}
+
+// A64 call instructions, as (instruction & mask) == value.
+var callInsns = [...]struct{ mask, value uint32 }{
+	{0xfc000000, 0x94000000}, // BL imm26
+	{0xfffffc1f, 0xd63f0000}, // BLR Xn
+	{0xfefff800, 0xd63f0800}, // BLRAA, BLRAAZ, BLRAB, BLRABZ (pointer authentication)
+}
+
+// afterCall reports whether the instruction before ra is a call: a
+// return address is where a BL or BLR left the link register.
+func afterCall(as unwind.AddrSpace, ra uint64) bool {
+	insn, ok := readInsn(as, ra-4)
+	if !ok || ra < 4 {
+		return false
+	}
+	for _, c := range callInsns {
+		if insn&c.mask == c.value {
+			return true
+		}
+	}
+	return false
+}
