@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -36,6 +37,9 @@ type Module struct {
 
 	headerUnknown bool // the core lacks the page at Base: ELF-ness unchecked
 	notELF        bool // headerUnknown, and the file found is not ELF: drop
+	// place is set for a module no NT_FILE note describes (see
+	// placement), nil for the others.
+	place *placement
 }
 
 // Bounds on what is read from an ELF image for its build ID: headers and
@@ -47,9 +51,47 @@ const (
 
 const deletedSuffix = " (deleted)"
 
-// findModules groups NT_FILE mappings into modules, adds the vDSO, puts the
-// main executable first and looks for each module's file.
+// findModules finds the modules: from the NT_FILE mappings, or where the
+// core has none, from the auxiliary vector and the dynamic linker's link
+// map (placeModules). It adds the vDSO, puts the main executable first
+// and looks for each module's file; with NT_FILE, it then checks the
+// modules against the link map.
 func (c *Core) findModules(opts Options) {
+	placed := len(c.Mappings) == 0 && c.Format == "elf-linux"
+	if placed {
+		c.placeModules(opts)
+	} else {
+		c.modulesFromNTFile()
+	}
+	if c.VDSO != 0 {
+		c.addVDSO()
+	}
+	sort.SliceStable(c.Modules, func(i, j int) bool {
+		a, b := c.Modules[i], c.Modules[j]
+		if a.Main != b.Main {
+			return a.Main
+		}
+		return a.Start < b.Start
+	})
+	kept := c.Modules[:0]
+	for _, mod := range c.Modules {
+		if !mod.InCore && mod.place == nil {
+			c.resolveFile(mod, opts)
+		}
+		if !mod.notELF {
+			kept = append(kept, mod)
+		}
+	}
+	c.Modules = kept
+	sort.Slice(c.overlays, func(i, j int) bool { return c.overlays[i].start < c.overlays[j].start })
+	if !placed && c.Format == "elf-linux" {
+		c.checkLinkMap(opts)
+	}
+}
+
+// modulesFromNTFile groups the NT_FILE mappings into modules, keeping the
+// ELF objects.
+func (c *Core) modulesFromNTFile() {
 	byPath := map[string]*Module{}
 	var mods []*Module
 	for _, m := range c.Mappings {
@@ -95,27 +137,6 @@ func (c *Core) findModules(opts Options) {
 		}
 		c.Modules = append(c.Modules, mod)
 	}
-	if c.VDSO != 0 {
-		c.addVDSO()
-	}
-	sort.SliceStable(c.Modules, func(i, j int) bool {
-		a, b := c.Modules[i], c.Modules[j]
-		if a.Main != b.Main {
-			return a.Main
-		}
-		return a.Start < b.Start
-	})
-	kept := c.Modules[:0]
-	for _, mod := range c.Modules {
-		if !mod.InCore {
-			c.resolveFile(mod, opts)
-		}
-		if !mod.notELF {
-			kept = append(kept, mod)
-		}
-	}
-	c.Modules = kept
-	sort.Slice(c.overlays, func(i, j int) bool { return c.overlays[i].start < c.overlays[j].start })
 }
 
 func (c *Core) addVDSO() {
@@ -253,15 +274,31 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 			reject("%s: %v", path, err)
 			continue
 		}
-		if mod.BuildID != "" && fileID != mod.BuildID {
+		coreID := mod.BuildID
+		var placedMaps []Mapping
+		var placedBias uint64
+		if mod.place != nil && mod.Mappings == nil {
+			// Placed, and the core lacks the image's header: the file's
+			// program headers say where its pages and notes are.
+			if placedMaps, placedBias, coreID, err = c.candidateLayout(mod, cf.data); err != nil {
+				reject("%s: %v", path, err)
+				continue
+			}
+		}
+		if coreID != "" && fileID != coreID {
 			if fileID == "" {
 				fileID = "none"
 			}
-			reject("build ID %s in core differs from %s in %s", mod.BuildID, fileID, path)
+			reject("build ID %s in core differs from %s in %s", coreID, fileID, path)
 			continue
 		}
-		if mod.BuildID == "" {
+		if coreID == "" {
 			c.warnf("module %s: no build ID in core; using %s unverified", mod.Path, path)
+		}
+		if placedMaps != nil {
+			mod.place.bias, mod.place.biasKnown = placedBias, true
+			mod.BuildID = coreID
+			mod.setLayout(placedMaps)
 		}
 		mod.File, mod.FileBuildID, mod.Found = path, fileID, true
 		if cf.owned {
@@ -343,6 +380,18 @@ func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (
 			}
 		}
 	}
+	return notesBuildID(read, phs, h.Order, func(ph progHeader) uint64 {
+		if inMemory {
+			return bias + ph.Vaddr
+		}
+		return base + ph.Off
+	})
+}
+
+// notesBuildID looks for the GNU build ID note in the PT_NOTE segments of
+// phs, reading each at the address at gives it. "" with a nil error means
+// there is no build ID note.
+func notesBuildID(read func(uint64, []byte) error, phs []progHeader, order binary.ByteOrder, at func(progHeader) uint64) (string, error) {
 	var firstErr error
 	budget := uint64(maxNoteSeg) // for all note segments together
 	for _, ph := range phs {
@@ -354,17 +403,13 @@ func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (
 		}
 		buf := make([]byte, min(ph.Filesz, budget))
 		budget -= uint64(len(buf))
-		at := base + ph.Off
-		if inMemory {
-			at = bias + ph.Vaddr
-		}
-		if err := read(at, buf); err != nil {
+		if err := read(at(ph), buf); err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("note segment: %w", err)
 			}
 			continue
 		}
-		notes, _ := ParseNotes(buf, h.Order, int(ph.Align))
+		notes, _ := ParseNotes(buf, order, int(ph.Align))
 		for _, nt := range notes {
 			if nt.Name == "GNU" && nt.Type == NTGNUBuildID && len(nt.Desc) > 0 {
 				return hex.EncodeToString(nt.Desc), nil
