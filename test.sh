@@ -40,6 +40,12 @@ need hppa-linux-gnu-gcc-12 gcc-12-hppa-linux-gnu
 need /usr/hppa-linux-gnu/lib/libc.so.6 libc6-dev-hppa-cross
 need qemu-hppa qemu-user
 need gdb-multiarch gdb-multiarch
+# AArch64: the cross compilers and C library, for programs run under
+# qemu-aarch64 (qemu-user) whose cores the aarch64 tests read.
+need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu
+need /usr/aarch64-linux-gnu/lib/libc.so.6 libc6-dev-arm64-cross
+need qemu-aarch64 qemu-user
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq
