@@ -6,52 +6,16 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/fuzzspace"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
 	"github.com/coreunwind/coreunwind/x86_64"
 )
 
-// fuzzSpace is a target with a real program's text and CFI mapped at its
-// link addresses and a stack of fuzzer bytes: every path of Step (CFI
-// rows, expressions, the trampoline check, frame pointers, scanning, bad
-// calls) runs on hostile stack contents and registers.
-type fuzzSpace struct {
-	obj       *elfx.Object
-	text      []byte
-	textAddr  uint64
-	stack     []byte
-	stackAddr uint64
-}
-
-const fuzzStackAddr = 0x7ff000000000
-
-func (s *fuzzSpace) ByteOrder() binary.ByteOrder { return binary.LittleEndian }
-func (s *fuzzSpace) PtrSize() int                { return 8 }
-func (s *fuzzSpace) ReadMem(addr uint64, p []byte) error {
-	for _, r := range []struct {
-		b    []byte
-		base uint64
-	}{{s.text, s.textAddr}, {s.stack, s.stackAddr}} {
-		if addr >= r.base && addr-r.base < uint64(len(r.b)) && uint64(len(p)) <= uint64(len(r.b))-(addr-r.base) {
-			copy(p, r.b[addr-r.base:])
-			return nil
-		}
-	}
-	return unwind.ErrUnavailable
-}
-func (s *fuzzSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	fde, err := s.obj.FindFDE(ip)
-	if err != nil {
-		return nil, unwind.ErrNoInfo
-	}
-	return &unwind.ProcInfo{StartIP: fde.Begin, EndIP: fde.End, Format: unwind.FormatCFI, Info: fde}, nil
-}
-func (s *fuzzSpace) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
-func (s *fuzzSpace) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
-func (s *fuzzSpace) IsCode(addr uint64) bool {
-	return addr >= s.textAddr && addr-s.textAddr < uint64(len(s.text))
-}
-
+// FuzzStep steps through a real program's text and CFI with a stack and
+// registers from the fuzzer (internal/fuzzspace): CFI rows, expressions,
+// the trampoline check, frame pointers, scanning and bad calls all run
+// on hostile input.
 func FuzzStep(f *testing.F) {
 	dir := f.TempDir()
 	exe := testenv.BuildC(f, dir, "prog", `
@@ -65,8 +29,7 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 		f.Fatal(err)
 	}
 	defer obj.Close()
-	text := obj.ELF().Section(".text")
-	code, err := text.Data()
+	code, textAddr, err := fuzzspace.Text(obj)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -74,12 +37,12 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 	midSym, _ := obj.LookupSymbol("mid")
 	seed := make([]byte, 256)
 	binary.LittleEndian.PutUint64(seed[8:], midSym.Addr+12)
-	f.Add(seed, leafSym.Addr, uint64(fuzzStackAddr), uint64(fuzzStackAddr+16), true)
-	f.Add(seed, uint64(0), uint64(fuzzStackAddr+8), uint64(fuzzStackAddr), true)
-	f.Add(seed, midSym.Addr+20, uint64(fuzzStackAddr+32), uint64(0), false)
+	f.Add(seed, leafSym.Addr, uint64(fuzzspace.StackAddr), uint64(fuzzspace.StackAddr+16), true)
+	f.Add(seed, uint64(0), uint64(fuzzspace.StackAddr+8), uint64(fuzzspace.StackAddr), true)
+	f.Add(seed, midSym.Addr+20, uint64(fuzzspace.StackAddr+32), uint64(0), false)
 	arch := x86_64.Arch{}
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, fp uint64, exact bool) {
-		as := &fuzzSpace{obj: obj, text: code, textAddr: text.Addr, stack: stack, stackAddr: fuzzStackAddr}
+		as := &fuzzspace.Space{Obj: obj, Text: code, TextAddr: textAddr, Stack: stack}
 		cache := unwind.NewCache(unwind.CacheGlobal)
 		callee := unwind.NewFrame(x86_64.NumRegs)
 		callee.Set(x86_64.RIP, pc, unwind.SaveLoc{})
