@@ -8,9 +8,11 @@ import "strconv"
 // v0–v31 are 64–95 (only their low 64 bits, d0–d31, which is what a call
 // preserves of v8–v15 and what CFI saves).
 //
-// AADWARF64 gives the program counter no DWARF number that compilers
-// use; the PC slot is 32, as libunwind's UNW_AARCH64_PC. (33 and 34 are
-// ELR_mode and RA_SIGN_STATE, which no frame here holds.)
+// The PC slot is 32: recent AADWARF64 releases give the program counter
+// that number (gimli's AArch64::PC, libunwind's UNW_AARCH64_PC), and no
+// CFI uses it (the return address lives in the x30 column, the caller's
+// PC is derived from it). 33 and 34 are ELR_mode and RA_SIGN_STATE; no
+// frame here holds them (the signing state is cfi.Row.WindowSave).
 //
 // PACMask (96, past every DWARF number) is not a register: it carries the
 // thread's pointer-authentication instruction mask from NT_ARM_PAC_MASK
