@@ -40,12 +40,18 @@ need hppa-linux-gnu-gcc-12 gcc-12-hppa-linux-gnu
 need /usr/hppa-linux-gnu/lib/libc.so.6 libc6-dev-hppa-cross
 need qemu-hppa qemu-user
 need gdb-multiarch gdb-multiarch
-# AArch64: the cross compilers and C library, for programs run under
-# qemu-aarch64 (qemu-user) whose cores the aarch64 tests read.
+# Cross compilers and C libraries for the qemu-user cores of other
+# architectures (modules from the link map, under --sysroot /usr/<triplet>).
 need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
-need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu
 need /usr/aarch64-linux-gnu/lib/libc.so.6 libc6-dev-arm64-cross
-need qemu-aarch64 qemu-user
+# (and C++ for the aarch64 std::terminate test)
+need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu
+need arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
+need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
+need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu
+need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
+need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
+need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

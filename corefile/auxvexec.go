@@ -12,10 +12,11 @@ const maxPathLen = 4096
 
 // placeModules finds the modules of a core without an NT_FILE note, as gdb
 // and eu-stack do: the executable from the auxiliary vector, then the
-// libraries (the dynamic loader and the vDSO's entry aside) from the
-// dynamic linker's link map. Each is resolved to a file as it is placed:
-// the link map is read through the executable's dynamic section, which
-// may need its file.
+// shared libraries, the dynamic loader among them, from the dynamic
+// linker's link map (the vDSO is a module of its own, from
+// AT_SYSINFO_EHDR). Each is resolved to a file as it is placed: the link
+// map is read through the executable's dynamic section, which may need
+// its file.
 func (c *Core) placeModules(opts Options) {
 	exe := c.placeExecutable()
 	if exe == nil {
@@ -32,15 +33,15 @@ func (c *Core) placeModules(opts Options) {
 		c.warnf("executable's program headers: %v: shared libraries unknown", err)
 		return
 	}
-	entries, err := c.linkMap(phs, exe.place.bias)
-	if err != nil {
+	entries, problems := c.linkMap(phs, exe.place.bias)
+	for _, err := range problems {
 		c.warnf("%v", err)
 	}
 	interp, hasInterp := c.AuxVal(AT_BASE)
 	for _, e := range c.libraryEntries(entries) {
 		mod := &Module{Path: e.path, place: &placement{bias: e.addr, biasKnown: true, ld: e.ld}}
 		c.addPlaced(mod, opts)
-		if mod.Base == interp {
+		if mod.Base == interp || e.addr == interp {
 			hasInterp = false
 		}
 	}
@@ -109,7 +110,7 @@ func (c *Core) exeProgHeaders() ([]progHeader, error) {
 	if c.ptrSize == 8 {
 		h.Class = elf.ELFCLASS64
 	}
-	if phdr == 0 || num == 0 || num*uint64(h.Phentsize) > maxPhdrTable {
+	if phdr == 0 || num == 0 || num > maxPhdrTable || num*uint64(h.Phentsize) > maxPhdrTable {
 		return nil, fmt.Errorf("auxiliary vector: AT_PHDR 0x%x, AT_PHNUM %d, AT_PHENT %d", phdr, num, ent)
 	}
 	tab := make([]byte, num*uint64(h.Phentsize))

@@ -62,7 +62,10 @@ type Core struct {
 	Auxv []AuxEntry
 	VDSO uint64 // AT_SYSINFO_EHDR, 0 if none
 
-	Mappings []Mapping // NT_FILE entries, sorted by Start
+	// Mappings are the NT_FILE entries, or when the core has none, the
+	// mappings of the modules placed from the auxiliary vector and the link
+	// map (see placement); sorted by Start.
+	Mappings []Mapping
 	Modules  []*Module // the main executable first, then by address
 	Segments []Segment // PT_LOAD headers in file order
 	Warnings []string  // problems that did not stop loading

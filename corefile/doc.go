@@ -5,6 +5,11 @@
 // libraries, vDSO) with their build IDs, and a read-only view of the
 // process memory.
 //
+// The modules come from NT_FILE, or when the core has none (qemu-user,
+// kernels before 3.7), from the auxiliary vector (the executable) and the
+// dynamic linker's link map (the libraries), laid out from their program
+// headers; with NT_FILE, the link map is checked against it.
+//
 // Memory comes from the core's PT_LOAD segments first. Where the kernel did
 // not dump a page (read-only file mappings such as text and rodata), the
 // bytes come from the mapped file itself, found on disk under a sysroot, a

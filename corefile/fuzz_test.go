@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +44,16 @@ func syntheticSeeds() [][]byte {
 	h := &synthCore{class: elf.ELFCLASS32, order: be, machine: elf.EM_PARISC, osabi: elf.ELFOSABI_LINUX,
 		notes: []synthNote{{"CORE", NTPrstatus, hppa32Prstatus(be, 5, 10, 1)}, {"CORE", NTPrpsinfo, make([]byte, 124)}},
 		segs:  []synthSeg{{vaddr: 0x1000, memsz: 0x2000, flags: elf.PF_R, data: make([]byte, 0x100)}}}
-	return [][]byte{x.bytes(), h.bytes()}
+	// The same process as a core without NT_FILE (as qemu-user writes
+	// them): the executable is placed from the auxiliary vector.
+	var placedAuxv []byte
+	for _, v := range []uint64{AT_PHDR, 0x20040, AT_PHNUM, 2, AT_PHENT, 56, AT_ENTRY, 0x20000, AT_PAGESZ, 4096} {
+		placedAuxv = le.AppendUint64(placedAuxv, v)
+	}
+	p := &synthCore{class: elf.ELFCLASS64, order: le, machine: elf.EM_AARCH64,
+		notes: []synthNote{{"CORE", NTPrstatus, make([]byte, 392)}, {"CORE", NTPrpsinfo, make([]byte, 136)}, {"CORE", NTAuxv, placedAuxv}},
+		segs:  x.segs}
+	return [][]byte{x.bytes(), h.bytes(), p.bytes()}
 }
 
 // realCoreSeed crashes the test program once and returns the start of its
@@ -158,4 +168,109 @@ func FuzzOpenCore(f *testing.F) {
 			_ = c.Signal.String()
 		}
 	})
+}
+
+// linkMapMemory lays out an r_debug and a link map of three entries (the
+// executable, a library, the loader) in a memory image at base, in the
+// given byte order and word size; the last l_next is next.
+func linkMapMemory(order binary.ByteOrder, w int, base, next uint64) (mem []byte, rdebug uint64) {
+	mem = make([]byte, 0x400)
+	putWord := func(off int, v uint64) {
+		if w == 8 {
+			order.PutUint64(mem[off:], v)
+		} else {
+			order.PutUint32(mem[off:], uint32(v))
+		}
+	}
+	names := []string{"", "/lib/libm.so.6", "/lib/ld.so.1"}
+	putWord(rDebugMapWord*w, base+0x100) // r_debug at 0: r_map
+	for i, name := range names {
+		at := 0x100 + i*linkMapWords*w
+		copy(mem[0x300+i*0x40:], name)
+		putWord(at, uint64(i)<<20)                      // l_addr
+		putWord(at+w, base+0x300+uint64(i)*0x40)        // l_name
+		putWord(at+2*w, uint64(i)<<20+0x2000)           // l_ld
+		putWord(at+3*w, base+uint64(at+linkMapWords*w)) // l_next
+		putWord(at+4*w, base+uint64(at-linkMapWords*w)) // l_prev
+		if i == 0 {
+			putWord(at+4*w, 0)
+		}
+		if i == len(names)-1 {
+			putWord(at+3*w, next)
+		}
+	}
+	return mem, base
+}
+
+// FuzzLinkMap walks a link map in hostile memory: the walk must end
+// (bounded, cycles cut) without a panic, whatever the pointers say.
+func FuzzLinkMap(f *testing.F) {
+	for _, big := range []bool{false, true} {
+		for _, w := range []int{4, 8} {
+			var order binary.ByteOrder = binary.LittleEndian
+			if big {
+				order = binary.BigEndian
+			}
+			mem, rdebug := linkMapMemory(order, w, 0x10000, 0)
+			f.Add(mem, rdebug, w == 8, big)
+			mem, rdebug = linkMapMemory(order, w, 0x10000, 0x10100) // a cycle
+			f.Add(mem, rdebug, w == 8, big)
+		}
+	}
+	f.Fuzz(func(t *testing.T, mem []byte, rdebug uint64, is64, big bool) {
+		c := &Core{order: binary.LittleEndian, ptrSize: 4, data: mem, fileStatus: map[string]string{}}
+		if big {
+			c.order = binary.BigEndian
+		}
+		if is64 {
+			c.ptrSize = 8
+		}
+		n := uint64(len(mem))
+		c.ranges = []memRange{{start: 0x10000, end: 0x10000 + n, avail: n, filesz: n, flags: elf.PF_R | elf.PF_W}}
+		head, err := c.readWord(rdebug + rDebugMapWord*uint64(c.ptrSize))
+		if err != nil {
+			return
+		}
+		entries, _ := c.walkLinkMap(head)
+		if len(entries) > maxLinkMapEntries {
+			t.Fatalf("%d entries", len(entries))
+		}
+		for _, e := range c.libraryEntries(entries) {
+			if e.path == "" || len(e.path) > maxPathLen {
+				t.Fatalf("library entry %+v", e)
+			}
+		}
+	})
+}
+
+// TestLinkMapWalkSeeds checks the fuzz seeds decode as laid out, in both
+// byte orders and word sizes, that the cycle is cut, and that a pointer
+// to memory the core lacks ends the walk with a problem saying where.
+func TestLinkMapWalkSeeds(t *testing.T) {
+	for _, big := range []bool{false, true} {
+		for _, w := range []int{4, 8} {
+			var order binary.ByteOrder = binary.LittleEndian
+			if big {
+				order = binary.BigEndian
+			}
+			for _, next := range []uint64{0, 0x10100, 0xdead0000} {
+				mem, rdebug := linkMapMemory(order, w, 0x10000, next)
+				n := uint64(len(mem))
+				c := &Core{order: order, ptrSize: w, data: mem, ranges: []memRange{{start: 0x10000, end: 0x10000 + n, avail: n, filesz: n}}}
+				head, err := c.readWord(rdebug + uint64(w))
+				if err != nil {
+					t.Fatal(err)
+				}
+				entries, problems := c.walkLinkMap(head)
+				libs := c.libraryEntries(entries)
+				if len(entries) != 3 || len(libs) != 2 || libs[0].path != "/lib/libm.so.6" || libs[0].addr != 1<<20 || libs[1].path != "/lib/ld.so.1" {
+					t.Errorf("big %v word %d: entries %+v", big, w, entries)
+				}
+				want := map[uint64]string{0x10100: "comes round again (a cycle)", 0xdead0000: "entry at 0xdead0000: 0xdead0000: memory unavailable"}[next]
+				if (want == "") != (len(problems) == 0) || (want != "" && (len(problems) != 1 || !strings.Contains(problems[0].Error(), want))) {
+					t.Errorf("big %v word %d next %#x: problems %v, want one saying %q", big, w, next, problems, want)
+				}
+			}
+		}
+	}
 }

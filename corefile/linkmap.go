@@ -2,7 +2,6 @@ package corefile
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 )
 
@@ -22,6 +21,7 @@ const (
 	// Bounds on what hostile memory can make the walk do.
 	maxLinkMapEntries = 1024
 	maxDynamicEntries = 4096
+	maxLinkMapNames   = 256 << 10 // bytes of names, all entries together
 )
 
 // linkMapEntry is one struct link_map.
@@ -63,47 +63,52 @@ func (c *Core) rDebugAddr(phs []progHeader, bias uint64) (uint64, error) {
 }
 
 // linkMap reads the dynamic linker's list of loaded objects, found through
-// the executable's dynamic section. A list that is unreadable part way
-// gives the entries before the fault and an error; nil, nil when there is
-// no list.
-func (c *Core) linkMap(phs []progHeader, bias uint64) ([]linkMapEntry, error) {
+// the executable's dynamic section, and the problems met (one warning
+// each). A list that is unreadable part way gives the entries before the
+// fault; nil, nil when there is no list.
+func (c *Core) linkMap(phs []progHeader, bias uint64) ([]linkMapEntry, []error) {
 	rdebug, err := c.rDebugAddr(phs, bias)
-	if err != nil || rdebug == 0 {
-		return nil, err
+	if err != nil {
+		return nil, []error{err}
+	}
+	if rdebug == 0 {
+		return nil, nil
 	}
 	head, err := c.readWord(rdebug + rDebugMapWord*uint64(c.ptrSize))
 	if err != nil {
-		return nil, fmt.Errorf("link map: r_debug at 0x%x: %w", rdebug, err)
+		return nil, []error{fmt.Errorf("link map: r_debug at 0x%x: %w", rdebug, err)}
 	}
 	return c.walkLinkMap(head)
 }
 
 // walkLinkMap follows l_next from head. The walk is bounded in length and
-// stops at a cycle; each fault ends it with an error saying where.
-func (c *Core) walkLinkMap(head uint64) ([]linkMapEntry, error) {
+// stops at a cycle; each fault ends it with a problem saying where.
+func (c *Core) walkLinkMap(head uint64) ([]linkMapEntry, []error) {
 	w := c.ptrSize
 	var out []linkMapEntry
 	seen := map[uint64]bool{}
 	buf := make([]byte, linkMapWords*w)
 	var errs []error
 	prev := uint64(0)
+	names := maxLinkMapNames
 	for at := head; at != 0; {
 		if len(out) == maxLinkMapEntries {
-			return out, fmt.Errorf("link map: more than %d entries, the rest ignored", maxLinkMapEntries)
+			return out, append(errs, fmt.Errorf("link map: more than %d entries, the rest ignored", maxLinkMapEntries))
 		}
 		if seen[at] {
-			return out, fmt.Errorf("link map: entry at 0x%x comes round again (a cycle), the rest ignored", at)
+			return out, append(errs, fmt.Errorf("link map: entry at 0x%x comes round again (a cycle), the rest ignored", at))
 		}
 		seen[at] = true
 		if err := c.ReadMem(at, buf); err != nil {
-			return out, errors.Join(append(errs, fmt.Errorf("link map: entry at 0x%x: %w", at, err))...)
+			return out, append(errs, fmt.Errorf("link map: entry at 0x%x: %w", at, err))
 		}
 		e := linkMapEntry{at: at, addr: c.word(buf), name: c.word(buf[w:]), ld: c.word(buf[2*w:])}
 		if p := c.word(buf[4*w:]); p != prev && len(errs) < 8 {
 			errs = append(errs, fmt.Errorf("link map: entry at 0x%x: l_prev is 0x%x, not the entry before it (0x%x)", at, p, prev))
 		}
-		if e.name != 0 {
-			s, err := c.readString(e.name, maxPathLen)
+		if e.name != 0 && names > 0 {
+			s, err := c.readString(e.name, min(maxPathLen, names))
+			names -= len(s) + 1
 			if err != nil && len(errs) < 8 {
 				errs = append(errs, fmt.Errorf("link map: entry at 0x%x: l_name: %w", at, err))
 			} else if err == nil {
@@ -113,7 +118,7 @@ func (c *Core) walkLinkMap(head uint64) ([]linkMapEntry, error) {
 		out = append(out, e)
 		prev, at = at, c.word(buf[3*w:])
 	}
-	return out, errors.Join(errs...)
+	return out, errs
 }
 
 // libraryEntries keeps the link map entries that are shared objects on

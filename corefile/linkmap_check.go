@@ -21,8 +21,8 @@ func (c *Core) checkLinkMap(opts Options) {
 	if err != nil {
 		return // the same is said elsewhere when it matters (no NT_FILE)
 	}
-	entries, err := c.linkMap(phs, exeBias(phs, phdr))
-	if err != nil {
+	entries, problems := c.linkMap(phs, exeBias(phs, phdr))
+	for _, err := range problems {
 		c.warnf("%v", err)
 	}
 	libs := c.libraryEntries(entries)

@@ -205,7 +205,16 @@ func TestKernelCoreWithoutNTFile(t *testing.T) {
 		t.Errorf("libc text at %#x differs from the NT_FILE core's (%v)", at, err)
 	}
 
-	checkGDBSharedLibraries(t, "gdb", nil, prog, stripped, c)
+	checkGDBSharedLibraries(t, "gdb", nil, nil, prog, stripped, c)
+
+	// Another build of the program: its build ID differs from the one the
+	// core's memory holds, so it is refused, as with NT_FILE.
+	other := buildC(t, t.TempDir(), "linkmap", "-O0", "-Wl,--no-as-needed", "-lm")
+	o := must(Open(stripped, Options{Executable: other}))
+	defer o.Close()
+	if m := o.Modules[0]; !m.Main || m.Found || !hasWarning(o, "build ID "+orig.Modules[0].BuildID, other) {
+		t.Errorf("other build accepted or not warned about: %+v; warnings %q", *m, o.Warnings)
+	}
 }
 
 // gdbSharedLib is one line of gdb's "info sharedlibrary".
@@ -217,13 +226,16 @@ type gdbSharedLib struct {
 var gdbSharedLine = regexp.MustCompile(`^(0x[0-9a-f]+)?\s+(0x[0-9a-f]+)?\s+(Yes|No)(?: \(\*\))?\s+(/\S+)$`)
 
 // gdbSharedLibraries runs gdb's "info sharedlibrary" on core, after the
-// pre commands.
-func gdbSharedLibraries(t *testing.T, gdb string, pre []string, exe, core string) []gdbSharedLib {
+// init commands (-iex, before the files load) and commands (-ex).
+func gdbSharedLibraries(t *testing.T, gdb string, init, cmds []string, exe, core string) []gdbSharedLib {
 	t.Helper()
 	testenv.NeedTool(t, gdb)
 	args := []string{"-nx", "-batch"}
-	for _, p := range pre {
+	for _, p := range init {
 		args = append(args, "-iex", p)
+	}
+	for _, p := range cmds {
+		args = append(args, "-ex", p)
 	}
 	args = append(args, "-ex", "info sharedlibrary", exe, core)
 	out, err := exec.Command(gdb, args...).CombinedOutput()
@@ -242,22 +254,23 @@ func gdbSharedLibraries(t *testing.T, gdb string, pre []string, exe, core string
 		}
 		libs = append(libs, l)
 	}
-	if len(libs) == 0 {
+	if len(libs) == 0 && !strings.Contains(string(out), "No shared libraries loaded") {
 		t.Fatalf("%s lists no shared libraries:\n%s", gdb, out)
 	}
 	return libs
 }
 
 // checkGDBSharedLibraries compares the core's libraries with gdb's
-// "info sharedlibrary": the same paths, and gdb's "From" (the start of
+// "info sharedlibrary": the same files (gdb names the file it loaded:
+// under the sysroot when there is one), and gdb's "From" (the start of
 // each library's .text) inside the module coreunwind reports.
-func checkGDBSharedLibraries(t *testing.T, gdb string, pre []string, exe, core string, c *Core) {
+func checkGDBSharedLibraries(t *testing.T, gdb string, init, cmds []string, exe, core string, c *Core) {
 	t.Helper()
-	libs := gdbSharedLibraries(t, gdb, pre, exe, core)
+	libs := gdbSharedLibraries(t, gdb, init, cmds, exe, core)
 	var want, got []string
 	for _, l := range libs {
 		want = append(want, l.path)
-		m := modulePathed(c, l.path)
+		m := moduleFiled(c, l.path)
 		if m == nil {
 			continue
 		}
@@ -267,7 +280,7 @@ func checkGDBSharedLibraries(t *testing.T, gdb string, pre []string, exe, core s
 	}
 	for _, m := range c.Modules {
 		if !m.Main && !m.InCore {
-			got = append(got, m.Path)
+			got = append(got, m.File)
 		}
 	}
 	slices.Sort(want)
@@ -278,32 +291,32 @@ func checkGDBSharedLibraries(t *testing.T, gdb string, pre []string, exe, core s
 	t.Logf("%s: libraries %q", gdb, got)
 }
 
-func modulePathed(c *Core, path string) *Module {
+// moduleFiled returns the module whose accepted file is path.
+func moduleFiled(c *Core, path string) *Module {
 	for _, m := range c.Modules {
-		if m.Path == path {
+		if m.File == path {
 			return m
 		}
 	}
 	return nil
 }
 
-// TestLinkMapDisagreesWithNTFile edits the link map in a copy of the core
-// (libm's l_addr, libc's name) and expects the warnings that say so.
+// TestLinkMapDisagreesWithNTFile edits the link map in copies of the core
+// and expects the warnings that say so: libm's l_addr moved and libc's
+// name changed; then libm unlinked from the list and libc's dynamic
+// section pointed at unmapped memory.
 func TestLinkMapDisagreesWithNTFile(t *testing.T) {
 	prog, core, _ := kernelLinkMapCore(t)
 	c := must(Open(core, Options{Executable: prog}))
+	defer c.Close()
 	phs, err := c.exeProgHeaders()
 	if err != nil {
 		t.Fatal(err)
 	}
 	phdr, _ := c.AuxVal(AT_PHDR)
-	entries, err := c.linkMap(phs, exeBias(phs, phdr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(core)
-	if err != nil {
-		t.Fatal(err)
+	entries, problems := c.linkMap(phs, exeBias(phs, phdr))
+	if len(problems) > 0 {
+		t.Fatal(problems)
 	}
 	// fileOff is where the core file holds the byte at addr.
 	fileOff := func(addr uint64) uint64 {
@@ -313,42 +326,133 @@ func TestLinkMapDisagreesWithNTFile(t *testing.T) {
 		}
 		return c.ranges[i].off + addr - c.ranges[i].start
 	}
-	var libm, libc *linkMapEntry
-	for i, e := range entries {
-		switch filepath.Base(e.path) {
-		case "libm.so.6":
-			libm = &entries[i]
-		case "libc.so.6":
-			libc = &entries[i]
+	find := func(base string) (int, linkMapEntry) {
+		for i, e := range entries {
+			if filepath.Base(e.path) == base {
+				return i, e
+			}
+		}
+		t.Fatalf("%s not in the link map: %+v", base, entries)
+		return 0, linkMapEntry{}
+	}
+	im, libm := find("libm.so.6")
+	_, libc := find("libc.so.6")
+	if im == 0 {
+		t.Fatalf("libm first in the link map: %+v", entries)
+	}
+	ntLibm, ntLibc := moduleNamed(c, "libm.so.6"), moduleNamed(c, "libc.so.6")
+	const word = 8 // x86_64
+	// edit writes a copy of the core changed by f and opens it.
+	edit := func(name string, f func(b []byte)) *Core {
+		b, err := os.ReadFile(core)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(b)
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e := must(Open(path, Options{Executable: prog}))
+		t.Cleanup(func() { e.Close() })
+		if m := moduleNamed(e, "libm.so.6"); m == nil || !m.Found || m.Base != ntLibm.Base {
+			t.Errorf("%s: libm module changed: %+v", name, m) // the modules still come from NT_FILE
+		}
+		return e
+	}
+	expect := func(e *Core, want ...[]string) {
+		t.Helper()
+		for _, w := range want {
+			if !hasWarning(e, w...) {
+				t.Errorf("no warning with %q in %q", w, e.Warnings)
+			}
 		}
 	}
-	defer c.Close()
-	if libm == nil || libc == nil {
-		t.Fatalf("libm or libc not in the link map: %+v", entries)
-	}
+
 	movedBias := libm.addr + 0x10000
-	binary.LittleEndian.PutUint64(b[fileOff(libm.at):], movedBias)
-	at := fileOff(libc.name) + uint64(strings.Index(libc.path, "libc.so.6"))
-	copy(b[at:], "libX")
-	edited := filepath.Join(t.TempDir(), "core.edited")
-	if err := os.WriteFile(edited, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e := must(Open(edited, Options{Executable: prog}))
-	defer e.Close()
-	wantWarnings := [][]string{
-		{"link map: " + libm.path, "at bias " + hexAddr(movedBias), "but NT_FILE maps", "libm.so.6 at bias " + hexAddr(libm.addr)},
-		{"link map: " + strings.Replace(libc.path, "libc.so.6", "libX.so.6", 1), "but NT_FILE maps", "libc.so.6 there"},
-	}
-	for _, w := range wantWarnings {
-		if !hasWarning(e, w...) {
-			t.Errorf("no warning with %q in %q", w, e.Warnings)
-		}
-	}
-	// The modules still come from NT_FILE.
-	if m := moduleNamed(e, "libm.so.6"); m == nil || !m.Found {
-		t.Errorf("libm module changed: %+v", m)
+	e := edit("moved-renamed", func(b []byte) {
+		binary.LittleEndian.PutUint64(b[fileOff(libm.at):], movedBias)
+		copy(b[fileOff(libc.name)+uint64(strings.Index(libc.path, "libc.so.6")):], "libX")
+	})
+	expect(e,
+		[]string{"link map: " + libm.path, "at bias " + hexAddr(movedBias), "but NT_FILE maps " + ntLibm.Path + " at bias " + hexAddr(libm.addr)},
+		[]string{"link map: " + strings.Replace(libc.path, "libc.so.6", "libX.so.6", 1), "but NT_FILE maps " + ntLibc.Path + " there"})
+
+	e = edit("unlinked", func(b []byte) {
+		// The entry before libm now leads past it; libc's l_ld points
+		// nowhere.
+		binary.LittleEndian.PutUint64(b[fileOff(entries[im-1].at+3*word):], c.word(mustRead(t, c, libm.at+3*word)))
+		binary.LittleEndian.PutUint64(b[fileOff(libc.at+2*word):], 0x1000)
+	})
+	expect(e,
+		[]string{"module " + ntLibm.Path, "is not in the dynamic linker's link map"},
+		[]string{"link map: " + libc.path, "no NT_FILE mapping holds its dynamic section at 0x1000"})
+
+	// The consistent core: no such warning.
+	if w := linkMapWarnings(c); len(w) > 0 {
+		t.Errorf("link map warnings on the unedited core: %q", w)
 	}
 }
 
+func mustRead(t *testing.T, c *Core, addr uint64) []byte {
+	t.Helper()
+	b := make([]byte, c.ptrSize)
+	if err := c.ReadMem(addr, b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
+
+// TestLoaderFromATBase: before the dynamic linker fills in DT_DEBUG (here:
+// the entry zeroed in a copy of the core without NT_FILE) there is no link
+// map; the loader is still placed from AT_BASE, under its PT_INTERP path.
+func TestLoaderFromATBase(t *testing.T) {
+	prog, core, stripped := kernelLinkMapCore(t)
+	orig := must(Open(core, Options{Executable: prog}))
+	defer orig.Close()
+	c := must(Open(stripped, Options{Executable: prog}))
+	defer c.Close()
+	phs, err := c.exeProgHeaders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bias := c.Modules[0].place.bias
+	var debugAt uint64
+	for _, ph := range phs {
+		if ph.Type != elf.PT_DYNAMIC {
+			continue
+		}
+		for at := bias + ph.Vaddr; at < bias+ph.Vaddr+ph.Memsz; at += 16 {
+			if c.word(mustRead(t, c, at)) == dtDebug {
+				debugAt = at + 8
+			}
+		}
+	}
+	i := c.findRange(debugAt)
+	if debugAt == 0 || i < 0 {
+		t.Fatalf("DT_DEBUG at %#x not in the core", debugAt)
+	}
+	b, err := os.ReadFile(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[c.ranges[i].off+debugAt-c.ranges[i].start:], 0)
+	path := filepath.Join(t.TempDir(), "core.nodebug")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := must(Open(path, Options{Executable: prog}))
+	defer e.Close()
+	base, _ := e.AuxVal(AT_BASE)
+	want := moduleNamed(orig, "ld-linux-x86-64.so.2")
+	ld := moduleNamed(e, "ld-linux-x86-64.so.2")
+	if len(e.Modules) != 3 || !e.Modules[0].Main || moduleNamed(e, "[vdso]") == nil || ld == nil {
+		t.Fatalf("modules %v, want the executable, the loader and the vDSO", moduleNames(e))
+	}
+	if ld.Path != "/lib64/ld-linux-x86-64.so.2" || ld.Base != base || !ld.Found || want == nil ||
+		ld.Start != want.Start || ld.End != want.End || ld.BuildID != want.BuildID {
+		t.Errorf("loader %+v, want it at AT_BASE %#x like %+v", *ld, base, want)
+	}
+}

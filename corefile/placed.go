@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"debug/elf"
+	"fmt"
 )
 
 // A placed module is one that no NT_FILE note describes (qemu-user cores,
@@ -158,10 +159,35 @@ func (c *Core) candidateLayout(mod *Module, data []byte) (maps []Mapping, bias u
 		return nil, 0, "", err
 	}
 	bias = mod.place.biasFor(h, phs)
+	if err := mod.place.check(h, phs, bias); err != nil {
+		return nil, 0, "", err
+	}
 	maps = loadMappings(phs, bias, c.pageSize(), mod.Path)
 	if len(maps) == 0 {
 		return nil, 0, "", formatErr(h.Phoff, "no loadable segment")
 	}
 	coreID, _ = notesBuildID(c.readCore, phs, h.Order, func(ph progHeader) uint64 { return bias + ph.Vaddr })
 	return maps, bias, coreID, nil
+}
+
+// check tells a wrong file by what the process recorded about the right
+// one, for cores that lack the pages holding the build ID: at bias, the
+// file's dynamic section must be where the link map's l_ld says, and its
+// program headers where AT_PHDR says; an executable linked at a fixed
+// address (ET_EXEC) is not moved.
+func (p *placement) check(h *fileHeader, phs []progHeader, bias uint64) error {
+	if h.Type == elf.ET_EXEC && bias != 0 {
+		return fmt.Errorf("its entry point is 0x%x, not AT_ENTRY 0x%x, and it cannot be moved", h.Entry, p.entry)
+	}
+	for _, ph := range phs {
+		if ph.Type == elf.PT_DYNAMIC && p.ld != 0 && bias+ph.Vaddr != p.ld {
+			return fmt.Errorf("its dynamic section would be at 0x%x, the link map has it at 0x%x", bias+ph.Vaddr, p.ld)
+		}
+		if ph.Type == elf.PT_LOAD && p.phdr != 0 && h.Phoff >= ph.Off && h.Phoff-ph.Off < ph.Filesz {
+			if at := bias + ph.Vaddr + (h.Phoff - ph.Off); at != p.phdr {
+				return fmt.Errorf("its program headers would be at 0x%x, AT_PHDR has them at 0x%x", at, p.phdr)
+			}
+		}
+	}
+	return nil
 }
