@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
 func init() { unwind.Register(Arch{}) }
@@ -95,13 +96,7 @@ func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Fr
 }
 
 // readWord reads a 64-bit word of target memory.
-func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) {
-	var b [8]byte
-	if err := as.ReadMem(addr, b[:]); err != nil {
-		return 0, err
-	}
-	return as.ByteOrder().Uint64(b[:]), nil
-}
+func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) { return cfirow.ReadSized(as, addr, 8) }
 
 // readInsn reads the 32-bit instruction at addr (A64 instructions are
 // little-endian even on big-endian data configurations).
@@ -111,14 +106,4 @@ func readInsn(as unwind.AddrSpace, addr uint64) (uint32, bool) {
 		return 0, false
 	}
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24, true
-}
-
-// isCode reports whether addr is in executable memory. Address spaces
-// that cannot tell accept every readable address.
-func isCode(as unwind.AddrSpace, addr uint64) bool {
-	if cc, ok := as.(unwind.CodeChecker); ok {
-		return cc.IsCode(addr)
-	}
-	var b [1]byte
-	return as.ReadMem(addr, b[:]) == nil
 }

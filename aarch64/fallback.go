@@ -1,6 +1,9 @@
 package aarch64
 
-import "github.com/coreunwind/coreunwind/unwind"
+import (
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
+)
 
 // maxFrameSize bounds how far a frame record may lie above the stack
 // pointer before the chain is considered broken (8 MiB: the default
@@ -22,11 +25,11 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 		return false
 	}
 	ra := stripPAC(callee, lr)
-	if ra == 0 || !isCode(as, ra) || !afterCall(as, ra) {
+	if ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
 		return false
 	}
 	pc, _ := callee.Get(PC)
-	if isCode(as, pc) {
+	if stackscan.IsCode(as, pc) {
 		if sameProc(as, pc, ra-4) {
 			return false
 		}
@@ -72,7 +75,7 @@ func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	}
 	order := as.ByteOrder()
 	savedFP, ra := order.Uint64(b[0:]), stripPAC(callee, order.Uint64(b[8:]))
-	if ra == 0 || !isCode(as, ra) {
+	if ra == 0 || !stackscan.IsCode(as, ra) {
 		return false
 	}
 	chains := savedFP > fp && savedFP%8 == 0 && savedFP-fp <= maxFrameSize
@@ -108,10 +111,6 @@ func keepCalleeSaved(callee, caller *unwind.Frame) {
 	carryPACMask(callee, caller)
 }
 
-// scanWords bounds the stack scan, as minidump-stackwalk's: how many
-// words above the stack pointer are tried as return addresses.
-const scanWords = 512
-
 // stepScan looks for the first word above the stack pointer that,
 // stripped of a PAC, points into code just after a call instruction. A
 // frame record ({x29, x30}) puts the saved x29 just below it: when the
@@ -121,33 +120,26 @@ func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	if !ok {
 		return false
 	}
-	var buf [scanWords * 8]byte
-	n := len(buf)
-	for n > 0 && as.ReadMem(sp, buf[:n]) != nil {
-		n /= 2 // the stack may end within the window
+	slot, ra, found := stackscan.Find(as, sp, func(w uint64) (uint64, bool) {
+		ra := stripPAC(callee, w)
+		return ra, ra >= 0x1000 && stackscan.IsCode(as, ra) && afterCall(as, ra)
+	})
+	if !found {
+		return false
 	}
-	order := as.ByteOrder()
-	for i := 0; i+8 <= n; i += 8 {
-		ra := stripPAC(callee, order.Uint64(buf[i:]))
-		if ra < 0x1000 || !isCode(as, ra) || !afterCall(as, ra) {
-			continue
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
+	caller.Set(SP, slot+8, unwind.SaveLoc{Kind: unwind.LocValue})
+	if fp, ok := callee.Get(X29); ok && fp == slot-8 {
+		if v, err := readWord(as, fp); err == nil {
+			caller.Set(X29, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
 		}
-		slot := sp + uint64(i)
-		caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
-		caller.Set(SP, slot+8, unwind.SaveLoc{Kind: unwind.LocValue})
-		if fp, ok := callee.Get(X29); ok && fp == slot-8 {
-			if v, err := readWord(as, fp); err == nil {
-				caller.Set(X29, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
-			}
-		} else if ok {
-			caller.Set(X29, fp, callee.Locs[X29])
-		}
-		keepCalleeSaved(callee, caller)
-		caller.CFA, caller.HasCFA = slot+8, true
-		caller.Trust = unwind.TrustScan
-		return true
+	} else if ok {
+		caller.Set(X29, fp, callee.Locs[X29])
 	}
-	return false
+	keepCalleeSaved(callee, caller)
+	caller.CFA, caller.HasCFA = slot+8, true
+	caller.Trust = unwind.TrustScan
+	return true
 }
 
 // A64 call instructions, as (instruction & mask) == value.
