@@ -28,7 +28,8 @@ func (Arch) SPReg() int           { return SP }
 // Step finds callee's caller: from the signal context where the code is
 // the rt_sigreturn trampoline, by CFI where the address has it, else (in
 // an interrupted frame) by the link register, else by the frame-record
-// chain, else by scanning the stack for a return address. Each method
+// chain (or, for a function whose prologue saves only x30, that save),
+// else by scanning the stack for a return address. Each method
 // records its trust in caller. callee.ExactPC, not the depth, tells frame
 // 0 and signal-interrupted frames from callers.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame, _ int) (unwind.StepResult, error) {
@@ -58,8 +59,18 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if r.kind == ruleNone && !callee.ExactPC && isOutermost(as, callee) {
 		return unwind.StepEnd, nil
 	}
+	// A caller frame without CFI: what its prologue saved says whether
+	// x29 is its own frame record or still an older frame's.
+	kind, size := prologueUnknown, uint64(0)
+	if !callee.ExactPC {
+		kind, size = readPrologue(as, callee.LookupPC(PC))
+	}
 	caller.Reset()
-	if stepFrameRecord(as, callee, caller) {
+	if kind == prologueSavedLR && stepSavedLR(as, callee, caller, size) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
+	if kind != prologueSavedLR && stepFrameRecord(as, callee, caller, size) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()

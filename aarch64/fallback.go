@@ -57,13 +57,86 @@ func sameProc(as unwind.AddrSpace, a, b uint64) bool {
 	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
 }
 
+// prologue is what the first instructions of a function without CFI say
+// about its frame (gcc's shapes; anything else is prologueUnknown).
+type prologue uint8
+
+const (
+	prologueUnknown prologue = iota
+	// "stp x29, x30, [sp, #-n]!" (then "mov x29, sp"): the function
+	// builds a frame record at the bottom of its n-byte frame.
+	prologueFrameRecord
+	// "str x30, [sp, #-n]!": the return address at the new sp, no frame
+	// record (-fomit-frame-pointer); n is in frameSize.
+	prologueSavedLR
+)
+
+// Instruction hints a prologue may start with: nop, paciasp, pacibsp,
+// bti c / j / jc.
+func isHint(insn uint32) bool { return insn&0xfffff01f == 0xd503201f }
+
+// readPrologue decodes the prologue of the function containing pc (its
+// start from the symbol table) and the size n of the frame it allocates.
+func readPrologue(as unwind.AddrSpace, pc uint64) (prologue, uint64) {
+	_, off, err := as.ProcName(pc)
+	if err != nil || off > pc {
+		return prologueUnknown, 0
+	}
+	start := pc - off
+	for a := start; a < start+12 && a < pc; a += 4 {
+		insn, ok := readInsn(as, a)
+		switch {
+		case !ok:
+			return prologueUnknown, 0
+		case isHint(insn):
+			continue
+		case insn&0xffc07fff == 0xa9807bfd && insn>>15&0x40 != 0: // stp x29, x30, [sp, #-n]!
+			return prologueFrameRecord, uint64(-(int64(insn>>15&0x7f) << 57 >> 57) * 8)
+		case insn&0xffe00fff == 0xf8000ffe && insn>>20&1 != 0: // str x30, [sp, #-n]!
+			return prologueSavedLR, uint64(-(int64(insn>>12&0x1ff) << 55 >> 55))
+		}
+		return prologueUnknown, 0
+	}
+	return prologueUnknown, 0
+}
+
+// stepSavedLR unwinds a caller frame (not interrupted: it is past its
+// prologue and made a call) of a function without CFI whose prologue is
+// "str x30, [sp, #-n]!": its return address is at sp and its caller's sp
+// is sp+n; it did not touch x29. The return address must follow a call.
+func stepSavedLR(as unwind.AddrSpace, callee, caller *unwind.Frame, n uint64) bool {
+	sp, ok := callee.Get(SP)
+	if !ok || n == 0 || n%16 != 0 {
+		return false
+	}
+	w, err := readWord(as, sp)
+	if err != nil {
+		return false
+	}
+	ra := stripPAC(callee, w)
+	if !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
+		return false
+	}
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sp})
+	caller.Set(SP, sp+n, unwind.SaveLoc{Kind: unwind.LocValue})
+	if fp, ok := callee.Get(X29); ok {
+		caller.Set(X29, fp, callee.Locs[X29])
+	}
+	keepCalleeSaved(callee, caller)
+	caller.CFA, caller.HasCFA = sp+n, true
+	caller.Trust = unwind.TrustScan
+	return true
+}
+
 // stepFrameRecord follows the frame-record chain: x29 points at {the
 // caller's x29, the return address}, which a prologue stores with "stp
 // x29, x30, [sp, #-n]!; mov x29, sp". It is used where there is no CFI,
 // so everything is checked: x29 aligned and above sp, the return address
 // in code, the chain moving toward older frames. The caller's sp is not
-// recorded; just above the record is the closest lower bound.
-func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+// recorded: it is x29+n when the callee's prologue says the record is at
+// the bottom of its n-byte frame (n > 0), else just above the record, the
+// closest lower bound.
+func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame, n uint64) bool {
 	fp, ok1 := callee.Get(X29)
 	sp, ok2 := callee.Get(SP)
 	if !ok1 || !ok2 || fp == 0 || fp%8 != 0 || fp < sp || fp-sp > maxFrameSize {
@@ -86,10 +159,14 @@ func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 		return false
 	}
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp + 8})
-	caller.Set(SP, fp+16, unwind.SaveLoc{Kind: unwind.LocValue})
+	cfa := fp + 16
+	if n > 16 && n <= maxFrameSize {
+		cfa = fp + n
+	}
+	caller.Set(SP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})
 	caller.Set(X29, savedFP, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
 	keepCalleeSaved(callee, caller)
-	caller.CFA, caller.HasCFA = fp+16, true
+	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustFramePointer
 	return true
 }

@@ -45,6 +45,10 @@ func init() {
 	add("a64-dyn", gcc, "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
 	add("a64-nullfn", gcc, "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, a64Static...)...)
 	add("a64-exception", gxx, "exception", append([]string{"-g", "-O1", "exception.cc"}, a64Static...)...)
+	// Functions without CFI: with frame records, and without (their
+	// prologue saves only x30: the frame-record chain would skip them).
+	programs["a64-nocfi"] = nocfiBuild(a64.Triple+"-", nil, a64Static)
+	programs["a64-nocfi-nofp"] = nocfiBuild(a64.Triple+"-", []string{"-fomit-frame-pointer"}, a64Static)
 }
 
 // a64Crash copies a built program into a fresh directory (qemu names its
@@ -153,7 +157,8 @@ func pcList(fs []refFrame) []uint64 {
 // TestAArch64Qemu: qemu-user cores of programs built here, compared with
 // gdb-multiarch and eu-stack on the same core. The dynamic program's
 // libraries are found through the link map and --sysroot; eu-stack has no
-// sysroot option, so gdb is its only reference (it is used as both).
+// sysroot option, so gdb is its only reference (it is used as both, pcs
+// only), as for the programs without CFI.
 func TestAArch64Qemu(t *testing.T) {
 	t.Parallel()
 	requireTool(t, "gdb-multiarch")
@@ -168,6 +173,8 @@ func TestAArch64Qemu(t *testing.T) {
 		{"dynamic-abort", "a64-dyn", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
 		{"null-function-pointer", "a64-nullfn", "", 11, []string{"dispatch", "main"}},
 		{"cxx-terminate", "a64-exception", "", 6, []string{"abort", "std::terminate", "shop::Basket::checkout", "shop::process", "main"}},
+		{"no-cfi", "a64-nocfi", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
+		{"no-cfi-no-frame-records", "a64-nocfi-nofp", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,9 +187,15 @@ func TestAArch64Qemu(t *testing.T) {
 			g := a64GDB(t, c.Exe, c.Core)
 			var flags []string
 			eu := pcsOnly(g)
-			if tc.prog == "a64-dyn" {
+			switch tc.prog {
+			case "a64-dyn":
 				flags = []string{"--sysroot", a64.Sysroot()}
-			} else {
+			case "a64-nocfi", "a64-nocfi-nofp":
+				// eu-stack repeats frames and then walks into garbage
+				// here; gdb's prologue analyzer is the reference (as for
+				// x86-64's TestNoCFI).
+				expectNoFDE(t, c.Exe, "nocfi_a", "nocfi_b", "nocfi_c")
+			default:
 				eu, _ = runEuStack(t, c.Exe, c.Core)
 			}
 			rep, _ := unwindJSON(t, flags, c.Core, c.Exe)

@@ -74,23 +74,7 @@ var programs = map[string]program{
 			return exe, runIn(filepath.Join(src, "gocrash"), goTool(), "build", "-o", exe, "main.go")
 		},
 	},
-	"nocfi": {
-		tools: []string{"gcc", "objcopy"},
-		build: func(src, dir string) (string, error) {
-			exe := filepath.Join(dir, "nocfi")
-			obj := filepath.Join(dir, "nocfi_funcs.o")
-			if err := runIn(dir, "gcc", "-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
-				"-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c")); err != nil {
-				return "", err
-			}
-			// With -g, gcc still writes .debug_frame for these functions;
-			// drop it so they really have no CFI at all.
-			if err := runIn(dir, "objcopy", "--remove-section", ".debug_frame", obj); err != nil {
-				return "", err
-			}
-			return exe, runIn(dir, "gcc", "-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj)
-		},
-	},
+	"nocfi": nocfiBuild("", nil, nil),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
@@ -107,6 +91,31 @@ var programs = map[string]program{
 	// .gnu_debuglink. The debug file is left as nullderef.debug in dir.
 	"null-stripped-buildid":   strippedBuild("-Wl,--build-id=sha1", false),
 	"null-stripped-debuglink": strippedBuild("-Wl,--build-id=none", true),
+}
+
+// nocfiBuild builds the nocfi program with the toolchain whose tools are
+// named prefix+"gcc" and prefix+"objcopy": nocfi_funcs.c without any
+// unwind tables (funcFlags added), linked with nocfi_main.c (linkFlags
+// added).
+func nocfiBuild(prefix string, funcFlags, linkFlags []string) program {
+	gcc, objcopy := prefix+"gcc", prefix+"objcopy"
+	return program{
+		tools: []string{gcc, objcopy},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "nocfi")
+			obj := filepath.Join(dir, "nocfi_funcs.o")
+			args := append([]string{"-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}, funcFlags...)
+			if err := runIn(dir, gcc, append(args, "-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c"))...); err != nil {
+				return "", err
+			}
+			// With -g, gcc still writes .debug_frame for these functions;
+			// drop it so they really have no CFI at all.
+			if err := runIn(dir, objcopy, "--remove-section", ".debug_frame", obj); err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, gcc, append([]string{"-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj}, linkFlags...)...)
+		},
+	}
 }
 
 func strippedBuild(buildID string, debuglink bool) program {
