@@ -46,6 +46,8 @@ need gdb-multiarch gdb-multiarch
 # architectures (modules from the link map, under --sysroot /usr/<triplet>).
 need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
 need /usr/aarch64-linux-gnu/lib/libc.so.6 libc6-dev-arm64-cross
+# (and C++ for the aarch64 std::terminate test)
+need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu
 need arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
 need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
 need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu

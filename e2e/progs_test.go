@@ -74,7 +74,7 @@ var programs = map[string]program{
 	},
 	"gocrash":      goBuild(""),
 	"i386-gocrash": goBuild("386"),
-	"nocfi":        nocfiBuild("gcc"),
+	"nocfi":        nocfiBuild("", nil, nil),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
@@ -103,7 +103,7 @@ var programs = map[string]program{
 	"i386-sigtramp":          i386cc("sigtramp", "-g", "-O1", "sigtramp_i386.c"),
 	"i386-threads":           i386cc("threads", "-g", "-O2", "-pthread", "threads.c"),
 	"i386-sleeper":           i386cc("sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
-	"i386-nocfi":             nocfiBuild(testenv.I386.CC(), testenv.I386Dynamic...),
+	"i386-nocfi":             nocfiBuild(testenv.I386.Triple+"-", nil, testenv.I386Dynamic),
 }
 
 // goBuild builds gocrash for GOARCH goarch ("": the host's).
@@ -123,25 +123,27 @@ func i386cc(out string, args ...string) program {
 	return cc(testenv.I386.CC(), out, append(args, testenv.I386Dynamic...)...)
 }
 
-// nocfiBuild builds nocfi_main.c with CFI and nocfi_funcs.c without any:
-// frame pointers only.
-func nocfiBuild(compiler string, linkFlags ...string) program {
+// nocfiBuild builds the nocfi program with the toolchain whose tools are
+// named prefix+"gcc" and prefix+"objcopy": nocfi_funcs.c without any
+// unwind tables (funcFlags added), linked with nocfi_main.c (linkFlags
+// added).
+func nocfiBuild(prefix string, funcFlags, linkFlags []string) program {
+	gcc, objcopy := prefix+"gcc", prefix+"objcopy"
 	return program{
-		tools: []string{compiler, "objcopy"},
+		tools: []string{gcc, objcopy},
 		build: func(src, dir string) (string, error) {
 			exe := filepath.Join(dir, "nocfi")
 			obj := filepath.Join(dir, "nocfi_funcs.o")
-			if err := runIn(dir, compiler, "-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
-				"-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c")); err != nil {
+			args := append([]string{"-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}, funcFlags...)
+			if err := runIn(dir, gcc, append(args, "-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c"))...); err != nil {
 				return "", err
 			}
 			// With -g, gcc still writes .debug_frame for these functions;
 			// drop it so they really have no CFI at all.
-			if err := runIn(dir, "objcopy", "--remove-section", ".debug_frame", obj); err != nil {
+			if err := runIn(dir, objcopy, "--remove-section", ".debug_frame", obj); err != nil {
 				return "", err
 			}
-			args := append([]string{"-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj}, linkFlags...)
-			return exe, runIn(dir, compiler, args...)
+			return exe, runIn(dir, gcc, append([]string{"-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj}, linkFlags...)...)
 		},
 	}
 }

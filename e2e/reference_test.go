@@ -35,7 +35,14 @@ func gdbArgs(exe, core string, extra ...string) []string {
 // options placed before the files (e.g. -iex 'set sysroot ...').
 func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
-	gdb := testenv.NeedTool(t, "gdb")
+	return runGDBTool(t, "gdb", exe, core, extra...)
+}
+
+// runGDBTool is runGDB with another gdb binary (gdb-multiarch for cores
+// of other architectures).
+func runGDBTool(t *testing.T, tool, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
+	t.Helper()
+	gdb := testenv.NeedTool(t, tool)
 	out := runTool(t, gdb, gdbArgs(exe, core, extra...)...)
 	threads := refbt.ParseGDB(out)
 	if len(threads) == 0 {

@@ -81,7 +81,7 @@ func (s *Space) IsCode(addr uint64) bool {
 // Walk steps from callee up to 64 times, calling arch.Step itself, not
 // through a cursor (which turns panics into errors): a panic is a bug
 // to fix. A caller without a pc and no error fails the test.
-func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Frame) {
+func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Frame, checks ...func(t *testing.T, depth int, caller *unwind.Frame)) {
 	t.Helper()
 	cache := unwind.NewCache(unwind.CacheGlobal)
 	for depth := 0; depth < 64; depth++ {
@@ -95,6 +95,9 @@ func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Fr
 		}
 		if _, ok := caller.Get(arch.PCReg()); !ok {
 			t.Fatalf("depth %d: a caller without a pc and no error", depth)
+		}
+		for _, check := range checks {
+			check(t, depth, caller)
 		}
 		callee = caller
 	}

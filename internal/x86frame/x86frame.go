@@ -10,8 +10,9 @@ package x86frame
 import (
 	"fmt"
 
-	"github.com/coreunwind/coreunwind/internal/cfistep"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 // Regs names an ABI's registers in its DWARF numbering.
@@ -31,18 +32,8 @@ type Regs struct {
 // stack size limit).
 const maxFrameSize = 8 << 20
 
-// IsCode reports whether addr is in executable memory. Address spaces
-// that cannot tell accept every readable address.
-func IsCode(as unwind.AddrSpace, addr uint64) bool {
-	if cc, ok := as.(unwind.CodeChecker); ok {
-		return cc.IsCode(addr)
-	}
-	var b [1]byte
-	return as.ReadMem(addr, b[:]) == nil
-}
-
 func (r *Regs) read(as unwind.AddrSpace, addr uint64) (uint64, error) {
-	return cfistep.ReadSized(as, addr, int(r.Word))
+	return cfirow.ReadSized(as, addr, int(r.Word))
 }
 
 // StepFramePointer follows the frame-pointer chain: the caller's PC is at
@@ -58,7 +49,7 @@ func StepFramePointer(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame
 	}
 	savedFP, err1 := r.read(as, fp)
 	ra, err2 := r.read(as, fp+r.Word)
-	if err1 != nil || err2 != nil || ra == 0 || !IsCode(as, ra) {
+	if err1 != nil || err2 != nil || ra == 0 || !stackscan.IsCode(as, ra) {
 		return false
 	}
 	// The next frame pointer must lie in an older frame; anything else
@@ -106,7 +97,7 @@ func StepBadCall(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame) boo
 		return false
 	}
 	ra, err := r.read(as, sp)
-	if err != nil || !IsCode(as, ra) || !AfterCall(as, ra) {
+	if err != nil || !stackscan.IsCode(as, ra) || !AfterCall(as, ra) {
 		return false
 	}
 	for reg := 0; reg < r.NumRegs; reg++ {
@@ -121,10 +112,6 @@ func StepBadCall(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame) boo
 	return true
 }
 
-// scanWords bounds the stack scan, as minidump-stackwalk's: how many
-// words above the stack pointer are tried as return addresses.
-const scanWords = 512
-
 // StepScan looks for the first word above the stack pointer that points
 // into code just after a call instruction, the way minidump-stackwalk
 // recovers frames with no other information. The slot at sp is tried as
@@ -134,40 +121,27 @@ func StepScan(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame) bool {
 	if !ok {
 		return false
 	}
-	var buf [scanWords * 8]byte
-	n := scanWords * int(r.Word)
-	for n > 0 && as.ReadMem(sp, buf[:n]) != nil {
-		n /= 2 // the stack may end within the window
+	slot, ra, found := stackscan.Find(as, sp, func(w uint64) (uint64, bool) {
+		return w, w >= 0x1000 && stackscan.IsCode(as, w) && AfterCall(as, w)
+	})
+	if !found {
+		return false
 	}
-	w := int(r.Word)
-	for i := 0; i+w <= n; i += w {
-		var ra uint64
-		if w == 4 {
-			ra = uint64(as.ByteOrder().Uint32(buf[i:]))
-		} else {
-			ra = as.ByteOrder().Uint64(buf[i:])
+	caller.Set(r.PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
+	caller.Set(r.SP, slot+r.Word, unwind.SaveLoc{Kind: unwind.LocValue})
+	// A frame-pointer prologue pushes the frame pointer just below the
+	// return address: if the callee's points at that slot, recover the
+	// caller's.
+	if fp, ok := callee.Get(r.FP); ok && fp == slot-r.Word {
+		if v, err := r.read(as, fp); err == nil {
+			caller.Set(r.FP, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
 		}
-		if ra < 0x1000 || !IsCode(as, ra) || !AfterCall(as, ra) {
-			continue
-		}
-		slot := sp + uint64(i)
-		caller.Set(r.PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
-		caller.Set(r.SP, slot+r.Word, unwind.SaveLoc{Kind: unwind.LocValue})
-		// A frame-pointer prologue pushes the frame pointer just below
-		// the return address: if the callee's points at that slot,
-		// recover the caller's.
-		if fp, ok := callee.Get(r.FP); ok && fp == slot-r.Word {
-			if v, err := r.read(as, fp); err == nil {
-				caller.Set(r.FP, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
-			}
-		} else if ok {
-			caller.Set(r.FP, fp, callee.Locs[r.FP])
-		}
-		caller.CFA, caller.HasCFA = slot+r.Word, true
-		caller.Trust = unwind.TrustScan
-		return true
+	} else if ok {
+		caller.Set(r.FP, fp, callee.Locs[r.FP])
 	}
-	return false
+	caller.CFA, caller.HasCFA = slot+r.Word, true
+	caller.Trust = unwind.TrustScan
+	return true
 }
 
 // AfterCall reports whether the bytes before ra end with a call
@@ -238,7 +212,7 @@ func callLen(modrm byte, rest []byte) int {
 func Fallback(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame, noInfo bool, why error) (unwind.StepResult, error) {
 	pc, _ := callee.Get(r.PC)
 	caller.Reset()
-	if callee.ExactPC && !IsCode(as, pc) && StepBadCall(as, r, callee, caller) {
+	if callee.ExactPC && !stackscan.IsCode(as, pc) && StepBadCall(as, r, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()
