@@ -1,59 +1,91 @@
 package x86_64
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/elfx/cfi"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// stepCFI applies a CFI row: the CFA first, then every register's rule
-// relative to it. The caller's rsp is the CFA (psABI), its rip is the
-// return-address column; an undefined return address marks the
-// outermost frame (_start, clone).
+// stepCFI applies a CFI rule: its compact form, or the full row.
 func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	ctx := &cfi.ExprContext{
-		Order:   as.ByteOrder(),
-		PtrSize: 8,
-		ReadMem: func(addr uint64, size int) (uint64, error) { return readSized(as, addr, size) },
-		Reg: func(reg uint64) (uint64, error) {
-			if v, ok := callee.Get(int(reg)); ok {
-				return v, nil
+	if r.full != nil {
+		return stepFull(as, r.full, r, callee, caller)
+	}
+	base, ok := callee.Get(int(r.cfaReg))
+	if !ok {
+		return unwind.StepEnd, fmt.Errorf("CFA base %s: %w", RegName(uint64(r.cfaReg)), unwind.ErrNoReg)
+	}
+	cfa := uint64(int64(base) + int64(r.cfaOff))
+	m := slotReader{as: as, order: as.ByteOrder(), buf: caller.Scratch()}
+	m.fill(uint64(int64(cfa)+int64(r.lo)), int(r.span))
+	for i, reg := range savedRegs {
+		if r.saved&(1<<i) == 0 {
+			if v, ok := callee.Get(reg); ok {
+				caller.Set(reg, v, callee.Locs[reg])
 			}
-			return 0, fmt.Errorf("%w: %s", unwind.ErrNoReg, RegName(reg))
-		},
+			continue
+		}
+		addr := uint64(int64(cfa) + int64(r.slot[i]))
+		if v, err := m.word(addr); err == nil {
+			caller.Set(reg, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
+		} // a lost callee-saved register does not stop the walk
+	}
+	raAddr := uint64(int64(cfa) + int64(r.raOff))
+	ra, err := m.word(raAddr)
+	if err != nil {
+		return unwind.StepEnd, fmt.Errorf("return address: %w", err)
+	}
+	caller.Set(RIP, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: raAddr})
+	caller.Set(RSP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})
+	finishCFI(r, cfa, caller)
+	return unwind.StepCaller, nil
+}
+
+// stepFull applies a whole CFI row: the CFA first, then every register's
+// rule relative to it. The caller's rsp is the CFA (psABI), its rip is
+// the return-address column; an undefined return address marks the
+// outermost frame (_start, clone).
+func stepFull(as unwind.AddrSpace, f *fullRule, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	var ctx *cfi.ExprContext
+	if f.hasExpr {
+		ctx = exprContext(as, callee)
 	}
 	var cfa uint64
-	if r.row.CFA.Expr != nil {
-		v, err := cfi.Eval(r.row.CFA.Expr, ctx)
+	if f.row.CFA.Expr != nil {
+		v, err := cfi.Eval(f.row.CFA.Expr, ctx)
 		if err != nil {
 			return unwind.StepEnd, fmt.Errorf("CFA expression: %w", err)
 		}
 		cfa = v
 	} else {
-		base, ok := callee.Get(int(r.row.CFA.Reg))
+		base, ok := callee.Get(int(f.row.CFA.Reg))
 		if !ok {
-			return unwind.StepEnd, fmt.Errorf("CFA base %s: %w", RegName(r.row.CFA.Reg), unwind.ErrNoReg)
+			return unwind.StepEnd, fmt.Errorf("CFA base %s: %w", RegName(f.row.CFA.Reg), unwind.ErrNoReg)
 		}
-		cfa = uint64(int64(base) + r.row.CFA.Offset)
+		cfa = uint64(int64(base) + f.row.CFA.Offset)
 	}
-	ctx.CFA, ctx.HasCFA = cfa, true
+	if ctx != nil {
+		ctx.CFA, ctx.HasCFA = cfa, true
+	}
+	m := slotReader{as: as, order: as.ByteOrder(), buf: caller.Scratch()}
 	raDefined := false
 	for reg := 0; reg < NumRegs; reg++ {
 		rl := cfi.Rule{Kind: cfi.Unspecified}
-		if reg < len(r.row.Regs) {
-			rl = r.row.Regs[reg]
+		if reg < len(f.row.Regs) {
+			rl = f.row.Regs[reg]
 		}
-		v, loc, ok, err := applyRule(as, ctx, rl, reg, cfa, callee)
+		v, loc, ok, err := applyRule(&m, ctx, rl, reg, cfa, callee)
 		if err != nil {
-			if uint64(reg) == r.raCol {
+			if uint64(reg) == f.raCol {
 				return unwind.StepEnd, fmt.Errorf("return address: %w", err)
 			}
 			continue // a lost callee-saved register does not stop the walk
 		}
 		if ok {
 			caller.Set(reg, v, loc)
-			if uint64(reg) == r.raCol {
+			if uint64(reg) == f.raCol {
 				raDefined = true
 			}
 		}
@@ -61,13 +93,19 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	if !raDefined {
 		return unwind.StepEnd, nil
 	}
-	if r.raCol != RIP {
-		v, _ := caller.Get(int(r.raCol))
-		caller.Set(RIP, v, caller.Locs[r.raCol])
+	if f.raCol != RIP {
+		v, _ := caller.Get(int(f.raCol))
+		caller.Set(RIP, v, caller.Locs[f.raCol])
 	}
 	if _, ok := caller.Get(RSP); !ok {
 		caller.Set(RSP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})
 	}
+	finishCFI(r, cfa, caller)
+	return unwind.StepCaller, nil
+}
+
+// finishCFI records what every CFI step says of the caller frame.
+func finishCFI(r *rule, cfa uint64, caller *unwind.Frame) {
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
 	if r.trust != unwind.TrustNone {
@@ -79,12 +117,66 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 		caller.ExactPC = true
 		caller.Trust = unwind.TrustContext
 	}
-	return unwind.StepCaller, nil
+}
+
+// exprContext is what DWARF expressions of a row may read: target memory
+// and the callee's registers. Only rows with expressions build one (its
+// closures allocate).
+func exprContext(as unwind.AddrSpace, callee *unwind.Frame) *cfi.ExprContext {
+	return &cfi.ExprContext{
+		Order:   as.ByteOrder(),
+		PtrSize: 8,
+		ReadMem: func(addr uint64, size int) (uint64, error) { return readSized(as, addr, size) },
+		Reg: func(reg uint64) (uint64, error) {
+			if v, ok := callee.Get(int(reg)); ok {
+				return v, nil
+			}
+			return 0, fmt.Errorf("%w: %s", unwind.ErrNoReg, RegName(reg))
+		},
+	}
+}
+
+// slotReader reads the words a step needs into the caller frame's
+// scratch buffer (a local buffer would escape through the AddrSpace
+// interface: an allocation per read). fill reads a block of save slots at
+// once; word serves from it, or reads one word when the block is not
+// there.
+type slotReader struct {
+	as    unwind.AddrSpace
+	order binary.ByteOrder
+	buf   []byte
+	base  uint64 // target address of buf[0] when n > 0
+	n     int    // bytes of buf holding target memory from base
+}
+
+// fill reads n bytes at addr into the buffer, if they fit and are all
+// readable; otherwise word reads word by word (one unreadable slot must
+// not lose the others).
+func (m *slotReader) fill(addr uint64, n int) {
+	m.n = 0
+	if n <= len(m.buf) && m.as.ReadMem(addr, m.buf[:n]) == nil {
+		m.base, m.n = addr, n
+	}
+}
+
+// word returns the target word at addr.
+func (m *slotReader) word(addr uint64) (uint64, error) {
+	d := addr - m.base
+	if m.n < 8 || d > uint64(m.n-8) {
+		m.n, d = 0, 0 // the block is overwritten
+		if err := m.as.ReadMem(addr, m.buf[:8]); err != nil {
+			return 0, err
+		}
+	}
+	if m.order == binary.LittleEndian {
+		return binary.LittleEndian.Uint64(m.buf[d:]), nil // inlined
+	}
+	return m.order.Uint64(m.buf[d:]), nil
 }
 
 // applyRule computes one register of the caller. ok is false when the
 // register is not known in the caller.
-func applyRule(as unwind.AddrSpace, ctx *cfi.ExprContext, rl cfi.Rule, reg int, cfa uint64, callee *unwind.Frame) (uint64, unwind.SaveLoc, bool, error) {
+func applyRule(m *slotReader, ctx *cfi.ExprContext, rl cfi.Rule, reg int, cfa uint64, callee *unwind.Frame) (uint64, unwind.SaveLoc, bool, error) {
 	switch rl.Kind {
 	case cfi.Unspecified:
 		if reg == RSP {
@@ -101,7 +193,7 @@ func applyRule(as unwind.AddrSpace, ctx *cfi.ExprContext, rl cfi.Rule, reg int, 
 		return 0, unwind.SaveLoc{}, false, nil
 	case cfi.Offset:
 		addr := uint64(int64(cfa) + rl.Offset)
-		v, err := readWord(as, addr)
+		v, err := m.word(addr)
 		return v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr}, err == nil, err
 	case cfi.ValOffset:
 		return uint64(int64(cfa) + rl.Offset), unwind.SaveLoc{Kind: unwind.LocValue}, true, nil
@@ -116,7 +208,7 @@ func applyRule(as unwind.AddrSpace, ctx *cfi.ExprContext, rl cfi.Rule, reg int, 
 		if err != nil {
 			return 0, unwind.SaveLoc{}, false, err
 		}
-		v, err := readWord(as, addr)
+		v, err := m.word(addr)
 		return v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr}, err == nil, err
 	case cfi.ValExpression:
 		v, err := cfi.Eval(rl.Expr, ctx, cfa)
