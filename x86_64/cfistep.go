@@ -13,23 +13,28 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	if r.full != nil {
 		return stepFull(as, r.full, r, callee, caller)
 	}
-	base, ok := callee.Get(int(r.cfaReg))
-	if !ok {
+	cs, ok1 := regFile(callee)
+	ps, ok2 := regFile(caller)
+	if !ok1 || !ok2 {
+		return unwind.StepEnd, fmt.Errorf("%w: frames of %d and %d registers, want %d", unwind.ErrBadFrame, len(callee.Regs), len(caller.Regs), NumRegs)
+	}
+	if !cs.valid[r.cfaReg] {
 		return unwind.StepEnd, fmt.Errorf("CFA base %s: %w", RegName(uint64(r.cfaReg)), unwind.ErrNoReg)
 	}
-	cfa := uint64(int64(base) + int64(r.cfaOff))
-	m := slotReader{as: as, order: as.ByteOrder(), buf: caller.Scratch()}
+	cfa := uint64(int64(cs.regs[r.cfaReg]) + int64(r.cfaOff))
+	m := slotReader{as: as, buf: caller.Scratch()}
 	m.fill(uint64(int64(cfa)+int64(r.lo)), int(r.span))
-	for i, reg := range savedRegs {
+	for i := range savedRegs { // not range over the array: that copies it
+		reg := savedRegs[i]
 		if r.saved&(1<<i) == 0 {
-			if v, ok := callee.Get(reg); ok {
-				caller.Set(reg, v, callee.Locs[reg])
+			if cs.valid[reg] {
+				ps.regs[reg], ps.valid[reg], ps.locs[reg] = cs.regs[reg], true, cs.locs[reg]
 			}
 			continue
 		}
 		addr := uint64(int64(cfa) + int64(r.slot[i]))
 		if v, err := m.word(addr); err == nil {
-			caller.Set(reg, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
+			ps.regs[reg], ps.valid[reg], ps.locs[reg] = v, true, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr}
 		} // a lost callee-saved register does not stop the walk
 	}
 	raAddr := uint64(int64(cfa) + int64(r.raOff))
@@ -37,10 +42,27 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	if err != nil {
 		return unwind.StepEnd, fmt.Errorf("return address: %w", err)
 	}
-	caller.Set(RIP, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: raAddr})
-	caller.Set(RSP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})
+	ps.regs[RIP], ps.valid[RIP], ps.locs[RIP] = ra, true, unwind.SaveLoc{Kind: unwind.LocMem, Addr: raAddr}
+	ps.regs[RSP], ps.valid[RSP], ps.locs[RSP] = cfa, true, unwind.SaveLoc{Kind: unwind.LocValue}
 	finishCFI(r, cfa, caller)
 	return unwind.StepCaller, nil
+}
+
+// regs is a frame's register file as arrays: indexing them needs no
+// check of three slice lengths per register.
+type regs struct {
+	regs  *[NumRegs]uint64
+	valid *[NumRegs]bool
+	locs  *[NumRegs]unwind.SaveLoc
+}
+
+// regFile returns f's register file; ok is false when f does not have
+// NumRegs registers (the Arch contract says it does).
+func regFile(f *unwind.Frame) (r regs, ok bool) {
+	if len(f.Regs) != NumRegs || len(f.Valid) != NumRegs || len(f.Locs) != NumRegs {
+		return r, false
+	}
+	return regs{(*[NumRegs]uint64)(f.Regs), (*[NumRegs]bool)(f.Valid), (*[NumRegs]unwind.SaveLoc)(f.Locs)}, true
 }
 
 // stepFull applies a whole CFI row: the CFA first, then every register's
@@ -69,7 +91,7 @@ func stepFull(as unwind.AddrSpace, f *fullRule, r *rule, callee, caller *unwind.
 	if ctx != nil {
 		ctx.CFA, ctx.HasCFA = cfa, true
 	}
-	m := slotReader{as: as, order: as.ByteOrder(), buf: caller.Scratch()}
+	m := slotReader{as: as, buf: caller.Scratch()}
 	raDefined := false
 	for reg := 0; reg < NumRegs; reg++ {
 		rl := cfi.Rule{Kind: cfi.Unspecified}
@@ -140,13 +162,14 @@ func exprContext(as unwind.AddrSpace, callee *unwind.Frame) *cfi.ExprContext {
 // scratch buffer (a local buffer would escape through the AddrSpace
 // interface: an allocation per read). fill reads a block of save slots at
 // once; word serves from it, or reads one word when the block is not
-// there.
+// there. Words are little-endian, as x86-64 is (readSized assumes it
+// too), not in the address space's ByteOrder: comparing interfaces per
+// word costs more than the rest of the read.
 type slotReader struct {
-	as    unwind.AddrSpace
-	order binary.ByteOrder
-	buf   []byte
-	base  uint64 // target address of buf[0] when n > 0
-	n     int    // bytes of buf holding target memory from base
+	as   unwind.AddrSpace
+	buf  []byte
+	base uint64 // target address of buf[0] when n > 0
+	n    int    // bytes of buf holding target memory from base
 }
 
 // fill reads n bytes at addr into the buffer, if they fit and are all
@@ -168,10 +191,7 @@ func (m *slotReader) word(addr uint64) (uint64, error) {
 			return 0, err
 		}
 	}
-	if m.order == binary.LittleEndian {
-		return binary.LittleEndian.Uint64(m.buf[d:]), nil // inlined
-	}
-	return m.order.Uint64(m.buf[d:]), nil
+	return binary.LittleEndian.Uint64(m.buf[d:]), nil
 }
 
 // applyRule computes one register of the caller. ok is false when the
