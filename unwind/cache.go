@@ -23,15 +23,18 @@ const (
 // share it, on any goroutines.
 //
 // Each kind of rule has its own table (a RuleCache), and so do the
-// procedure lookups of FindProcInfo. A table is a fixed-size, 2-way
-// set-associative array of atomic pointers to immutable entries: a lookup
-// takes no lock and does not allocate, and memory stays bounded whatever
-// the core (at most MaxRuleEntries entries per table, reached only when
-// that many addresses are live). Storing an entry, FlushCache and
-// SetPolicy take a mutex; they happen on misses, which cost far more.
+// procedure lookups of FindProcInfo. A table is a 2-way set-associative
+// array of atomic pointers to immutable entries: a lookup takes no lock
+// and does not allocate, and memory stays bounded whatever the core (a
+// table starts at 128 entries and grows while it evicts, to at most
+// MaxRuleEntries). Storing an entry, FlushCache and SetPolicy take a
+// mutex; they happen on misses, which cost far more.
 //
-// An arch package declares one RuleKind per rule type it caches and
-// reaches that kind's table through it:
+// A rule is keyed by one address of the frame (its lookup address, or
+// its pc) and must depend on nothing else: not on the frame's registers
+// (IA-64 does not cache scripts that read the predicates). An arch package declares one
+// RuleKind per rule type it caches and reaches that kind's table through
+// it:
 //
 //	// rule is what the unwinder knows about one lookup address: a small
 //	// value (a few words) or a pointer.
