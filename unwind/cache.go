@@ -145,6 +145,18 @@ func (c *Cache) flushLocked(lo, hi uint64) {
 	})
 }
 
+// anyRules is the table behind Rule and PutRule.
+var anyRules = NewRuleKind[any]()
+
+// Rule returns the rule PutRule cached for addr. Rule and PutRule are the
+// untyped form of a RuleKind's table (the Cache's API before RuleKind,
+// which steppers written against it still use); a stepper declares its
+// own RuleKind instead: typed, no assertion, a table of its own.
+func (c *Cache) Rule(addr uint64) (any, bool) { return anyRules.In(c).Get(addr) }
+
+// PutRule caches rule for addr (see Rule).
+func (c *Cache) PutRule(addr uint64, rule any) { anyRules.In(c).Put(addr, rule) }
+
 // maxRuleKinds bounds the RuleKinds of a program: a few per arch.
 const maxRuleKinds = 16
 

@@ -57,12 +57,19 @@ func TestCacheFindAndFlush(t *testing.T) {
 		}
 	}
 	testRules.In(c).Put(0x1234, ruleOf(0x1234))
+	c.PutRule(0x1234, "rule")
+	if r, ok := c.Rule(0x1234); !ok || r != "rule" {
+		t.Errorf("Rule = %v, %v", r, ok)
+	}
 	if s.finds != 1 {
 		t.Errorf("%d lookups through the cache, want 1", s.finds)
 	}
 	c.FlushCache(0x1200, 0x1300)
 	if _, ok := testRules.In(c).Get(0x1234); ok {
 		t.Error("rule survived FlushCache of its range")
+	}
+	if _, ok := c.Rule(0x1234); ok {
+		t.Error("untyped rule survived FlushCache of its range")
 	}
 	c.FindProcInfo(s, 0x1234)
 	if s.finds != 2 {
