@@ -163,15 +163,17 @@ const maxRuleKinds = 16
 var nextRuleKind atomic.Int32
 
 // RuleKind is one rule type's table in every Cache. Declare one per
-// rule type, at package level (NewRuleKind in a function would use up
-// the program's limited number of kinds).
-type RuleKind[R any] struct{ id int32 }
+// rule type, at package level, with NewRuleKind (in a function it would
+// use up the program's limited number of kinds).
+type RuleKind[R any] struct {
+	id int32 // index in Cache.kinds, plus one: the zero RuleKind is not registered
+}
 
 // NewRuleKind registers a rule type. It panics past maxRuleKinds kinds
 // in one program, a programming error.
 func NewRuleKind[R any]() RuleKind[R] {
-	id := nextRuleKind.Add(1) - 1
-	if id >= maxRuleKinds {
+	id := nextRuleKind.Add(1)
+	if id > maxRuleKinds {
 		panic("unwind: too many rule kinds")
 	}
 	return RuleKind[R]{id}
@@ -179,11 +181,15 @@ func NewRuleKind[R any]() RuleKind[R] {
 
 // In returns cache's table of this kind: nil when cache is nil or its
 // policy is CacheNone (a nil table misses every Get and drops every Put).
+// It panics on a RuleKind not made by NewRuleKind.
 func (k RuleKind[R]) In(c *Cache) *RuleCache[R] {
+	if k.id == 0 {
+		panic("unwind: RuleKind not made by NewRuleKind")
+	}
 	if !c.caching() {
 		return nil
 	}
-	if rc, ok := c.kinds[k.id].Load().(*RuleCache[R]); ok {
+	if rc, ok := c.kinds[k.id-1].Load().(*RuleCache[R]); ok {
 		return rc
 	}
 	return k.create(c)
@@ -193,11 +199,11 @@ func (k RuleKind[R]) In(c *Cache) *RuleCache[R] {
 func (k RuleKind[R]) create(c *Cache) *RuleCache[R] {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rc, ok := c.kinds[k.id].Load().(*RuleCache[R]); ok {
+	if rc, ok := c.kinds[k.id-1].Load().(*RuleCache[R]); ok {
 		return rc
 	}
 	rc := &RuleCache[R]{owner: c}
-	c.kinds[k.id].Store(rc)
+	c.kinds[k.id-1].Store(rc)
 	return rc
 }
 

@@ -247,3 +247,13 @@ func TestCacheConcurrent(t *testing.T) {
 		t.Errorf("%d entries", n)
 	}
 }
+
+func TestZeroRuleKindPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a RuleKind not made by NewRuleKind was used")
+		}
+	}()
+	var k RuleKind[int]
+	k.In(NewCache(CacheGlobal))
+}
