@@ -25,7 +25,7 @@ type Space struct {
 	Ptr   int              // 0: 8
 	// Mem is the target's memory; a read that any byte of misses fails
 	// with unwind.ErrUnavailable. Put adds sparse bytes beside it.
-	Mem []Region
+	Mem   []Region
 	bytes map[uint64]byte
 	// Read, when set, is the target's memory instead of Mem (a core's
 	// ReadMem, say).
