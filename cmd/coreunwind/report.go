@@ -31,6 +31,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
+	var dflags debuginfodFlags
+	dflags.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -57,7 +59,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
+	client, err := dflags.client(stderr, isTerminal(stderr))
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer closeDebuginfod(client, stderr)
 	opts := analyze.Options{
+		Debuginfod:  client,
 		Sysroot:     sysroot,
 		SearchPath:  searchPath,
 		DebugDirs:   debugDirs,

@@ -52,7 +52,13 @@ type Client struct {
 	warnings []string
 
 	progress *progress
+	// slots bounds the downloads under way at once (a batch of cores may
+	// miss hundreds of files).
+	slots chan struct{}
 }
+
+// maxDownloads is how many files are downloaded at once.
+const maxDownloads = 16
 
 // server is one base URL, and why it is no longer asked, if it is not.
 type server struct {
@@ -84,7 +90,7 @@ type call struct {
 
 // New returns a client for cfg.
 func New(cfg Config) *Client {
-	c := &Client{cfg: cfg, calls: map[string]*call{}}
+	c := &Client{cfg: cfg, calls: map[string]*call{}, slots: make(chan struct{}, maxDownloads)}
 	seen := map[string]bool{}
 	for _, u := range cfg.URLs {
 		base := strings.TrimSuffix(u, "/") + "/buildid"
@@ -252,7 +258,9 @@ func (c *Client) lookup(kind Kind, id, section string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return "", err
 	}
+	c.slots <- struct{}{}
 	err = c.download(kind, id, section, target)
+	<-c.slots
 	switch {
 	case err == nil:
 		return target, nil
