@@ -123,7 +123,7 @@ type DebugFetcher func(buildID string) (string, error)
 // unwinding is asked, no .eh_frame either (the debug file may then have
 // .debug_frame).
 func (o *Object) wantsFetchedDebug(unwindOnly bool) bool {
-	if o.buildID == "" || o.DebugFile() != "" || o.section(".debug_info") != nil {
+	if o.buildID == "" || o.DebugFile() != "" || o.hasDWARF() {
 		return false
 	}
 	return !unwindOnly || o.section(".eh_frame") == nil
