@@ -527,3 +527,32 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Errorf("URL %s", got)
 	}
 }
+
+// TestFileURLAndProgress: a file:// URL is a directory laid out as a
+// server's URL space (as libdebuginfod takes it); the progress line is
+// drawn while a download runs and erased after.
+func TestFileURLAndProgress(t *testing.T) {
+	lib, _ := realFiles(t)
+	root := t.TempDir()
+	dst := filepath.Join(root, "buildid", lib.id, "executable")
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	data, err := os.ReadFile(lib.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(dst, data, 0o644)
+	c := New(Config{URLs: []string{"file://" + root}, CachePath: t.TempDir()})
+	var line bytes.Buffer
+	c.SetProgress(&line)
+	p, err := c.Executable(lib.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameContents(t, p, lib.path)
+	if s := line.String(); !strings.HasPrefix(s, "\r\033[Kdebuginfod: downloading 1 file(s)") || !strings.HasSuffix(s, "\r\033[K") {
+		t.Errorf("progress line %q", s)
+	}
+	if _, err := c.Debuginfo(lib.id); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing file under file://: %v", err)
+	}
+}
