@@ -28,6 +28,9 @@ need /usr/lib/debug/.build-id libc6-dbg
 need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
 # LLVM's JITs register relocatable objects with the GDB JIT interface.
 need /usr/lib/llvm-14/bin/llvm-config llvm-14-dev
+# elfutils' debuginfod server (and debuginfod-find): the debuginfod
+# client is tested against the real thing.
+need debuginfod debuginfod
 # Compressed cores.
 need zstd zstd
 need xz xz-utils

@@ -32,6 +32,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
+	var dflags debuginfodFlags
+	dflags.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -58,7 +60,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
+	client, err := dflags.client(stderr, isTerminal(stderr))
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer closeDebuginfod(client, stderr)
 	opts := analyze.Options{
+		Debuginfod:  client,
 		Sysroot:     sysroot,
 		SearchPath:  searchPath,
 		DebugDirs:   debugDirs,
