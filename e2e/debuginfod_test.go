@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestDebuginfod: a core from "another machine". The program and its
@@ -28,10 +30,10 @@ import (
 // triage batch of two cores asks for each file once.
 func TestDebuginfod(t *testing.T) {
 	t.Parallel()
-	requireTool(t, "debuginfod")
-	requireTool(t, "objcopy")
-	requireTool(t, "strip")
-	requireTool(t, "ldd")
+	testenv.NeedTool(t, "debuginfod")
+	testenv.NeedTool(t, "objcopy")
+	testenv.NeedTool(t, "strip")
+	testenv.NeedTool(t, "ldd")
 	exe := privateCopy(t, buildProgram(t, "dlopen"), "libplugin.so")
 	plugin := filepath.Join(filepath.Dir(exe), "libplugin.so")
 	c := crashProgram(t, exe, nil, plugin)
