@@ -213,6 +213,13 @@ func TestPPC64SignalHandlerCrash(t *testing.T) {
 	}
 }
 
+// TestPPC64LEPprofAndTriage: the pprof profile and the triage bucket of
+// a ppc64le core agree with its JSON report (checkPprofAndTriage).
+func TestPPC64LEPprofAndTriage(t *testing.T) {
+	t.Parallel()
+	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC64LE, "ppc-static", "segv"))
+}
+
 // dropNullTail is a copy of a reference without the frames of pc 0 that
 // end its threads.
 func dropNullTail(ref map[int]*refbt.Thread) map[int]*refbt.Thread {
