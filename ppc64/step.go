@@ -22,6 +22,7 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	if !raDefined {
 		return unwind.StepEnd, nil
 	}
+	crWords(as, caller)
 	ra, _ := caller.Get(int(r.raCol))
 	if ra == 0 {
 		// A null saved lr: the outermost frame (glibc's _start and
@@ -41,4 +42,20 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	}
 	restoreTOC(as, caller)
 	return unwind.StepCaller, nil
+}
+
+// crWords rereads the condition-register fields a row restored from
+// memory as the 32-bit word they are: gcc saves cr2–cr4 with one "stw"
+// of the whole CR at 8 of the caller's frame and names that word in each
+// field's column, while a CFI rule reads a doubleword (whose other half
+// is a reserved word, above or below the CR by byte order).
+func crWords(as unwind.AddrSpace, caller *unwind.Frame) {
+	for r := CR0; r < CR0+8; r++ {
+		if _, ok := caller.Get(r); !ok || caller.Locs[r].Kind != unwind.LocMem {
+			continue
+		}
+		if w, err := cfirow.ReadSized(as, caller.Locs[r].Addr, 4); err == nil {
+			caller.Set(r, w, caller.Locs[r])
+		}
+	}
 }
