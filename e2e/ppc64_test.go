@@ -59,11 +59,9 @@ func ppcGDB(t *testing.T, arch testenv.CrossArch, exe, core string) map[int]*ref
 // for pc on every thread, after dropping eu-stack's repeated frames
 // (sigusr2 and main twice: it takes the link register again after
 // unwinding through it) and the nameless frames each tool ends a thread
-// with (gdb's "0x0 ??" past the entry): one must be a prefix of the
-// other, and coreunwind must equal the longer. gdb goes further on the
-// worker (clone), eu-stack on the main thread (it reads
-// __libc_start_main's back chain; gdb stops at generic_start_main... or
-// wherever its prologue analyzer gives up).
+// with (gdb's "0x0 ??" after __libc_start_main): one must be a prefix of
+// the other, and coreunwind must equal the longer. gdb goes further on
+// the worker (clone after start_thread, where eu-stack stops).
 func TestPPC64LEElfutilsCore(t *testing.T) {
 	t.Parallel()
 	core := testenv.ElfutilsFile(t, "backtrace.ppc64le.fp.core")
