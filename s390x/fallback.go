@@ -1,0 +1,151 @@
+package s390x
+
+import (
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
+)
+
+// maxFrameSize bounds how far a back chain may point above the stack
+// pointer before it is considered broken (8 MiB: the default stack size
+// limit).
+const maxFrameSize = 8 << 20
+
+// Offsets in a frame's 160-byte register save area (s390x ELF ABI
+// supplement, "Stack frame"): the back chain at 0, where a callee's
+// "stmg %r6,%r15,48(%r15)" stores r6–r15, so r14 at 112 (and r15 at 120).
+const saveR14 = 48 + (14-6)*8
+
+// stepLinkRegister finds the caller of an interrupted frame without CFI
+// (frame 0, or the frame a signal interrupted) in r14: a leaf, or a call
+// through a null or wild pointer (the pc is not code), has not saved it,
+// and nothing else says where it returns. r14 must follow a call. It is
+// not believed when it is stale: pointing back into the function the pc
+// is in (the return address of a call the function made earlier).
+func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	ra, ok1 := callee.Get(R14)
+	sp, ok2 := callee.Get(SP)
+	if !ok1 || !ok2 || ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
+		return false
+	}
+	pc, _ := callee.Get(PC)
+	if stackscan.IsCode(as, pc) && sameProc(as, pc, ra-2) {
+		return false
+	}
+	for r := 0; r < NumRegs; r++ {
+		if v, ok := callee.Get(r); ok && r != PC {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocReg, Reg: R14})
+	caller.CFA, caller.HasCFA = sp+frameOffset, true
+	caller.Trust = unwind.TrustScan
+	return true
+}
+
+// sameProc reports whether a and b are known to lie in one procedure.
+func sameProc(as unwind.AddrSpace, a, b uint64) bool {
+	na, oa, err1 := as.ProcName(a)
+	nb, ob, err2 := as.ProcName(b)
+	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
+}
+
+// stepBackChain follows the back chain that code built with -mbackchain
+// keeps: a function's prologue saves r6–r15 in its caller's save area
+// (r14 at 112), allocates its frame and stores the caller's r15 at
+// 0(r15). So the word at the callee's sp is the caller's sp, and the
+// callee's return address is at 112 above that. Without -mbackchain that
+// word is whatever the frame holds, so everything is checked: aligned,
+// above sp, within the stack size, the return address in code after a
+// call. The callee-saved registers are those the callee saved in the
+// caller's save area (r6–r13 as well as r14 and r15).
+func stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	sp, ok := callee.Get(SP)
+	if !ok || sp%8 != 0 {
+		return false
+	}
+	chain, err := readWord(as, sp)
+	if err != nil || chain <= sp || chain%8 != 0 || chain-sp > maxFrameSize {
+		return false
+	}
+	ra, err := readWord(as, chain+saveR14)
+	if err != nil || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
+		return false
+	}
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: chain + saveR14})
+	caller.Set(SP, chain, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sp})
+	for r := 6; r <= 13; r++ {
+		addr := chain + 48 + uint64(r-6)*8
+		if v, err := readWord(as, addr); err == nil {
+			caller.Set(r, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
+		}
+	}
+	keepCalleeSaved(callee, caller)
+	caller.CFA, caller.HasCFA = chain+frameOffset, true
+	caller.Trust = unwind.TrustFramePointer
+	return true
+}
+
+// keepCalleeSaved assumes the caller's f8–f15 and access registers are
+// the callee's (where they were saved is not known without CFI).
+func keepCalleeSaved(callee, caller *unwind.Frame) {
+	for r := F0 + 8; r < A0+16; r++ {
+		if r >= F0+16 && r < A0 {
+			continue
+		}
+		if v, ok := callee.Get(r); ok {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+}
+
+// stepScan looks for the first word above the stack pointer that points
+// into code just after a call instruction. Where the word is the r14
+// slot of a save area that stmg filled, the r15 beside it is the save
+// area's own address, the caller's sp; otherwise the caller's sp is taken
+// as just above the slot, the closest lower bound.
+func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	sp, ok := callee.Get(SP)
+	if !ok {
+		return false
+	}
+	slot, ra, found := stackscan.Find(as, sp, func(w uint64) (uint64, bool) {
+		return w, w >= 0x1000 && stackscan.IsCode(as, w) && afterCall(as, w)
+	})
+	if !found {
+		return false
+	}
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
+	csp := slot + 8
+	if next, err := readWord(as, slot+8); err == nil && next == slot-saveR14 {
+		csp = next
+	}
+	caller.Set(SP, csp, unwind.SaveLoc{Kind: unwind.LocValue})
+	keepCalleeSaved(callee, caller)
+	caller.CFA, caller.HasCFA = csp+frameOffset, true
+	caller.Trust = unwind.TrustScan
+	return true
+}
+
+// afterCall reports whether the instruction before ra is a call: a
+// return address is where brasl (6 bytes: c0 r5), bras (4: a7 r5), bas
+// (4: 4d) or basr (2: 0d) left it.
+func afterCall(as unwind.AddrSpace, ra uint64) bool {
+	if ra%2 != 0 || ra < 6 {
+		return false
+	}
+	var b [6]byte
+	if as.ReadMem(ra-6, b[:]) != nil {
+		return false
+	}
+	switch {
+	case b[0] == 0xc0 && b[1]&0x0f == 0x05: // brasl r1, rel32
+		return true
+	case b[2] == 0xa7 && b[3]&0x0f == 0x05: // bras r1, rel16
+		return true
+	case b[2] == 0x4d: // bas r1, d2(x2, b2)
+		return true
+	case b[4] == 0x0d: // basr r1, r2
+		return true
+	}
+	return false
+}
