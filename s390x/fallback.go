@@ -98,27 +98,35 @@ func keepCalleeSaved(callee, caller *unwind.Frame) {
 	}
 }
 
-// stepScan looks for the first word above the stack pointer that points
-// into code just after a call instruction. Where the word is the r14
-// slot of a save area that stmg filled, the r15 beside it is the save
-// area's own address, the caller's sp; otherwise the caller's sp is taken
-// as just above the slot, the closest lower bound.
+// stepScan looks for a word above the stack pointer that points into
+// code just after a call instruction. The only place gcc's code saves r14
+// is the r14 slot (112) of its caller's save area, so the word's slot
+// gives the caller's sp too. Where a caller's own return address can lie
+// bounds the scan from below: at 112 above its sp when it was interrupted
+// (a prologue may have saved r14 before allocating its frame), else
+// above its whole 160-byte save area, which belongs to its callees (a
+// function that makes calls allocates a frame). So a frame the scan found
+// is never found again.
 func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	sp, ok := callee.Get(SP)
 	if !ok {
 		return false
 	}
-	slot, ra, found := stackscan.Find(as, sp, func(w uint64) (uint64, bool) {
+	start := sp + saveR14
+	if !callee.ExactPC {
+		start += frameOffset
+	}
+	if start < sp {
+		return false
+	}
+	slot, ra, found := stackscan.Find(as, start, func(w uint64) (uint64, bool) {
 		return w, w >= 0x1000 && stackscan.IsCode(as, w) && afterCall(as, w)
 	})
 	if !found {
 		return false
 	}
+	csp := slot - saveR14
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
-	csp := slot + 8
-	if next, err := readWord(as, slot+8); err == nil && next == slot-saveR14 {
-		csp = next
-	}
 	caller.Set(SP, csp, unwind.SaveLoc{Kind: unwind.LocValue})
 	keepCalleeSaved(callee, caller)
 	caller.CFA, caller.HasCFA = csp+frameOffset, true
