@@ -52,23 +52,10 @@ func init() {
 	programs["a64-nocfi-nofp"] = nocfiBuild(a64.Triple+"-", []string{"-fomit-frame-pointer"}, a64Static)
 }
 
-// a64Crash copies a built program into a fresh directory (qemu names its
-// cores by program, so parallel crashes must not share one) and crashes it
-// under qemu-aarch64.
+// a64Crash crashes a built program under qemu-aarch64.
 func a64Crash(t *testing.T, prog string, args ...string) crash {
 	t.Helper()
-	exe := buildProgram(t, prog)
-	dir := t.TempDir()
-	local := filepath.Join(dir, filepath.Base(exe))
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(local, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	core, _ := testenv.CrashUnderQemu(t, a64, local, args...)
-	return crash{Dir: dir, Exe: local, Core: core}
+	return qemuCrash(t, a64, prog, args...)
 }
 
 // a64GDB is gdb-multiarch on an aarch64 core, with the cross C library as
