@@ -407,7 +407,13 @@ func a64CheckCall(t *testing.T, objdump, exe string, th *reportThread, i int) {
 // report's frame 0.
 func TestAArch64PprofAndTriage(t *testing.T) {
 	t.Parallel()
-	c := a64Crash(t, "a64-static", "segv")
+	checkPprofAndTriage(t, a64Crash(t, "a64-static", "segv"))
+}
+
+// checkPprofAndTriage checks the pprof profile and the triage bucket of
+// a SIGSEGV core against its JSON report.
+func checkPprofAndTriage(t *testing.T, c crash) {
+	t.Helper()
 	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
 	th := rep.thread(rep.Core.CrashedTID)
 	if th == nil || len(th.Frames) == 0 {

@@ -165,6 +165,13 @@ func TestS390xQemu(t *testing.T) {
 	}
 }
 
+// TestS390xPprofAndTriage: the pprof profile and the triage bucket of an
+// s390x core hold the JSON report's crashed stack and crash site.
+func TestS390xPprofAndTriage(t *testing.T) {
+	t.Parallel()
+	checkPprofAndTriage(t, qemuCrash(t, s390x, "s390x-static", "segv"))
+}
+
 // TestS390xSignalHandlerCrash: the worker raises SIGUSR1 and the handler
 // crashes, so the core holds qemu's trampoline and signal frame: with the
 // handler installed by signal(), the older sigframe and "svc 119"

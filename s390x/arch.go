@@ -75,11 +75,13 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 }
 
 // isOutermost reports whether a caller frame without unwind info is the
-// outermost one: it is in _start, the ELF entry point, which gdb stops
-// at too. Scanning above it would only find stale return addresses.
+// outermost one: it is in _start, the ELF entry point, or in
+// thread_start, where glibc's clone starts a thread (older glibc gives
+// neither CFI; both clear the back chain). gdb and eu-stack stop there
+// too. Scanning above them would only find stale return addresses.
 func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 	name, _, err := as.ProcName(f.LookupPC(PC))
-	return err == nil && name == "_start"
+	return err == nil && (name == "_start" || name == "thread_start")
 }
 
 // IsSignalFrame reports whether f is a signal trampoline: its CFI has
