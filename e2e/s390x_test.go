@@ -49,18 +49,25 @@ func s390xGDB(t *testing.T, exe, core string) map[int]*refbt.Thread {
 // TestS390xElfutilsCore: the core a real s390x kernel wrote for elfutils'
 // backtrace-child (static, two threads, SIGABRT from a handler). eu-stack
 // is the reference, pc for pc on every thread: it walks to thread_start
-// and _start. gdb-multiarch is not: on the crashed thread it prints only
-// "PC not saved", and it ends the main thread at main.
+// and _start. gdb-multiarch agrees where it prints frames: on the main
+// thread (after which it appends a 0x0 frame, dropped), not on the
+// crashed thread, where "thread apply all bt -frame-info
+// location-and-address" prints only "PC not saved" (a plain bt prints
+// the frames to thread_start, then that error).
 func TestS390xElfutilsCore(t *testing.T) {
 	t.Parallel()
 	core := testenv.ElfutilsFile(t, "backtrace.s390x.core")
 	exe := testenv.ElfutilsFile(t, "backtrace.s390x.exec")
 	eu, _ := runEuStack(t, exe, core)
+	g := s390xGDB(t, exe, core)
 	rep, _ := unwindJSON(t, nil, core, exe)
 	if rep.Core.Arch != "s390x" {
 		t.Errorf("arch = %q, want s390x", rep.Core.Arch)
 	}
-	compareWithReferences(t, eu, eu, rep)
+	compareWithReferences(t, g, eu, rep)
+	if th := g[rep.Core.PID]; th == nil || fmt.Sprint(pcList(th.Frames)) != fmt.Sprint(pcList(eu[rep.Core.PID].Frames)) {
+		t.Errorf("gdb's main thread %v differs from eu-stack's %v", th, eu[rep.Core.PID])
+	}
 	if len(eu) != 2 {
 		t.Fatalf("eu-stack shows %d threads, want 2", len(eu))
 	}
