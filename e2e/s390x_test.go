@@ -31,6 +31,7 @@ func init() {
 	add("s390x-O2", "crash", append([]string{"-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread"}, s390xStatic...)...)
 	add("s390x-dyn", "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
 	add("s390x-nullfn", "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, s390xStatic...)...)
+	add("s390x-frameleaf", "frameleaf", append([]string{"-g", "-O2", "frameleaf.c"}, s390xStatic...)...)
 	// Functions without CFI: with a back chain (-mbackchain, the whole
 	// program, as the ABI requires for the chain to be whole), and
 	// without (only the stack scan finds their callers).
@@ -170,6 +171,36 @@ func TestS390xQemu(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestS390xLeafR15InFPR: the crash is in a leaf whose CFI says the
+// caller's r15 is in f0, which a qemu-user core does not hold. gdb on the
+// core stops after the leaf's caller ("not enough registers"); coreunwind
+// takes the caller's r15 as CFA-160, the ABI's definition. The reference
+// is a live gdb through qemu's gdbstub, which reads f0, stopped at the
+// same SIGSEGV (qemu-user has no address randomization): pc for pc.
+func TestS390xLeafR15InFPR(t *testing.T) {
+	t.Parallel()
+	readelf := testenv.NeedTool(t, s390x.Triple+"-readelf")
+	c := qemuCrash(t, s390x, "s390x-frameleaf")
+	if out := runTool(t, readelf, "--debug-dump=frames", c.Exe); !strings.Contains(out, "r15 in r16 (f0)") {
+		t.Fatalf("no CFI keeps r15 in f0: the program does not test what it should")
+	}
+	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+	th := rep.thread(rep.Core.CrashedTID)
+	if th == nil {
+		t.Fatal("no crashed thread")
+	}
+	live := qemuLiveStops(t, s390x, c.Exe, nil, 1)[0]
+	var got []uint64
+	for _, f := range th.Frames {
+		pc, _ := f.pc()
+		got = append(got, pc)
+	}
+	if want := pcList(live); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pcs %x, live gdb %x\n%s", got, want, formatFrames(th, 20))
+	}
+	expectFunctions(t, th, "leaf", "mid", "_start")
 }
 
 // TestS390xPprofAndTriage: the pprof profile and the triage bucket of an
