@@ -56,8 +56,7 @@ func sameProc(as unwind.AddrSpace, a, b uint64) bool {
 // callee's return address is at 112 above that. Without -mbackchain that
 // word is whatever the frame holds, so everything is checked: aligned,
 // above sp, within the stack size, the return address in code after a
-// call. The callee-saved registers are those the callee saved in the
-// caller's save area (r6–r13 as well as r14 and r15).
+// call.
 func stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	sp, ok := callee.Get(SP)
 	if !ok || sp%8 != 0 {
@@ -73,25 +72,32 @@ func stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	}
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: chain + saveR14})
 	caller.Set(SP, chain, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sp})
-	for r := 6; r <= 13; r++ {
-		addr := chain + 48 + uint64(r-6)*8
-		if v, err := readWord(as, addr); err == nil {
-			caller.Set(r, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
-		}
-	}
-	keepCalleeSaved(callee, caller)
+	restoreSaveArea(as, callee, caller, chain)
 	caller.CFA, caller.HasCFA = chain+frameOffset, true
 	caller.Trust = unwind.TrustFramePointer
 	return true
 }
 
-// keepCalleeSaved assumes the caller's f8–f15 and access registers are
-// the callee's (where they were saved is not known without CFI).
-func keepCalleeSaved(callee, caller *unwind.Frame) {
-	for r := F0 + 8; r < A0+16; r++ {
-		if r >= F0+16 && r < A0 {
-			continue
+// restoreSaveArea recovers the caller's callee-saved registers without
+// CFI. gcc's prologue saves a contiguous run of r6–r15 ending at r15
+// ("stmg %rN,%r15,8*N(%r15)") into the save area at the caller's sp, so
+// r6–r13 are read from there: right for the registers the callee saved
+// (r11, the frame pointer of -O0 code, whose CFA later CFI rows use),
+// older values for those it did not. f8–f15 and the access registers are
+// assumed to be the callee's (where they were saved is not known).
+func restoreSaveArea(as unwind.AddrSpace, callee, caller *unwind.Frame, csp uint64) {
+	for r := 6; r <= 13; r++ {
+		addr := csp + 48 + uint64(r-6)*8
+		if v, err := readWord(as, addr); err == nil {
+			caller.Set(r, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
 		}
+	}
+	for r := F0 + 8; r < F0+16; r++ {
+		if v, ok := callee.Get(r); ok {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	for r := A0; r < A0+16; r++ {
 		if v, ok := callee.Get(r); ok {
 			caller.Set(r, v, callee.Locs[r])
 		}
@@ -128,7 +134,7 @@ func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	csp := slot - saveR14
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
 	caller.Set(SP, csp, unwind.SaveLoc{Kind: unwind.LocValue})
-	keepCalleeSaved(callee, caller)
+	restoreSaveArea(as, callee, caller, csp)
 	caller.CFA, caller.HasCFA = csp+frameOffset, true
 	caller.Trust = unwind.TrustScan
 	return true
