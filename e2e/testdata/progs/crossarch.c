@@ -1,8 +1,10 @@
 /* crossarch.c: built for other architectures and run under qemu-user.
  * Three threads: main waits in pthread_join, a sleeper in pause, and a
  * worker that crashes as argv[1] says: "segv" (a NULL store in a leaf),
- * "abort", or "signal" (raise SIGUSR1, whose handler does the NULL
- * store: the core holds a signal frame). */
+ * "abort", "signal" (raise SIGUSR1, whose handler does the NULL
+ * store: the core holds a signal frame), or "siginfo" (the same with the
+ * handler installed with SA_SIGINFO, which makes some kernels and qemu
+ * build an rt_sigframe where signal() gets the older sigframe). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -21,10 +23,17 @@ static void on_usr1(int sig) {
 	__asm__ volatile("");
 }
 
+static void on_usr1_info(int sig, siginfo_t *info, void *ctx) {
+	(void)info;
+	(void)ctx;
+	handler_crash(sig);
+	__asm__ volatile("");
+}
+
 __attribute__((noinline)) void crash_leaf(int depth) {
 	if (strcmp(mode, "abort") == 0)
 		abort();
-	if (strcmp(mode, "signal") == 0)
+	if (strcmp(mode, "signal") == 0 || strcmp(mode, "siginfo") == 0)
 		raise(SIGUSR1);
 	*target = depth;
 }
@@ -55,7 +64,15 @@ int main(int argc, char **argv) {
 	pthread_attr_t attr;
 	if (argc > 1)
 		mode = argv[1];
-	signal(SIGUSR1, on_usr1);
+	if (strcmp(mode, "siginfo") == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_usr1_info;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGUSR1, &sa, NULL);
+	} else {
+		signal(SIGUSR1, on_usr1);
+	}
 	/* Small stacks: qemu-user cores are not sparse. */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);

@@ -1,0 +1,96 @@
+// Package s390x unwinds IBM Z (s390x, 64-bit, big-endian) Linux stacks:
+// the register file in DWARF numbering, the core's register notes, DWARF
+// CFI stepping with the return address in r14 and the CFA 160 bytes
+// above the caller's stack pointer, the sigreturn and rt_sigreturn
+// trampolines, and the link-register, back-chain and stack-scan
+// fallbacks for code without CFI. It registers itself with package
+// unwind as "s390x"; import it for its side effect. 31-bit s390 is not
+// supported.
+package s390x
+
+import (
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
+)
+
+func init() { unwind.Register(Arch{}) }
+
+// Arch is the s390x unwinder. It is stateless; what it learns about an
+// address is kept in the caller's unwind.Cache.
+type Arch struct{}
+
+func (Arch) Name() string         { return "s390x" }
+func (Arch) NumRegs() int         { return NumRegs }
+func (Arch) RegName(r int) string { return RegName(uint64(r)) }
+func (Arch) PCReg() int           { return PC }
+func (Arch) SPReg() int           { return SP }
+
+// Step finds callee's caller: from the signal context where the code is
+// a sigreturn trampoline, by CFI where the address has it, else (in an
+// interrupted frame) by the link register r14, else by the back chain
+// (code built with -mbackchain), else by scanning the stack for a return
+// address. Each method records its trust in caller. callee.ExactPC, not
+// the depth, tells frame 0 and signal-interrupted frames from callers.
+func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	pc, _ := callee.Get(PC)
+	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
+	var why error
+	switch r.kind {
+	case ruleCFI:
+		res, err := stepCFI(as, r, callee, caller)
+		if err == nil {
+			return res, nil
+		}
+		why = err
+	case ruleSigreturn, ruleRTSigreturn:
+		err := stepSigreturn(as, r.kind == ruleRTSigreturn, callee, caller)
+		if err == nil {
+			return unwind.StepCaller, nil
+		}
+		why = err
+	default:
+		why = r.err
+	}
+	caller.Reset()
+	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	if r.kind == ruleNone && !callee.ExactPC && isOutermost(as, callee) {
+		return unwind.StepEnd, nil
+	}
+	caller.Reset()
+	if stepBackChain(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
+	if stepScan(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	if why == nil {
+		why = unwind.ErrNoInfo
+	}
+	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (link register, back chain and stack scan found no caller)", pc, why)
+}
+
+// isOutermost reports whether a caller frame without unwind info is the
+// outermost one: it is in _start, the ELF entry point, or in
+// thread_start, where glibc's clone starts a thread (older glibc gives
+// neither CFI; both clear the back chain). gdb and eu-stack stop there
+// too. Scanning above them would only find stale return addresses.
+func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
+	name, _, err := as.ProcName(f.LookupPC(PC))
+	return err == nil && (name == "_start" || name == "thread_start")
+}
+
+// IsSignalFrame reports whether f is a signal trampoline: its CFI has
+// the 'S' augmentation or its code is a sigreturn system call.
+func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
+	pc, _ := f.Get(PC)
+	r := ruleFor(as, cache, f.LookupPC(PC), pc)
+	return r.signal || r.kind == ruleSigreturn || r.kind == ruleRTSigreturn
+}
+
+// readWord reads a 64-bit word of target memory.
+func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) { return cfirow.ReadSized(as, addr, 8) }

@@ -1,0 +1,81 @@
+package s390x_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/fuzzspace"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/s390x"
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
+)
+
+// FuzzStep steps through a real s390x program's text and CFI (-O2: a
+// leaf that keeps r15 in f0, -mbackchain: frames with back chains) with a
+// stack and registers from the fuzzer: CFI rows, the trampolines, the
+// link register, the back chain and the scan all run on hostile input.
+func FuzzStep(f *testing.F) {
+	exe := testenv.BuildCross(f, testenv.S390X, f.TempDir(), "prog", `
+#include <stdio.h>
+__attribute__((noinline)) int leaf(int *p) { volatile char b[32]; b[0] = 1; return *p + b[0]; }
+__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
+int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
+`, "-O2", "-static", "-mbackchain")
+	prog := fuzzspace.Open(f, exe)
+	leafSym, _ := prog.Obj.LookupSymbol("leaf")
+	midSym, _ := prog.Obj.LookupSymbol("mid")
+	seed := make([]byte, 512)
+	binary.BigEndian.PutUint64(seed[0:], fuzzStackAddr+256)      // a back chain
+	binary.BigEndian.PutUint64(seed[256+112:], midSym.Addr+0x20) // r14 in its save area
+	binary.BigEndian.PutUint64(seed[160:], 0x0aad0000_00000000)  // an svc 173 on the stack
+	f.Add(seed, leafSym.Addr+4, uint64(fuzzStackAddr), midSym.Addr+0x20, uint64(fuzzStackAddr), true)
+	f.Add(seed, uint64(0), uint64(fuzzStackAddr), midSym.Addr+0x20, uint64(0), true)
+	f.Add(seed, midSym.Addr+0x20, uint64(fuzzStackAddr+8), uint64(0), uint64(0), false)
+	f.Add(seed, uint64(fuzzStackAddr+160), uint64(fuzzStackAddr), uint64(0), uint64(0), true)
+	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, r14, f0 uint64, exact bool) {
+		as := &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}
+		callee := unwind.NewFrame(s390x.NumRegs)
+		callee.Set(s390x.PC, pc, unwind.SaveLoc{})
+		callee.Set(s390x.SP, sp, unwind.SaveLoc{})
+		callee.Set(s390x.R14, r14, unwind.SaveLoc{})
+		callee.Set(s390x.F0, f0, unwind.SaveLoc{})
+		callee.ExactPC = exact
+		fuzzspace.Walk(t, s390x.Arch{}, as, callee)
+	})
+}
+
+// fuzzStackAddr is where the fuzzed stack is mapped.
+const fuzzStackAddr = 0x3ff00000000
+
+// FuzzFrameFromThread: register notes of any size and content give a
+// frame or an error.
+func FuzzFrameFromThread(f *testing.F) {
+	gregs := make([]byte, 216)
+	for i := range gregs {
+		gregs[i] = byte(i)
+	}
+	f.Add(gregs, make([]byte, 136))
+	f.Add(gregs[:100], []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, gregs, fp []byte) {
+		th := &unwind.ThreadState{GRegs: gregs, Notes: map[uint32][]byte{2: fp}, Order: binary.BigEndian}
+		fr, err := s390x.Arch{}.FrameFromThread(th)
+		if err != nil {
+			return
+		}
+		if _, ok := fr.Get(s390x.PC); !ok {
+			t.Fatal("frame 0 without a pc")
+		}
+	})
+}
+
+// FuzzDynListAddr: any code at _U_dyn_info_list_addr gives an address or
+// an error.
+func FuzzDynListAddr(f *testing.F) {
+	f.Add([]byte{0xc0, 0x20, 0x00, 0x00, 0x00, 0x10, 0x07, 0xfe}) // larl %r2; br %r14
+	f.Add([]byte{0xc4, 0x28, 0xff, 0xff, 0xff, 0xfc, 0x07, 0xfe}) // lgrl %r2; br %r14
+	f.Fuzz(func(t *testing.T, code []byte) {
+		as := &unwindtest.Space{Mem: []unwindtest.Region{{Addr: fuzzStackAddr, Data: code}}}
+		_, _ = s390x.Arch{}.DynListAddr(as, nil, 0, fuzzStackAddr)
+	})
+}
