@@ -29,13 +29,13 @@ func newSymbolizer(t *target, full bool) *symbolizer {
 
 // frames appends the report frames for f — one per inlined call at its
 // PC, innermost first, then the function they were inlined into.
-func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
+func (s *symbolizer) frames(out []report.Frame, f *rawFrame, addrs *addrSlab) []report.Frame {
 	base := report.Frame{PC: report.Hex(f.pc), ExactPC: f.exactPC, Trust: f.trust.String(), Signal: f.signal}
 	if f.hasSP {
-		base.SP = report.Ptr(report.Hex(f.sp))
+		base.SP = addrs.ptr(f.sp)
 	}
 	if f.hasCFA {
-		base.CFA = report.Ptr(report.Hex(f.cfa))
+		base.CFA = addrs.ptr(f.cfa)
 	}
 	for _, sf := range s.lookup(f.lookup, f.pc) {
 		fr := base
@@ -46,6 +46,19 @@ func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
 		out = append(out, fr)
 	}
 	return out
+}
+
+// addrSlab holds a thread's frame addresses (SP, CFA) in one allocation
+// instead of two small ones a frame. It never grows: a pointer into it
+// stays valid; past its capacity each address is allocated alone.
+type addrSlab []report.Hex
+
+func (a *addrSlab) ptr(v uint64) *report.Hex {
+	if len(*a) == cap(*a) {
+		return report.Ptr(report.Hex(v))
+	}
+	*a = append(*a, report.Hex(v))
+	return &(*a)[len(*a)-1]
 }
 
 // lookup returns the symbolic part of the frames at lookup address addr
