@@ -2,7 +2,6 @@ package report
 
 import (
 	"io"
-	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -96,21 +95,12 @@ func (e *jsonEnc) key(k string) {
 
 func (e *jsonEnc) null() { e.b = append(e.b, "null"...) }
 
-const hexDigits = "0123456789abcdef"
-
 // hex writes v as MarshalJSON does ("0x", lower-case digits, no leading
-// zeros); a report has three addresses a frame, so not strconv's generic
-// digit loop.
+// zeros).
 func (e *jsonEnc) hex(v Hex) {
-	n := (bits.Len64(uint64(v)|1) + 3) / 4
-	var buf [2 + 16 + 2]byte
-	buf[0], buf[1], buf[2] = '"', '0', 'x'
-	for i, x := 2+n, uint64(v); i > 2; i-- {
-		buf[i] = hexDigits[x&0xf]
-		x >>= 4
-	}
-	buf[3+n] = '"'
-	e.b = append(e.b, buf[:4+n]...)
+	e.b = append(e.b, '"', '0', 'x')
+	e.b = appendHex(e.b, uint64(v), 0)
+	e.b = append(e.b, '"')
 }
 
 func (e *jsonEnc) hexPtr(v *Hex) {
