@@ -14,9 +14,23 @@ func appendHex(b []byte, v uint64, width int) []byte {
 		b = append(b, '0')
 	}
 	var buf [16]byte
-	for i := n - 1; i >= 0; i-- {
-		buf[i] = hexDigits[v&0xf]
-		v >>= 4
+	i := n
+	for ; i >= 2; i -= 2 { // two digits a step
+		d := 2 * (v & 0xff)
+		buf[i-2], buf[i-1] = hexPairs[d], hexPairs[d+1]
+		v >>= 8
+	}
+	if i == 1 {
+		buf[0] = hexDigits[v&0xf]
 	}
 	return append(b, buf[:n]...)
 }
+
+// hexPairs is every byte's two hex digits, "00" to "ff".
+var hexPairs = func() string {
+	var b [512]byte
+	for i := range 256 {
+		b[2*i], b[2*i+1] = hexDigits[i>>4], hexDigits[i&0xf]
+	}
+	return string(b[:])
+}()
