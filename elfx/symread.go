@@ -139,11 +139,11 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 			return binary.LittleEndian.Uint64(b)
 		}
 		for i := entSize; i+entSize <= len(data); i += entSize {
-			b := data[i : i+entSize]
-			off := u32(b) // st_name comes first in both classes
-			if int(off)+1 >= len(strs) || !first[strs[off]] || !second[strs[off+1]] {
+			off := uint(u32(data[i : i+4])) // st_name comes first in both classes
+			if off+1 >= uint(len(strs)) || !first[strs[off]] || !second[strs[off+1]] {
 				continue
 			}
+			b := data[i : i+entSize]
 			var shndx uint16
 			var value uint64
 			if entSize == 24 {
