@@ -111,8 +111,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		// sized once, as a deep stack's frames would otherwise be copied
 		// at every doubling; the walk is dropped once named.
 		r.Threads[i].Frames = make([]report.Frame, 0, len(walks[i]))
+		th := newThreadNamer(len(walks[i]))
 		for _, f := range walks[i] {
-			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f)
+			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f, th)
 		}
 		walks[i] = nil
 	})

@@ -29,23 +29,69 @@ func newSymbolizer(t *target, full bool) *symbolizer {
 
 // frames appends the report frames for f — one per inlined call at its
 // PC, innermost first, then the function they were inlined into.
-func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
-	base := report.Frame{PC: report.Hex(f.pc), ExactPC: f.exactPC, Trust: f.trust.String(), Signal: f.signal}
+func (s *symbolizer) frames(out []report.Frame, f *rawFrame, th *threadNamer) []report.Frame {
+	var sp, cfa *report.Hex
 	if f.hasSP {
-		base.SP = report.Ptr(report.Hex(f.sp))
+		sp = th.addrs.ptr(f.sp)
 	}
 	if f.hasCFA {
-		base.CFA = report.Ptr(report.Hex(f.cfa))
+		cfa = th.addrs.ptr(f.cfa)
 	}
-	for _, sf := range s.lookup(f.lookup, f.pc) {
-		fr := base
+	trust := f.trust.String()
+	fs := th.lookup(s, f.lookup, f.pc)
+	for i := range fs {
+		sf := &fs[i]
+		// Every field set in place: a Frame is 17 words, and a deep
+		// stack is thousands of them.
+		out = append(out, report.Frame{})
+		fr := &out[len(out)-1]
+		fr.Index, fr.PC, fr.ExactPC, fr.SP, fr.CFA, fr.Trust, fr.Signal = len(out)-1, report.Hex(f.pc), f.exactPC, sp, cfa, trust, f.signal
 		fr.Module, fr.ModuleOffset = sf.Module, sf.ModuleOffset
 		fr.Function, fr.FunctionOffset = sf.Function, sf.FunctionOffset
 		fr.File, fr.Line, fr.Column, fr.Inlined = sf.File, sf.Line, sf.Column, sf.Inlined
-		fr.Index = len(out)
-		out = append(out, fr)
 	}
 	return out
+}
+
+// threadNamer is what one thread's symbolization keeps to itself, so
+// that threads named in parallel share no lock for it.
+type threadNamer struct {
+	addrs addrSlab
+	// recent is a small direct-mapped cache in front of the symbolizer's
+	// locked memo: a thread's frames come back to the same few return
+	// addresses (recursion, loops of calls).
+	recent [32]struct {
+		key    memoKey
+		frames []report.Frame
+	}
+}
+
+func newThreadNamer(frames int) *threadNamer {
+	return &threadNamer{addrs: make(addrSlab, 0, 2*frames)}
+}
+
+func (th *threadNamer) lookup(s *symbolizer, addr, pc uint64) []report.Frame {
+	key := memoKey{addr, pc != addr}
+	e := &th.recent[(addr^addr>>5)%uint64(len(th.recent))]
+	if e.frames != nil && e.key == key {
+		return e.frames
+	}
+	fs := s.lookup(addr, pc)
+	e.key, e.frames = key, fs
+	return fs
+}
+
+// addrSlab holds a thread's frame addresses (SP, CFA) in one allocation
+// instead of two small ones a frame. It never grows: a pointer into it
+// stays valid; past its capacity each address is allocated alone.
+type addrSlab []report.Hex
+
+func (a *addrSlab) ptr(v uint64) *report.Hex {
+	if len(*a) == cap(*a) {
+		return report.Ptr(report.Hex(v))
+	}
+	*a = append(*a, report.Hex(v))
+	return &(*a)[len(*a)-1]
 }
 
 // lookup returns the symbolic part of the frames at lookup address addr

@@ -111,7 +111,9 @@ command_for() {
 	exe=$3
 	case $tool in
 	coreunwind) echo "$CU --format json $CUFLAGS $core $exe" ;;
-	coreunwind-unwind) echo "$CU --format json $CUFLAGS $CU_UNWIND_FLAG $core $exe" ;;
+	# Like libunwind-coredump, which prints every IP: one line a frame
+	# (pc and module), none folded.
+	coreunwind-unwind) echo "$CU --format text --no-fold $CUFLAGS $CU_UNWIND_FLAG $core $exe" ;;
 	eu-stack) echo "eu-stack --core=$core -e $exe -i -s -n 0" ;;
 	gdb) echo "gdb -batch -nx -ex 'thread apply all bt' $exe $core" ;;
 	libunwind) echo "$LU $core" ;;
@@ -121,8 +123,8 @@ command_for() {
 # count_frames TOOL FILE: frames (including inlined ones) in a tool's output.
 count_frames() {
 	case $1 in
-	coreunwind*) grep -c '"pc":' "$2" || true ;;
-	eu-stack | gdb) grep -c '^#' "$2" || true ;;
+	coreunwind) grep -c '"pc":' "$2" || true ;;
+	coreunwind-unwind | eu-stack | gdb) grep -c '^#' "$2" || true ;;
 	libunwind) grep -c '^  #' "$2" || true ;;
 	esac
 }

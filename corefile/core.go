@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Options say where to find the files a core refers to.
@@ -77,11 +78,16 @@ type Core struct {
 	Warnings []string  // problems that did not stop loading
 	HPUX     *HPUXInfo // HP-UX cores: kernel, format version, exec header; nil otherwise
 
-	order    binary.ByteOrder
-	ptrSize  int
-	data     []byte // the core file's bytes
-	ranges   []memRange
-	overlays []overlay
+	order   binary.ByteOrder
+	ptrSize int
+	data    []byte // the core file's bytes
+	ranges  []memRange
+	// lastRange is 1 + the index of the range the last read was in (0:
+	// none): a cursor reads the same stack and text again and again, and
+	// this check is cheaper than the binary search. Atomic: threads are
+	// walked concurrently.
+	lastRange atomic.Int32
+	overlays  []overlay
 	// fileStatus says, per recorded module path, why its file is not used
 	// ("" when it is): the reason unavailable memory gives.
 	fileStatus map[string]string

@@ -117,8 +117,17 @@ func (c *Core) readPiece(addr uint64, p []byte, files bool) int {
 
 // findRange returns the index of the segment containing addr, or -1.
 func (c *Core) findRange(addr uint64) int {
+	if i := int(c.lastRange.Load()) - 1; i >= 0 && i < len(c.ranges) {
+		// The binary search's answer too: the last range starting at or
+		// below addr (ranges may overlap in a hostile core).
+		r := &c.ranges[i]
+		if r.start <= addr && addr < r.end && (i+1 == len(c.ranges) || c.ranges[i+1].start > addr) {
+			return i
+		}
+	}
 	i := c.nextRange(addr) - 1
 	if i >= 0 && addr < c.ranges[i].end {
+		c.lastRange.Store(int32(i + 1))
 		return i
 	}
 	return -1

@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"strings"
 )
 
@@ -126,18 +127,41 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 				first[n[0]], second[n[1]] = true, true
 			}
 		}
-		order := f.ByteOrder
-		for i := 1; (i+1)*entSize <= len(data); i++ {
-			b := data[i*entSize:]
-			var off uint32
+		// The byte order is tested once, not called through the
+		// interface three times an entry (node: 185k entries).
+		big := f.ByteOrder == binary.BigEndian
+		u16 := func(b []byte) uint16 {
+			if big {
+				return binary.BigEndian.Uint16(b)
+			}
+			return binary.LittleEndian.Uint16(b)
+		}
+		u32 := func(b []byte) uint32 {
+			if big {
+				return binary.BigEndian.Uint32(b)
+			}
+			return binary.LittleEndian.Uint32(b)
+		}
+		u64 := func(b []byte) uint64 {
+			if big {
+				return binary.BigEndian.Uint64(b)
+			}
+			return binary.LittleEndian.Uint64(b)
+		}
+		for i := entSize; i+entSize <= len(data); i += entSize {
+			off := uint(u32(data[i : i+4])) // st_name comes first in both classes
+			if off+1 >= uint(len(strs)) || !first[strs[off]] || !second[strs[off+1]] {
+				continue
+			}
+			b := data[i : i+entSize]
 			var shndx uint16
 			var value uint64
 			if entSize == 24 {
-				off, shndx, value = order.Uint32(b), order.Uint16(b[6:]), order.Uint64(b[8:])
+				shndx, value = u16(b[6:]), u64(b[8:])
 			} else {
-				off, shndx, value = order.Uint32(b), order.Uint16(b[14:]), uint64(order.Uint32(b[4:]))
+				shndx, value = u16(b[14:]), uint64(u32(b[4:]))
 			}
-			if shndx == uint16(elf.SHN_UNDEF) || value == 0 || int(off)+1 >= len(strs) || !first[strs[off]] || !second[strs[off+1]] {
+			if shndx == uint16(elf.SHN_UNDEF) || value == 0 {
 				continue
 			}
 			for _, name := range names {

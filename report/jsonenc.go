@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -21,6 +22,10 @@ type jsonEnc struct {
 	// after which output is dropped.
 	w   io.Writer
 	err error
+
+	// frameFields is what frame writes before each field, made for the
+	// depth frames are at (see frameLayout).
+	frameFields *frameLayout
 }
 
 const jsonFlushAt = 64 << 10
@@ -36,7 +41,15 @@ func (e *jsonEnc) flush() {
 	e.b = e.b[:0]
 }
 
+// newlineIndent is a newline and the indentation of the deepest lines
+// the report has; deeper ones (none today) are indented by a loop.
+const newlineIndent = "\n                                "
+
 func (e *jsonEnc) newline() {
+	if n := 1 + 2*e.depth; n <= len(newlineIndent) {
+		e.b = append(e.b, newlineIndent[:n]...)
+		return
+	}
 	e.b = append(e.b, '\n')
 	for i := 0; i < e.depth; i++ {
 		e.b = append(e.b, ' ', ' ')
@@ -70,17 +83,23 @@ func (e *jsonEnc) close(c byte) {
 	e.b = append(e.b, c)
 }
 
+// key writes an object key. Keys are this file's own literals, plain
+// ASCII names that need no escaping (the tests compare every key with
+// encoding/json's output).
 func (e *jsonEnc) key(k string) {
 	e.item()
-	e.str(k)
-	e.b = append(e.b, ':', ' ')
+	e.b = append(e.b, '"')
+	e.b = append(e.b, k...)
+	e.b = append(e.b, '"', ':', ' ')
 }
 
 func (e *jsonEnc) null() { e.b = append(e.b, "null"...) }
 
+// hex writes v as MarshalJSON does ("0x", lower-case digits, no leading
+// zeros).
 func (e *jsonEnc) hex(v Hex) {
 	e.b = append(e.b, '"', '0', 'x')
-	e.b = strconv.AppendUint(e.b, uint64(v), 16)
+	e.b = appendHex(e.b, uint64(v), 0)
 	e.b = append(e.b, '"')
 }
 
@@ -121,13 +140,30 @@ func (e *jsonEnc) strs(l []string) {
 	e.close(']')
 }
 
+// jsonPlain marks the bytes encoding/json writes as they are: printable
+// ASCII but for '"', '\\' and the HTML characters.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return t
+}()
+
 // str writes a JSON string escaped as encoding/json escapes it (HTML
 // characters, U+2028/U+2029 and invalid UTF-8 included).
 func (e *jsonEnc) str(s string) {
-	const hexDigits = "0123456789abcdef"
+	i := 0
+	for i < len(s) && jsonPlain[s[i]] {
+		i++
+	}
 	e.b = append(e.b, '"')
+	if i == len(s) { // the common case: nothing to escape
+		e.b = append(e.b, s...)
+		e.b = append(e.b, '"')
+		return
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 				i++
@@ -291,35 +327,69 @@ func (e *jsonEnc) thread(t *Thread) {
 	e.close('}')
 }
 
+// frameFieldNames are a frame's keys in the order frame writes them.
+var frameFieldNames = [...]string{"index", "pc", "exact_pc", "sp", "cfa", "trust", "module",
+	"module_offset", "function", "function_offset", "file", "line", "column", "inlined"}
+
+// frameLayout is, for frames written at one depth, the bytes before each
+// field (comma, newline, indentation, key) and before the closing brace:
+// a report is mostly frames, and this writes each field's framing with
+// one append.
+type frameLayout struct {
+	depth  int
+	fields [len(frameFieldNames)]string
+	end    string
+}
+
+func (e *jsonEnc) frameLayout() *frameLayout {
+	if l := e.frameFields; l != nil && l.depth == e.depth {
+		return l
+	}
+	l := &frameLayout{depth: e.depth}
+	indent := strings.Repeat("  ", e.depth+1)
+	for i, k := range frameFieldNames {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		l.fields[i] = sep + "\n" + indent + `"` + k + `": `
+	}
+	l.end = "\n" + strings.Repeat("  ", e.depth) + "}"
+	e.frameFields = l
+	return l
+}
+
+// frame writes one frame object as open, key and close would.
 func (e *jsonEnc) frame(f *Frame) {
-	e.open('{')
-	e.key("index")
+	l := e.frameLayout()
+	e.b = append(e.b, '{')
+	e.b = append(e.b, l.fields[0]...)
 	e.int(f.Index)
-	e.key("pc")
+	e.b = append(e.b, l.fields[1]...)
 	e.hex(f.PC)
-	e.key("exact_pc")
+	e.b = append(e.b, l.fields[2]...)
 	e.bool(f.ExactPC)
-	e.key("sp")
+	e.b = append(e.b, l.fields[3]...)
 	e.hexPtr(f.SP)
-	e.key("cfa")
+	e.b = append(e.b, l.fields[4]...)
 	e.hexPtr(f.CFA)
-	e.key("trust")
+	e.b = append(e.b, l.fields[5]...)
 	e.str(f.Trust)
-	e.key("module")
+	e.b = append(e.b, l.fields[6]...)
 	e.strPtr(f.Module)
-	e.key("module_offset")
+	e.b = append(e.b, l.fields[7]...)
 	e.hexPtr(f.ModuleOffset)
-	e.key("function")
+	e.b = append(e.b, l.fields[8]...)
 	e.strPtr(f.Function)
-	e.key("function_offset")
+	e.b = append(e.b, l.fields[9]...)
 	e.hexPtr(f.FunctionOffset)
-	e.key("file")
+	e.b = append(e.b, l.fields[10]...)
 	e.strPtr(f.File)
-	e.key("line")
+	e.b = append(e.b, l.fields[11]...)
 	e.intPtr(f.Line)
-	e.key("column")
+	e.b = append(e.b, l.fields[12]...)
 	e.intPtr(f.Column)
-	e.key("inlined")
+	e.b = append(e.b, l.fields[13]...)
 	e.bool(f.Inlined)
-	e.close('}')
+	e.b = append(e.b, l.end...)
 }

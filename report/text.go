@@ -117,34 +117,68 @@ func writeThread(w *bufio.Writer, t *Thread, ptrSize int, o TextOptions) {
 	}
 }
 
+// writeFrame writes one frame line as fmt's "#%-2d 0x%0*x in %s () ..."
+// would, appended into the writer's free buffer: a deep stack is
+// thousands of lines, and fmt costs an allocation and its verb parsing
+// on each.
 func writeFrame(w *bufio.Writer, f *Frame, width int) {
+	if w.Available() < frameLineRoom && w.Size() > frameLineRoom {
+		w.Flush() // room for the line without growing a new slice
+	}
+	b := w.AvailableBuffer()
+	b = append(b, '#')
+	b = appendIntLeft(b, f.Index, 2)
+	b = append(b, ' ')
 	if f.Signal {
-		fmt.Fprintf(w, "#%-2d <signal handler called>\n", f.Index)
+		b = append(b, "<signal handler called>\n"...)
+		w.Write(b)
 		return
 	}
-	fmt.Fprintf(w, "#%-2d 0x%0*x in ", f.Index, width, uint64(f.PC))
+	b = append(b, '0', 'x')
+	b = appendHex(b, uint64(f.PC), width)
+	b = append(b, " in "...)
 	if f.Function != nil {
-		w.WriteString(*f.Function)
+		b = append(b, *f.Function...)
 	} else {
-		w.WriteString("??")
+		b = append(b, "??"...)
 	}
-	w.WriteString(" ()")
+	b = append(b, " ()"...)
 	switch {
 	case f.File != nil && f.Line != nil:
-		fmt.Fprintf(w, " at %s:%d", *f.File, *f.Line)
+		b = append(b, " at "...)
+		b = append(b, *f.File...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(*f.Line), 10)
 	case f.Module != nil:
-		fmt.Fprintf(w, " from %s", *f.Module)
+		b = append(b, " from "...)
+		b = append(b, *f.Module...)
 	}
 	if f.Inlined {
-		w.WriteString(" [inlined]")
+		b = append(b, " [inlined]"...)
 	}
 	switch f.Trust {
 	case "frame_pointer":
-		w.WriteString(" [frame pointer]")
+		b = append(b, " [frame pointer]"...)
 	case "scan":
-		w.WriteString(" [stack scan]")
+		b = append(b, " [stack scan]"...)
 	}
-	w.WriteByte('\n')
+	b = append(b, '\n')
+	w.Write(b)
+}
+
+// frameLineRoom is the free buffer writeFrame asks for: most lines fit
+// (longer ones are written all the same, from a grown slice).
+const frameLineRoom = 512
+
+// appendIntLeft appends v as fmt's %-<width>d does: padded with spaces
+// on the right to width.
+func appendIntLeft(b []byte, v, width int) []byte {
+	n := len(b)
+	b = strconv.AppendInt(b, int64(v), 10)
+	for len(b)-n < width {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // SignalDescription is the strsignal(3) text for a signal name, as gdb

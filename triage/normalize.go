@@ -3,6 +3,7 @@ package triage
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Names in a signature must not change when nothing about the bug
@@ -11,17 +12,26 @@ import (
 // .part.1 differ between builds and optimization levels), glibc's
 // internal aliases (__GI_raise is raise), or a Rust build's hash.
 
-var (
-	cloneSuffixRE  = regexp.MustCompile(`(\.(isra|part|constprop|cold|lto_priv|llvm|clone|localalias|plt)(\.[0-9a-z]+)?)+$`)
-	cloneBracketRE = regexp.MustCompile(`\s*\[clone [^\]]*\]`)
-	abiTagRE       = regexp.MustCompile(`\[abi:[^\]]*\]`)
-	rustHashRE     = regexp.MustCompile(`::h[0-9a-f]{16}$`)
-	offsetRE       = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
-	lambdaRE       = regexp.MustCompile(`\{lambda\(\)#`)
-	// glibc's ifunc variants of string functions, one per CPU feature
-	// set: cores from different machines must agree.
-	ifuncVariantRE = regexp.MustCompile(`^__((?:mem|str|stp|wcs|wmem|raw|wcp)[a-z0-9]*?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|unaligned|aligned|generic|rtm|bmi2|x86_64)(?:_[a-z0-9_]+)?$`)
-)
+// nameREs are the patterns normalizeOnce applies. They are compiled on
+// first use, not at start-up: every coreunwind run links this package
+// (compiling them cost 0.46M instructions a run), few runs triage.
+type nameREs struct {
+	cloneSuffix, cloneBracket, abiTag, rustHash, offset, lambda, ifuncVariant *regexp.Regexp
+}
+
+var namePatterns = sync.OnceValue(func() *nameREs {
+	return &nameREs{
+		cloneSuffix:  regexp.MustCompile(`(\.(isra|part|constprop|cold|lto_priv|llvm|clone|localalias|plt)(\.[0-9a-z]+)?)+$`),
+		cloneBracket: regexp.MustCompile(`\s*\[clone [^\]]*\]`),
+		abiTag:       regexp.MustCompile(`\[abi:[^\]]*\]`),
+		rustHash:     regexp.MustCompile(`::h[0-9a-f]{16}$`),
+		offset:       regexp.MustCompile(`\+0x[0-9a-fA-F]+$`),
+		lambda:       regexp.MustCompile(`\{lambda\(\)#`),
+		// glibc's ifunc variants of string functions, one per CPU
+		// feature set: cores from different machines must agree.
+		ifuncVariant: regexp.MustCompile(`^__((?:mem|str|stp|wcs|wmem|raw|wcp)[a-z0-9]*?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|unaligned|aligned|generic|rtm|bmi2|x86_64)(?:_[a-z0-9_]+)?$`),
+	}
+})
 
 // NormalizeFunction returns the name of a function as a signature uses
 // it: no argument lists, template arguments, return types, cv- or
@@ -52,22 +62,23 @@ func NormalizeFunction(name string) string {
 const maxNameLen = 4096
 
 func normalizeOnce(name string) string {
+	re := namePatterns()
 	s := stripVersion(strings.TrimSpace(name))
-	s = offsetRE.ReplaceAllString(s, "")
-	s = cloneBracketRE.ReplaceAllString(s, "")
-	s = abiTagRE.ReplaceAllString(s, "")
-	s = rustHashRE.ReplaceAllString(s, "")
+	s = re.offset.ReplaceAllString(s, "")
+	s = re.cloneBracket.ReplaceAllString(s, "")
+	s = re.abiTag.ReplaceAllString(s, "")
+	s = re.rustHash.ReplaceAllString(s, "")
 	s = stripBrackets(s)
-	s = lambdaRE.ReplaceAllString(s, "{lambda#")
+	s = re.lambda.ReplaceAllString(s, "{lambda#")
 	for _, q := range []string{" const", " volatile", " &&", " &", " noexcept"} {
 		s = strings.TrimSuffix(s, q)
 	}
 	s = dropReturnType(s)
-	s = cloneSuffixRE.ReplaceAllString(s, "")
+	s = re.cloneSuffix.ReplaceAllString(s, "")
 	for strings.HasPrefix(s, "__GI_") {
 		s = strings.TrimPrefix(s, "__GI_")
 	}
-	s = ifuncVariantRE.ReplaceAllString(s, "$1")
+	s = re.ifuncVariant.ReplaceAllString(s, "$1")
 	return strings.TrimSpace(s)
 }
 
