@@ -42,6 +42,9 @@ func (s *symbolizer) frames(out []report.Frame, f *rawFrame) []report.Frame {
 		fr.Module, fr.ModuleOffset = sf.Module, sf.ModuleOffset
 		fr.Function, fr.FunctionOffset = sf.Function, sf.FunctionOffset
 		fr.File, fr.Line, fr.Column, fr.Inlined = sf.File, sf.Line, sf.Column, sf.Inlined
+		if !fr.Inlined {
+			fr.Registers = f.regs
+		}
 		fr.Index = len(out)
 		out = append(out, fr)
 	}

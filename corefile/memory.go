@@ -15,6 +15,9 @@ import (
 type Segment struct {
 	Vaddr, Memsz, Filesz, Offset uint64
 	Flags                        elf.ProgFlag // elf.PF_R, PF_W, PF_X
+	// Present is how many bytes from Vaddr the core file holds: Filesz,
+	// less where the file was cut short.
+	Present uint64
 }
 
 // memRange is a Segment prepared for lookup: [start, end) in the process,

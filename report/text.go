@@ -18,8 +18,24 @@ import (
 // scan]"), the way minidump-stackwalk prints "Found by"; an early stop
 // prints gdb's "Backtrace stopped: ...".
 func WriteText(w io.Writer, r *Report) error {
+	return WriteTextOptions(w, r, TextOptions{})
+}
+
+// TextOptions choose the optional parts of the text report.
+type TextOptions struct {
+	// Maps adds the memory map after the header, as gdb's info proc
+	// mappings prints it.
+	Maps bool
+}
+
+// WriteTextOptions is WriteText with optional parts.
+func WriteTextOptions(w io.Writer, r *Report, opts TextOptions) error {
 	bw := bufio.NewWriter(w)
 	writeHeader(bw, r)
+	writeCrash(bw, r)
+	if opts.Maps {
+		writeMaps(bw, r.Mappings, r.Core.PointerSize)
+	}
 	for i := range r.Threads {
 		writeThread(bw, &r.Threads[i], r.Core.PointerSize)
 	}
