@@ -28,7 +28,7 @@ func memoryMap(c *corefile.Core) []report.Mapping {
 			Start:      report.Hex(s.Vaddr),
 			End:        report.Hex(s.Vaddr + s.Memsz),
 			Perms:      perms(s.Flags),
-			DumpedSize: report.Hex(min(s.Present, s.Memsz)),
+			DumpedSize: report.Hex(min(c.Present(s), s.Memsz)),
 		}
 		if f := files[s.Vaddr]; f != nil {
 			m.Offset, m.Path = report.Hex(f.Offset), report.Ptr(f.Path)

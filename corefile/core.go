@@ -271,7 +271,6 @@ func (c *Core) addSegment(ph progHeader) {
 		c.truncSegs++
 		c.truncBytes += r.filesz - r.avail
 	}
-	c.Segments[len(c.Segments)-1].Present = r.avail
 	c.ranges = append(c.ranges, r)
 }
 

@@ -15,9 +15,15 @@ import (
 type Segment struct {
 	Vaddr, Memsz, Filesz, Offset uint64
 	Flags                        elf.ProgFlag // elf.PF_R, PF_W, PF_X
-	// Present is how many bytes from Vaddr the core file holds: Filesz,
-	// less where the file was cut short.
-	Present uint64
+}
+
+// Present is how many bytes from s.Vaddr the core file holds: s.Filesz,
+// less where the file was cut short.
+func (c *Core) Present(s Segment) uint64 {
+	if i := c.findRange(s.Vaddr); i >= 0 && c.ranges[i].start == s.Vaddr {
+		return c.ranges[i].avail
+	}
+	return 0
 }
 
 // memRange is a Segment prepared for lookup: [start, end) in the process,

@@ -10,11 +10,11 @@ type Hex uint64
 // schema contract: field names, types and meanings do not change without
 // bumping Schema.
 type Report struct {
-	Schema   string   `json:"schema"`
-	Tool     Tool     `json:"tool"`
-	Core     Core     `json:"core"`
-	Crash    *Crash   `json:"crash"`
-	Modules  []Module `json:"modules"`
+	Schema  string   `json:"schema"`
+	Tool    Tool     `json:"tool"`
+	Core    Core     `json:"core"`
+	Crash   *Crash   `json:"crash"`
+	Modules []Module `json:"modules"`
 	// Mappings is the process's memory map, as gdb's info proc mappings
 	// prints it, with permissions and what the core holds of each.
 	Mappings []Mapping `json:"mappings"`
