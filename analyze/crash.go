@@ -44,6 +44,7 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 		CodeSymbol: func(name string) (uint64, bool) {
 			return s.target.symbolAddr(name, elf.STT_FUNC)
 		},
+		Section: s.target.sectionAt,
 	}
 	if !sig.Detailed {
 		in.Signal.Code = 0 // pr_cursig only: the code means nothing
@@ -72,4 +73,20 @@ func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sectionAt names the allocated section holding file offset off of the
+// module recorded as path, "" if none.
+func (t *target) sectionAt(path string, off uint64) string {
+	for _, m := range t.modules {
+		if m.obj == nil || m.obj.ELF() == nil || m.core.Path != path {
+			continue
+		}
+		for _, sec := range m.obj.ELF().Sections {
+			if sec.Type != elf.SHT_NOBITS && sec.Flags&elf.SHF_ALLOC != 0 && off >= sec.Offset && off-sec.Offset < sec.Size {
+				return sec.Name
+			}
+		}
+	}
+	return ""
 }

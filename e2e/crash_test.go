@@ -16,6 +16,9 @@ type crash struct {
 	Dir  string // the working directory the program ran in
 	Exe  string // the executable that crashed
 	Core string // the core the kernel wrote
+	// Output is what the program printed (stdout and stderr) before it
+	// died: glibc's and libstdc++'s own words about the crash.
+	Output string
 }
 
 // crashProgram runs exe with args in a fresh temporary directory under
@@ -45,7 +48,7 @@ func crashProgram(t *testing.T, exe string, env []string, args ...string) crash 
 	}
 	core := filepath.Join(dir, "core")
 	waitForCore(t, core)
-	return crash{Dir: dir, Exe: exe, Core: core}
+	return crash{Dir: dir, Exe: exe, Core: core, Output: string(out)}
 }
 
 // waitForCore waits until the core exists and its size stops changing. The

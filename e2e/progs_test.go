@@ -59,6 +59,7 @@ var programs = map[string]program{
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
 	"sigentry":     cc("gcc", "sigentry", "-g", "-O0", "-pthread", "sigentry.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
+	"crashkinds":   cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {
 		tools: []string{"rustc"},

@@ -21,7 +21,11 @@ func writeCrash(w *bufio.Writer, r *Report) {
 	if in := c.Instruction; in != nil {
 		fmt.Fprintf(w, "instruction: %#x", uint64(in.Address))
 		if f := crashFrame(r); f != nil && f.Function != nil && f.FunctionOffset != nil {
-			fmt.Fprintf(w, " <%s+%d>", *f.Function, uint64(*f.FunctionOffset))
+			if *f.FunctionOffset == 0 {
+				fmt.Fprintf(w, " <%s>", *f.Function)
+			} else {
+				fmt.Fprintf(w, " <%s+%d>", *f.Function, uint64(*f.FunctionOffset))
+			}
 		}
 		fmt.Fprintf(w, ": %s", in.Text)
 		var uses []string
@@ -100,12 +104,12 @@ func writeMaps(w *bufio.Writer, maps []Mapping, ptrSize int) {
 		if perms == "" {
 			perms = "?"
 		}
-		path := ""
+		line := fmt.Sprintf("%*s %*s %12s %12s %5s %12s", width, hexStr(uint64(m.Start)), width, hexStr(uint64(m.End)),
+			hexStr(uint64(m.End-m.Start)), hexStr(uint64(m.Offset)), perms, hexStr(uint64(m.DumpedSize)))
 		if m.Path != nil {
-			path = *m.Path
+			line += "  " + *m.Path
 		}
-		fmt.Fprintf(w, "%*s %*s %12s %12s %5s %12s  %s\n", width, hexStr(uint64(m.Start)), width, hexStr(uint64(m.End)),
-			hexStr(uint64(m.End-m.Start)), hexStr(uint64(m.Offset)), perms, hexStr(uint64(m.DumpedSize)), path)
+		w.WriteString(line + "\n")
 	}
 }
 

@@ -45,6 +45,14 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 		return in, errors.New("x86-64 instruction: bad length")
 	}
 	in.Len = inst.Len
+	for i, a := range inst.Args {
+		// x86asm keeps a 32-bit displacement unsigned; the CPU
+		// sign-extends it (and gdb prints -0x204(%rbp), not 0xfffffdfc).
+		if m, ok := a.(x86asm.Mem); ok && m.Disp >= 1<<31 && m.Disp < 1<<32 {
+			m.Disp = int64(int32(m.Disp))
+			inst.Args[i] = m
+		}
+	}
 	in.Text = x86asm.GNUSyntax(inst, pc, nil)
 	addReg := func(r int) {
 		for _, x := range in.Regs {

@@ -109,7 +109,7 @@ func (a *analysis) abort() {
 		return
 	}
 	a.c.Kind = "abort"
-	a.c.Summary = "abort() called" + a.callerOf(abortFrame)
+	a.c.Summary = "abort() called" + a.callerOf(abortFrame, " by ")
 }
 
 // frameNamed returns the index of the first frame of function name, -1
@@ -131,8 +131,9 @@ func baseName(fn string) string {
 	return strings.TrimPrefix(fn, "__GI_")
 }
 
-// callerOf names the frame after frame i: " from main at prog.c:12".
-func (a *analysis) callerOf(i int) string {
+// callerOf names the frame after frame i, after prefix: " by main at
+// prog.c:12"; "" when it has no name.
+func (a *analysis) callerOf(i int, prefix string) string {
 	if i+1 >= len(a.in.Frames) {
 		return ""
 	}
@@ -140,7 +141,7 @@ func (a *analysis) callerOf(i int) string {
 	if f.Function == nil {
 		return ""
 	}
-	out := " by " + *f.Function
+	out := prefix + *f.Function
 	if f.File != nil && f.Line != nil {
 		out += fmt.Sprintf(" at %s:%d", *f.File, *f.Line)
 	}

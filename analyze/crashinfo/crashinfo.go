@@ -43,6 +43,9 @@ type Input struct {
 	// ThreadPointer is the crashed thread's TLS pointer (x86-64 fs_base),
 	// ok false when unknown.
 	ThreadPointer func() (uint64, bool)
+	// Section names the section at a file offset of a mapped file, ""
+	// when unknown.
+	Section func(path string, off uint64) string
 	// CodeSymbol returns the run-time address of a function, for decoding
 	// its few instructions (libstdc++'s __cxa_get_globals).
 	CodeSymbol func(name string) (uint64, bool)

@@ -16,10 +16,10 @@ import (
 // __cxa_begin_catch before std::terminate).
 func (a *analysis) terminate(t int) {
 	a.c.Kind = "terminate"
-	a.c.Summary = "std::terminate() called" + a.callerOf(t)
+	a.c.Summary = "std::terminate() called" + a.callerOf(t, " by ")
 	if t+1 < len(a.in.Frames) && a.frameNamed("__cxa_throw") == t+1 {
 		a.c.Kind = "uncaught_exception"
-		a.c.Summary = "uncaught C++ exception" + a.callerOf(t+1)
+		a.c.Summary = "uncaught C++ exception, thrown" + a.callerOf(t+1, " by ")
 	}
 	typ, err := a.currentExceptionType()
 	if err != nil {
@@ -31,7 +31,7 @@ func (a *analysis) terminate(t int) {
 	}
 	a.c.ExceptionType = &typ
 	if a.c.Kind == "uncaught_exception" {
-		a.c.Summary = "uncaught C++ exception of type " + typ + a.callerOf(t+1)
+		a.c.Summary = "uncaught C++ exception of type " + typ + a.callerOf(t+1, ", thrown by ")
 	} else {
 		a.c.Summary += " while handling an exception of type " + typ
 	}

@@ -67,9 +67,12 @@ func (a *analysis) memoryFault() {
 	case m != nil && s.Code == segvAccErr && (a.insn != nil && a.accessIsFault(addr) &&
 		(a.insn.Mem == unwind.MemWrite || a.insn.Mem == unwind.MemReadWrite)) && m.Perms[1] == '-':
 		a.c.Kind = "write_to_read_only"
-		a.c.Summary = fmt.Sprintf("write to read-only memory at %#x, in the %s (a string literal or constant data written through a pointer)", addr, describe(m, addr))
-		if m.Path == nil || m.Perms[0] != 'r' {
-			a.c.Summary = fmt.Sprintf("write to read-only memory at %#x, in the %s", addr, describe(m, addr))
+		a.c.Summary = fmt.Sprintf("write to read-only memory at %#x, in the %s", addr, describe(m, addr))
+		if sec := a.section(m, addr); sec != "" {
+			a.c.Summary = fmt.Sprintf("write to read-only memory at %#x, in %s of %s (file offset %#x)", addr, sec, *m.Path, uint64(m.Offset)+addr-uint64(m.Start))
+			if sec == ".rodata" {
+				a.c.Summary += ": a string literal or other constant written through a pointer"
+			}
 		}
 	case m != nil && s.Code == segvAccErr && m.Perms == "---":
 		a.c.Kind = "inaccessible"
@@ -159,36 +162,63 @@ func (a *analysis) nullPointer(addr uint64, access string) bool {
 	return true
 }
 
-// stackOverflow: the fault is just below the stack the thread runs on,
-// in the guard gap or guard page, near the stack pointer.
+// stackOverflow: the fault is near the stack pointer, just below the
+// mapping that holds the thread's stack (the one its frames' stack
+// pointers are in): in the gap the kernel keeps below a growing stack,
+// or in a thread stack's guard page. The stack pointer itself may
+// already be below the stack: a prologue's sub does not fault, the
+// first store does.
 func (a *analysis) stackOverflow(addr uint64, access string) bool {
 	sp, ok := a.reg(a.in.Arch.SPReg())
-	if !ok || addr > sp || sp-addr > nearSP {
+	if !ok || max(addr, sp)-min(addr, sp) > nearSP {
 		return false
 	}
-	stack := a.mappingAt(sp)
-	if stack == nil || addr >= uint64(stack.Start) {
+	stack := a.mappingAbove(addr)
+	if stack == nil || !a.holdsFrames(stack) {
 		return false
 	}
 	below := a.mappingAt(addr)
 	switch {
 	case below == nil && uint64(stack.Start)-addr <= stackGuardGap && a.complete():
-		// The main thread's stack grew down to its limit (or another
-		// mapping's gap): the next page is refused.
+		// The main thread's stack grew down to its limit: the kernel
+		// refuses the next page.
 	case below != nil && below.Perms == "---" && uint64(below.End) == uint64(stack.Start):
 		// A thread stack's guard page (pthread's PROT_NONE mapping).
 	default:
 		return false
 	}
 	a.c.Kind = "stack_overflow"
-	a.c.Summary = fmt.Sprintf("stack overflow: %s of %#x, %#x bytes below the stack pointer and below the stack %#x-%#x",
-		access, addr, sp-addr, uint64(stack.Start), uint64(stack.End))
+	where := fmt.Sprintf("%s of %#x, %#x bytes below the stack %#x-%#x", access, addr, uint64(stack.Start)-addr, uint64(stack.Start), uint64(stack.End))
+	if below != nil {
+		where += ", in its guard page"
+	}
+	a.c.Summary = "stack overflow: " + where
 	if cyc := RecursionCycle(a.in.Frames); cyc != nil {
 		a.c.Recursion = cyc.Functions
-		a.c.Summary = fmt.Sprintf("stack overflow: %s recursed %d times (%s of %#x, below the stack %#x-%#x)",
-			cyc.String(), cyc.Repeats, access, addr, uint64(stack.Start), uint64(stack.End))
+		a.c.Summary = fmt.Sprintf("stack overflow: recursion %s, %d turns in the frames unwound (%s)", cyc.String(), cyc.Repeats, where)
 	}
 	return true
+}
+
+// mappingAbove returns the first mapping that starts above addr.
+func (a *analysis) mappingAbove(addr uint64) *report.Mapping {
+	for i := range a.in.Mappings {
+		if m := &a.in.Mappings[i]; uint64(m.Start) > addr && m.Perms != "" {
+			return m
+		}
+	}
+	return nil
+}
+
+// holdsFrames reports whether a frame's stack pointer (past frame 0's,
+// which may already have left the stack) lies in m.
+func (a *analysis) holdsFrames(m *report.Mapping) bool {
+	for i, f := range a.in.Frames {
+		if i > 0 && f.SP != nil && *f.SP >= m.Start && *f.SP < m.End {
+			return true
+		}
+	}
+	return false
 }
 
 // execFault: the pc itself faulted, the thread jumped where there is no
@@ -234,4 +264,12 @@ func (a *analysis) busFault(addr uint64) {
 		a.c.Kind = "misaligned"
 		a.c.Summary = fmt.Sprintf("misaligned %s of %#x%s", access, addr, a.operandRegs())
 	}
+}
+
+// section names the section of a file mapping's file that holds addr.
+func (a *analysis) section(m *report.Mapping, addr uint64) string {
+	if m.Path == nil || a.in.Section == nil {
+		return ""
+	}
+	return a.in.Section(*m.Path, uint64(m.Offset)+addr-uint64(m.Start))
 }

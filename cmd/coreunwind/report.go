@@ -30,6 +30,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
+	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -83,7 +84,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
-	if err := writeReport(rep, format, out, stdout); err != nil {
+	if err := writeReport(rep, format, out, stdout, report.TextOptions{Maps: *maps}); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitOutput
 	}
@@ -100,7 +101,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // writeReport writes to -o FILE when given (the only file coreunwind ever
 // writes), else to stdout.
-func writeReport(rep *report.Report, format, out string, stdout io.Writer) error {
+func writeReport(rep *report.Report, format, out string, stdout io.Writer, text report.TextOptions) error {
 	w := stdout
 	var f *os.File
 	if out != "" {
@@ -117,7 +118,7 @@ func writeReport(rep *report.Report, format, out string, stdout io.Writer) error
 	case "hpux":
 		err = report.WriteHPUX(w, rep)
 	default:
-		err = report.WriteText(w, rep)
+		err = report.WriteTextOptions(w, rep, text)
 	}
 	if f != nil {
 		if cerr := f.Close(); err == nil {

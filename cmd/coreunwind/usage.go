@@ -26,6 +26,7 @@ Flags (before or after the arguments):
                          library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
   --threads all|crashed  which threads to print (default all)
   --max-frames N         frames per thread before stopping (default 4096)
+  --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
   --search-path DIR      also look for files by name in DIR (repeatable)

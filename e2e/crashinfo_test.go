@@ -1,0 +1,371 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// crashInfo mirrors the report's "crash" object and "mappings" list
+// (report-json.md), the parts these tests check.
+type crashInfo struct {
+	Crash *struct {
+		Summary     string `json:"summary"`
+		Kind        string `json:"kind"`
+		Instruction *struct {
+			Address       string     `json:"address"`
+			Text          string     `json:"text"`
+			MemoryAddress *string    `json:"memory_address"`
+			Registers     []regEntry `json:"registers"`
+		} `json:"instruction"`
+		Access *struct {
+			Kind    string `json:"kind"`
+			Address string `json:"address"`
+		} `json:"access"`
+		AbortMessage  *string    `json:"abort_message"`
+		ExceptionType *string    `json:"exception_type"`
+		Recursion     []string   `json:"recursion"`
+		Registers     []regEntry `json:"registers"`
+	} `json:"crash"`
+	Mappings []struct {
+		Start, End, Perms, Offset string
+		Path                      *string
+	} `json:"mappings"`
+}
+
+type regEntry struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	How   string `json:"how"`
+}
+
+// A crashKind is one kind of crash and what the report must say of it.
+type crashKind struct {
+	name, prog string
+	args       []string
+	signal     string
+	kind       string
+	// summary holds substrings of the summary; "$gdb" in one stands for
+	// the value gdb prints for gdbPrint.
+	summary  []string
+	gdbPrint string
+	// recursion is the cycle a stack overflow must name.
+	recursion []string
+}
+
+var crashKinds = []crashKind{
+	{name: "null-read", prog: "crashkinds", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
+		summary: []string{"read of field at offset $gdb of a NULL pointer"}, gdbPrint: "/x (unsigned long)&((struct record *)0)->count"},
+	{name: "null-write", prog: "crashkinds", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
+		summary: []string{"write of field at offset $gdb of a NULL pointer"}, gdbPrint: "/x (unsigned long)&((struct record *)0)->count"},
+	{name: "wild-call", prog: "crashkinds", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
+		summary: []string{"execution of address 0xdead0000, outside every mapping", "frame #1, dispatch, made the call"}},
+	{name: "stack-overflow", prog: "crashkinds", args: []string{"stack-overflow"}, signal: "SIGSEGV", kind: "stack_overflow",
+		summary: []string{"stack overflow: recursion down_a -> down_b -> down_a"}, recursion: []string{"down_a", "down_b"}},
+	{name: "thread-stack-overflow", prog: "crashkinds", args: []string{"thread-overflow"}, signal: "SIGSEGV", kind: "stack_overflow",
+		summary: []string{"stack overflow: recursion down_a -> down_b -> down_a", "in its guard page"}, recursion: []string{"down_a", "down_b"}},
+	{name: "non-canonical", prog: "crashkinds", args: []string{"non-canonical"}, signal: "SIGSEGV", kind: "non_canonical_address",
+		summary: []string{"read of non-canonical address 0x8000000000000010"}},
+	{name: "string-literal-write", prog: "crashkinds", args: []string{"rodata-write"}, signal: "SIGSEGV", kind: "write_to_read_only",
+		summary: []string{"write to read-only memory at", "in .rodata of", "a string literal"}},
+	{name: "assert", prog: "crashkinds", args: []string{"assert"}, signal: "SIGABRT", kind: "assertion",
+		summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
+	{name: "abort-message", prog: "crashkinds", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
+		summary: []string{"abort() with message: free(): double free detected"}},
+	{name: "uncaught-exception", prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
+	{name: "sigill", prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
+		summary: []string{"executed ud2 at"}},
+	{name: "sigfpe", prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
+		summary: []string{"integer division by zero: idivl"}},
+	{name: "sigbus-truncated-mmap", prog: "crashkinds", args: []string{"sigbus"}, signal: "SIGBUS", kind: "beyond_end_of_file",
+		summary: []string{"at offset 0x1000 of the mapped file ", "truncated.dat: that page lies past the end of the file"}},
+}
+
+// TestCrashInfo crashes a program in each way the report explains and
+// checks the report's crash analysis against gdb on the same core: the
+// instruction (x/i $pc), the registers (info registers), the memory map
+// (info proc mappings; permissions from readelf -l), the fault address
+// ($_siginfo), glibc's abort message (print __abort_msg->msg, with
+// libc6-dbg), and what the program itself printed (the assertion, the
+// C++ exception's type).
+func TestCrashInfo(t *testing.T) {
+	t.Parallel()
+	for _, k := range crashKinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			exe := buildProgram(t, k.prog)
+			c := crashProgram(t, exe, nil, k.args...)
+			rep, r := unwindJSON(t, []string{"--threads", "crashed"}, c.Core, c.Exe)
+			var ci crashInfo
+			if err := json.Unmarshal([]byte(r.Stdout), &ci); err != nil {
+				t.Fatal(err)
+			}
+			if ci.Crash == nil {
+				t.Fatalf("report has no crash analysis")
+			}
+			cr := ci.Crash
+			c.expectSignalName(t, rep, k.signal)
+			g := runGDBCrash(t, c.Exe, c.Core, k.gdbPrint)
+
+			if cr.Kind != k.kind {
+				t.Errorf("kind = %q, want %q (summary %q)", cr.Kind, k.kind, cr.Summary)
+			}
+			for _, want := range k.summary {
+				want = strings.ReplaceAll(want, "$gdb", g.print)
+				if !strings.Contains(cr.Summary, want) {
+					t.Errorf("summary %q lacks %q", cr.Summary, want)
+				}
+			}
+			if k.recursion != nil && strings.Join(cr.Recursion, " ") != strings.Join(k.recursion, " ") {
+				t.Errorf("recursion = %q, want %q", cr.Recursion, k.recursion)
+			}
+
+			// The instruction: gdb's x/i $pc, or none where gdb cannot
+			// read the pc either.
+			switch {
+			case g.insn == "" && cr.Instruction != nil:
+				t.Errorf("instruction %q at %s, but gdb cannot read the pc:\n%s", cr.Instruction.Text, cr.Instruction.Address, g.insnRaw)
+			case g.insn != "" && k.signal != "SIGABRT":
+				if cr.Instruction == nil {
+					t.Fatalf("no instruction; gdb: %s", g.insnRaw)
+				}
+				if normInsn(cr.Instruction.Text) != g.insn || cr.Instruction.Address != g.pc {
+					t.Errorf("instruction %s: %q; gdb: %s", cr.Instruction.Address, cr.Instruction.Text, g.insnRaw)
+				}
+				for _, reg := range cr.Instruction.Registers {
+					if gv, ok := g.regs[reg.Name]; ok && gv != reg.Value {
+						t.Errorf("instruction register %s = %s, gdb says %s", reg.Name, reg.Value, gv)
+					}
+				}
+			}
+
+			// The crashing frame's registers: gdb's info registers.
+			if len(cr.Registers) == 0 {
+				t.Errorf("no registers")
+			}
+			for _, reg := range cr.Registers {
+				gv, ok := g.regs[reg.Name]
+				if !ok {
+					t.Errorf("register %s: gdb has none", reg.Name)
+				} else if gv != reg.Value {
+					t.Errorf("register %s = %s, gdb says %s", reg.Name, reg.Value, gv)
+				}
+			}
+
+			// The fault address: gdb's $_siginfo.
+			switch {
+			case k.kind == "non_canonical_address":
+				// A general-protection fault: the kernel reports si_addr
+				// 0, the address is the instruction's.
+				if g.siAddr != "0x0" || cr.Access == nil || cr.Instruction == nil || cr.Instruction.MemoryAddress == nil ||
+					cr.Access.Address != *cr.Instruction.MemoryAddress {
+					t.Errorf("access %+v, instruction %+v; gdb's si_addr %s", cr.Access, cr.Instruction, g.siAddr)
+				}
+			case cr.Access != nil && cr.Access.Address != g.siAddr:
+				t.Errorf("access address %s, gdb's si_addr %s", cr.Access.Address, g.siAddr)
+			}
+			if k.signal == "SIGSEGV" || k.signal == "SIGBUS" {
+				if cr.Access == nil {
+					t.Errorf("no access for a %s", k.signal)
+				}
+			}
+
+			// The abort message: gdb's __abort_msg->msg, and what glibc
+			// printed.
+			if k.signal == "SIGABRT" && k.prog == "crashkinds" {
+				if cr.AbortMessage == nil || g.abortMsg == "" || *cr.AbortMessage != g.abortMsg {
+					t.Errorf("abort message %v; gdb: %q", strptr(cr.AbortMessage), g.abortMsg)
+				}
+				if cr.AbortMessage != nil && !strings.Contains(c.Output, *cr.AbortMessage) {
+					t.Errorf("abort message %q is not what the program printed:\n%s", *cr.AbortMessage, c.Output)
+				}
+			}
+			if k.kind == "uncaught_exception" {
+				m := regexp.MustCompile(`terminate called after throwing an instance of '([^']+)'`).FindStringSubmatch(c.Output)
+				if m == nil || cr.ExceptionType == nil || *cr.ExceptionType != m[1] {
+					t.Errorf("exception type %v; libstdc++ printed:\n%s", strptr(cr.ExceptionType), c.Output)
+				}
+			}
+
+			checkMappings(t, &ci, g, c.Core)
+			checkTextHeader(t, c, cr.Summary)
+		})
+	}
+}
+
+func strptr(s *string) string {
+	if s == nil {
+		return "(null)"
+	}
+	return strconv.Quote(*s)
+}
+
+func (c *crash) expectSignalName(t *testing.T, rep *report, name string) {
+	t.Helper()
+	if rep.Core.Signal == nil || rep.Core.Signal.Name != name {
+		t.Fatalf("signal %+v, want %s", rep.Core.Signal, name)
+	}
+}
+
+// checkMappings: every mapping gdb lists (the core's NT_FILE) is in the
+// report with its offset and file; every PT_LOAD of the core is a mapping
+// with readelf's permissions.
+func checkMappings(t *testing.T, ci *crashInfo, g *gdbCrash, core string) {
+	t.Helper()
+	type key struct{ start, end string }
+	have := map[key]int{}
+	for i, m := range ci.Mappings {
+		have[key{m.Start, m.End}] = i
+	}
+	for _, gm := range g.maps {
+		i, ok := have[key{gm.start, gm.end}]
+		if !ok {
+			t.Errorf("gdb's mapping %s-%s %s is not in the report", gm.start, gm.end, gm.path)
+			continue
+		}
+		m := ci.Mappings[i]
+		if m.Offset != gm.offset || m.Path == nil || *m.Path != gm.path {
+			t.Errorf("mapping %s-%s: offset %s file %s; gdb: %s %s", m.Start, m.End, m.Offset, strptr(m.Path), gm.offset, gm.path)
+		}
+	}
+	if len(g.maps) == 0 {
+		t.Errorf("gdb listed no mappings")
+	}
+	loads := readelfLoads(t, core)
+	if len(loads) == 0 {
+		t.Fatalf("readelf listed no PT_LOAD in %s", core)
+	}
+	for _, l := range loads {
+		i, ok := have[key{l.start, l.end}]
+		if !ok {
+			t.Errorf("PT_LOAD %s-%s is not a mapping of the report", l.start, l.end)
+			continue
+		}
+		if ci.Mappings[i].Perms != l.perms {
+			t.Errorf("mapping %s-%s perms %q; readelf: %q", l.start, l.end, ci.Mappings[i].Perms, l.perms)
+		}
+	}
+}
+
+// checkTextHeader: the text report says what happened before any thread.
+func checkTextHeader(t *testing.T, c crash, summary string) {
+	t.Helper()
+	r := runCoreunwind(t, "--threads", "crashed", c.Core, c.Exe)
+	head, _, _ := strings.Cut(r.Stdout, "\nThread ")
+	if !strings.Contains(head, "\ncrash:       "+summary+"\n") {
+		t.Errorf("the text header does not say %q:\n%s", summary, head)
+	}
+}
+
+// gdbCrash is what gdb says about a crashed core.
+type gdbCrash struct {
+	pc, insn, insnRaw string // x/i $pc: address, normalized text, the line
+	regs              map[string]string
+	maps              []gdbMapping
+	siAddr            string
+	abortMsg          string
+	print             string // the value of the extra print
+}
+
+type gdbMapping struct{ start, end, offset, path string }
+
+var (
+	gdbInsnLine = regexp.MustCompile(`(?m)^=> (0x[0-9a-f]+)(?: <[^>]*>)?:[ \t]*(.*)$`)
+	gdbRegLine  = regexp.MustCompile(`(?m)^([a-z0-9_]+)\s+(0x[0-9a-f]+)\s`)
+	gdbMapLine  = regexp.MustCompile(`(?m)^\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+(0x[0-9a-f]+)\s+(/\S.*)$`)
+	gdbValue    = regexp.MustCompile(`(?m)^\$(\d+) = (.*)$`)
+)
+
+// runGDBCrash asks gdb for the instruction, registers, mappings, fault
+// address and abort message of a core, plus one extra print.
+func runGDBCrash(t *testing.T, exe, core, extraPrint string) *gdbCrash {
+	t.Helper()
+	gdb := requireTool(t, "gdb")
+	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set width 0",
+		// x/i prints nothing after "=> 0x...:" when it cannot read
+		// the pc (the error goes to stderr): end its line.
+		"-ex", "x/i $pc", "-ex", "echo \\n", "-ex", "info registers", "-ex", "info proc mappings",
+		"-ex", "print $_siginfo._sifields._sigfault.si_addr", "-ex", "print __abort_msg->msg"}
+	if extraPrint != "" {
+		args = append(args, "-ex", "print "+extraPrint)
+	}
+	out := runTool(t, gdb, append(args, exe, core)...)
+	g := &gdbCrash{regs: map[string]string{}}
+	if m := gdbInsnLine.FindStringSubmatch(out); m != nil {
+		g.insnRaw = m[0]
+		if strings.TrimSpace(m[2]) != "" {
+			g.pc, g.insn = m[1], normInsn(m[2])
+		}
+	} else {
+		g.insnRaw = "(no x/i line)"
+	}
+	for _, m := range gdbRegLine.FindAllStringSubmatch(out, -1) {
+		g.regs[m[1]] = m[2]
+	}
+	for _, m := range gdbMapLine.FindAllStringSubmatch(out, -1) {
+		g.maps = append(g.maps, gdbMapping{m[1], m[2], m[3], strings.TrimSpace(m[4])})
+	}
+	for _, m := range gdbValue.FindAllStringSubmatch(out, -1) {
+		v := m[2]
+		switch m[1] {
+		case "1": // si_addr: "(void *) 0x18" or "(void *) 0x55... <fn+4>"
+			if f := strings.Fields(strings.TrimPrefix(v, "(void *) ")); len(f) > 0 {
+				g.siAddr = f[0]
+			}
+		case "2": // "0x7f... "free(): ...\n""
+			if i := strings.IndexByte(v, '"'); i >= 0 {
+				if s, err := strconv.Unquote(v[i:]); err == nil {
+					g.abortMsg = strings.TrimRight(s, "\n")
+				}
+			}
+		case "3":
+			g.print = v
+		}
+	}
+	if len(g.regs) == 0 {
+		t.Fatalf("gdb printed no registers:\n%s", out)
+	}
+	return g
+}
+
+// normInsn makes gdb's and coreunwind's instruction text comparable:
+// one space between fields, gdb's "# 0x... <sym>" comment removed.
+func normInsn(s string) string {
+	if i := strings.Index(s, "#"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+type loadSegment struct{ start, end, perms string }
+
+// readelfLoads lists the core's PT_LOAD segments with their permissions.
+func readelfLoads(t *testing.T, core string) []loadSegment {
+	t.Helper()
+	out := runTool(t, requireTool(t, "readelf"), "-lW", core)
+	var segs []loadSegment
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 7 || f[0] != "LOAD" {
+			continue
+		}
+		start, err1 := strconv.ParseUint(f[2], 0, 64)
+		size, err2 := strconv.ParseUint(f[5], 0, 64)
+		if err1 != nil || err2 != nil || size == 0 {
+			continue
+		}
+		flg := strings.Join(f[6:len(f)-1], "")
+		perms := []byte("---")
+		for i, c := range "RWE" {
+			if strings.ContainsRune(flg, c) {
+				perms[i] = "rwx"[i]
+			}
+		}
+		segs = append(segs, loadSegment{fmt.Sprintf("%#x", start), fmt.Sprintf("%#x", start+size), string(perms)})
+	}
+	return segs
+}
