@@ -310,8 +310,13 @@ func TestTriageArchive(t *testing.T) {
 			continue
 		}
 		// The function with the bug ends the signature; before it only
-		// prefix frames (parse_record crashes in strlen).
-		if want := a.fnOf[name]; len(sig.Frames) == 0 || sig.Frames[len(sig.Frames)-1] != want ||
+		// prefix frames (parse_record crashes in strlen). A failed
+		// assertion's signature is its message, which names it.
+		if want := a.fnOf[name]; strings.HasSuffix(bug, "/assert") {
+			if len(sig.Frames) != 1 || !strings.HasPrefix(sig.Text, "assertion: bugs.c: "+want+": Assertion `") {
+				t.Errorf("%s (%s): signature %q, want the assertion's message in %s", name, bug, sig.Text, want)
+			}
+		} else if len(sig.Frames) == 0 || sig.Frames[len(sig.Frames)-1] != want ||
 			slices.ContainsFunc(sig.Frames[:len(sig.Frames)-1], func(f string) bool { return !skip.Prefix(f) }) {
 			t.Errorf("%s (%s): signature %q, want the function with the bug, %s", name, bug, sig.Text, want)
 		}
