@@ -89,6 +89,9 @@ func ReadTypeInfoName(m Memory, ti uint64) (string, error) {
 		return "", fmt.Errorf("type name at %#x: not a string", namePtr)
 	}
 	name := strings.TrimPrefix(string(b[:i]), "*")
+	if name == "" {
+		return "", fmt.Errorf("type name at %#x: empty", namePtr)
+	}
 	if d := elfx.Demangle("_ZTS" + name); strings.HasPrefix(d, "typeinfo name for ") {
 		return strings.TrimPrefix(d, "typeinfo name for "), nil
 	}
