@@ -20,12 +20,6 @@ func (a *analysis) illegal() {
 	}
 }
 
-// si_code values of SIGFPE.
-const (
-	fpeIntDiv = 1
-	fpeIntOvf = 2
-)
-
 // arithmetic explains SIGFPE from an integer division: x86 raises the
 // same #DE (reported FPE_INTDIV) for a zero divisor and for a quotient
 // that does not fit, so the divisor's value tells them apart.

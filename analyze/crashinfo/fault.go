@@ -222,27 +222,78 @@ func (a *analysis) holdsFrames(m *report.Mapping) bool {
 }
 
 // execFault: the pc itself faulted, the thread jumped where there is no
-// code.
+// code. When the caller's return address follows a call instruction,
+// that call is the one that went there.
 func (a *analysis) execFault(addr uint64) {
 	a.c.Access = &report.Access{Kind: "execute", Address: report.Hex(addr), Mapping: a.mappingAt(addr)}
-	caller := ""
-	if len(a.in.Frames) > 1 {
-		if f := a.in.Frames[1]; f.Function != nil {
-			caller = fmt.Sprintf("; frame #1, %s, made the call", *f.Function)
-		}
+	how := "a call or jump through a bad function pointer"
+	if call, fn := a.callerCall(); call != "" {
+		how = fmt.Sprintf("the call `%s in %s (frame #1) went there", call, fn)
 	}
 	m := a.mappingAt(addr)
 	switch {
-	case m == nil && addr < 1<<16:
+	case m == nil && addr < 1<<16 && a.complete():
 		a.c.Kind = "bad_jump"
-		a.c.Summary = fmt.Sprintf("call through a NULL function pointer: execution of address %#x, outside every mapping%s", addr, caller)
+		a.c.Summary = fmt.Sprintf("execution of address %#x (a NULL function pointer), outside every mapping: %s", addr, how)
 	case m == nil && a.complete():
 		a.c.Kind = "bad_jump"
-		a.c.Summary = fmt.Sprintf("execution of address %#x, outside every mapping: a call or jump through a bad function pointer%s", addr, caller)
+		a.c.Summary = fmt.Sprintf("execution of address %#x, outside every mapping: %s", addr, how)
 	case m != nil && m.Perms[2] == '-':
 		a.c.Kind = "exec_non_executable"
-		a.c.Summary = fmt.Sprintf("execution of non-executable memory at %#x, in the %s: a call or jump through a bad function pointer%s", addr, describe(m, addr), caller)
+		a.c.Summary = fmt.Sprintf("execution of non-executable memory at %#x, in the %s: %s", addr, describe(m, addr), how)
 	}
+}
+
+// callerCall decodes the instruction that ends at frame 1's return
+// address, and returns its text and frame 1's function when it is a
+// call: trying each length, as a return address is only known to follow
+// a call.
+func (a *analysis) callerCall() (text, fn string) {
+	d, ok := a.in.Arch.(unwind.InsnDecoder)
+	if !ok || len(a.in.Frames) < 2 {
+		return "", ""
+	}
+	f := a.in.Frames[len(inlinedPrefix(a.in.Frames))+1:]
+	if len(f) == 0 || f[0].ExactPC || f[0].Function == nil {
+		return "", ""
+	}
+	ret := uint64(f[0].PC)
+	for n := 1; n <= d.MaxInsnLen() && uint64(n) <= ret; n++ {
+		code := a.readCode(ret-uint64(n), n)
+		if len(code) != n {
+			continue
+		}
+		in, err := d.DecodeInsn(code, ret-uint64(n), a.reg)
+		if err != nil || in.Len != n || in.Class != unwind.InsnCall {
+			continue
+		}
+		if why := a.callTarget(&in); why != "" {
+			return in.Text + "` (" + why + ")", *f[0].Function
+		}
+	}
+	return "", ""
+}
+
+// callTarget shows that an indirect call went to the pc: the pointer it
+// read from memory, or the register it called through, holds it (frame
+// 0's registers are the call's: the target never ran). "" when neither
+// does.
+func (a *analysis) callTarget(in *unwind.Insn) string {
+	if in.Mem == unwind.MemRead && in.HasMemAddr {
+		if p, err := readPtr(a.in.Mem, in.MemAddr); err == nil && p == a.pc {
+			return fmt.Sprintf("the pointer at %#x is %#x", in.MemAddr, p)
+		}
+		return ""
+	}
+	for _, r := range in.Regs {
+		if r == a.in.Arch.SPReg() || r == a.in.Arch.PCReg() {
+			continue
+		}
+		if v, ok := a.reg(r); ok && v == a.pc {
+			return fmt.Sprintf("%s = %#x", a.regName(r), v)
+		}
+	}
+	return ""
 }
 
 // busFault explains SIGBUS: BUS_ADRERR on a file mapping is a page past
