@@ -46,12 +46,18 @@ need gdb-multiarch gdb-multiarch
 # architectures (modules from the link map, under --sysroot /usr/<triplet>).
 need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
 need /usr/aarch64-linux-gnu/lib/libc.so.6 libc6-dev-arm64-cross
+# (and C++ for the aarch64 std::terminate test)
+need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu
 need arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
 need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
 need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu
 need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
+# i386: Debian's i686 cross compiler and C library (never gcc-multilib:
+# apt would remove the cross compilers); the kernel runs the programs.
+need i686-linux-gnu-gcc gcc-i686-linux-gnu
+need /usr/i686-linux-gnu/lib/libc.a libc6-dev-i386-cross
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

@@ -21,7 +21,7 @@ type Options struct {
 	Sysroot    string   // root for the core's recorded paths
 	SearchPath []string // extra directories searched by file name
 	DebugDirs  []string // separate debug file roots (default /usr/lib/debug)
-	MaxFrames  int      // per thread; 0: unwind.DefaultMaxFrames
+	MaxFrames  int      // per thread; 0: DefaultMaxFrames
 	// CrashedOnly limits the report to the crashing thread.
 	CrashedOnly bool
 	// UnwindOnly leaves out names, lines and inlined calls: frames carry
@@ -43,6 +43,11 @@ type Options struct {
 	// the core.
 	PerfMap string
 }
+
+// DefaultMaxFrames is the frame limit per thread when Options.MaxFrames
+// is 0: a safety bound (over a million frames), not a cut; real stacks,
+// stack overflows included, are walked whole.
+const DefaultMaxFrames = unwind.DefaultMaxFrames
 
 // ErrNotCore is returned (wrapped) when the input cannot be read as a
 // core at all.
@@ -95,9 +100,14 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
+		// One report frame per walked frame, more with inlined calls:
+		// sized once, as a deep stack's frames would otherwise be copied
+		// at every doubling; the walk is dropped once named.
+		r.Threads[i].Frames = make([]report.Frame, 0, len(walks[i]))
 		for _, f := range walks[i] {
 			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f)
 		}
+		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	r.Mappings = memoryMap(c)
@@ -192,7 +202,9 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		f := cur.Frame()
 		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
 		rf.sp, rf.hasSP = f.Get(arch.SPReg())
-		rf.regs = frameRegisters(arch, f)
+		if len(frames) < MaxRegisterFrames {
+			rf.regs = frameRegisters(arch, f)
+		}
 		if rf.signal {
 			// The trampoline's PC is where the handler returns to: its
 			// first instruction. pc-1 would name whatever precedes it
@@ -249,6 +261,11 @@ func warmModules(t *target, walks [][]rawFrame) {
 	}
 	wg.Wait()
 }
+
+// MaxRegisterFrames bounds the frames per thread whose registers the
+// report lists: a million-frame recursion would otherwise hold tens of
+// registers per frame (gigabytes); past it, frames repeat what was shown.
+const MaxRegisterFrames = 4096
 
 // frameRegisters lists the registers the unwinder knows in f, by
 // number, with where each came from: "context" for frame 0's (and a

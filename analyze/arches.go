@@ -4,6 +4,8 @@ package analyze
 // importing it: a program that imports analyze reads cores of all of
 // them without blank imports of its own.
 import (
+	_ "github.com/coreunwind/coreunwind/aarch64"
+	_ "github.com/coreunwind/coreunwind/i386"
 	_ "github.com/coreunwind/coreunwind/ia64"
 	_ "github.com/coreunwind/coreunwind/pa64"
 	_ "github.com/coreunwind/coreunwind/x86_64"

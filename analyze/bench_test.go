@@ -83,3 +83,82 @@ func BenchmarkUnwindOnly(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
 }
+
+// deepProg overflows its 8 MiB stack in a -> b -> a recursion: about
+// 131,000 frames of 64 bytes in one thread.
+const deepProg = `
+#include <sys/resource.h>
+volatile unsigned long calls;
+int b(int n);
+__attribute__((noinline)) int a(int n) { volatile int pad[8]; calls++; pad[0] = n; return b(n + 1) + pad[0]; }
+__attribute__((noinline)) int b(int n) { volatile int pad[8]; calls++; pad[0] = n; return a(n + 1) + pad[0]; }
+int main(void) {
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) == 0) { rl.rlim_cur = 8 << 20; setrlimit(RLIMIT_STACK, &rl); }
+	return a(0);
+}
+`
+
+// deepCore is a stack-overflow core, crashed once per benchmark run.
+func deepCore(b *testing.B) (core, exe string) {
+	exe = testenv.BuildC(b, b.TempDir(), "deep", deepProg, "-O0", "-g")
+	core, _ = testenv.Crash(b, exe)
+	return core, exe
+}
+
+// BenchmarkUnwindDeep walks the 131,000 frames of a stack overflow with
+// warm objects and rule cache: the per-frame cost of the cursor and the
+// x86_64 stepper on the longest stacks there are.
+func BenchmarkUnwindDeep(b *testing.B) {
+	core, exe := deepCore(b)
+	c, err := corefile.Open(core, corefile.Options{Executable: exe})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	objs := elfx.NewCache()
+	defer objs.Close()
+	tg, _ := newTarget(c, objs, nil)
+	arch := x86_64.Arch{}
+	cache := unwind.NewCache(unwind.CacheGlobal)
+	th := c.Threads[0]
+	frames := 0
+	for b.Loop() {
+		init, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Order: c.ByteOrder()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur, err := unwind.NewCursor(tg, arch, init, unwind.Options{Cache: cache, MaxFrames: 1 << 20})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 1
+		for {
+			more, err := cur.Step()
+			if !more {
+				if err != nil || n < 100_000 {
+					b.Fatalf("walk ended after %d frames: %v", n, err)
+				}
+				break
+			}
+			n++
+		}
+		frames += n
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
+}
+
+// BenchmarkAnalyzeDeep is the whole report of the stack overflow: open,
+// walk, symbolize 131,000 frames.
+func BenchmarkAnalyzeDeep(b *testing.B) {
+	core, exe := deepCore(b)
+	frames := 0
+	for b.Loop() {
+		r, err := Analyze(core, Options{Executable: exe})
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames += len(r.Threads[0].Frames)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
+}

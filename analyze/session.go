@@ -75,7 +75,7 @@ func (s *Session) AddrSpace() unwind.AddrSpace { return s.target }
 func (s *Session) Arch() unwind.Arch { return s.arch }
 
 // Cursor starts a cursor at thread tid's registers as the core saved
-// them. maxFrames 0 means unwind.DefaultMaxFrames.
+// them. maxFrames 0 means DefaultMaxFrames.
 func (s *Session) Cursor(tid, maxFrames int) (*unwind.Cursor, error) {
 	th := s.Core.Thread(tid)
 	if th == nil {

@@ -99,7 +99,14 @@ func TestNoCFI(t *testing.T) {
 	expectFunctions(t, th, "crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main")
 	// gdb gets past the CFI-less frames with its prologue analyzer; the
 	// return addresses it finds are the ground truth here.
-	for _, fn := range []string{"nocfi_c", "nocfi_b", "nocfi_a", "main"} {
+	c.expectGDBPCs(t, th, "nocfi_c", "nocfi_b", "nocfi_a", "main")
+}
+
+// expectGDBPCs checks coreunwind's first frame of each named function
+// against gdb's pc for it.
+func (c *crashCase) expectGDBPCs(t *testing.T, th *reportThread, funcs ...string) {
+	t.Helper()
+	for _, fn := range funcs {
 		g := refFrameOf(c.GDB[th.TID], fn)
 		f := frameOf(th, fn)
 		if g == nil || f == nil {
@@ -138,37 +145,44 @@ func TestManyThreads(t *testing.T) {
 	}
 }
 
-// TestDeepRecursion: 5000 recursive frames, unwound completely with a high
-// --max-frames, and cut at the default (4096) and at --max-frames 100.
+// TestDeepRecursion: 5000 recursive frames, unwound completely by default
+// and with a high --max-frames, and cut at --max-frames 100.
 func TestDeepRecursion(t *testing.T) {
 	t.Parallel()
 	exe := buildProgram(t, "recurse")
 	cr := crashProgram(t, exe, nil)
 	c := &crashCase{crash: cr}
 	c.references(t, "-n", "0") // eu-stack stops at 256 frames by default
-	t.Run("full", func(t *testing.T) {
-		rep, _ := unwindJSON(t, []string{"--max-frames", "10000"}, c.Core, c.Exe)
-		compareWithReferences(t, c.GDB, c.EU, rep)
-		th := crashedThread(t, rep)
-		n := 0
-		for _, f := range th.Frames {
-			if normalizeFunc(f.Function) == "recurse" {
-				n++
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"full", []string{"--max-frames", "10000"}},
+		{"default", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, _ := unwindJSON(t, tc.flags, c.Core, c.Exe)
+			compareWithReferences(t, c.GDB, c.EU, rep)
+			th := crashedThread(t, rep)
+			n := 0
+			for _, f := range th.Frames {
+				if normalizeFunc(f.Function) == "recurse" {
+					n++
+				}
 			}
-		}
-		if n != 5001 {
-			t.Errorf("%d recurse frames, want 5001", n)
-		}
-		if th.Truncated {
-			t.Errorf("truncated = true with --max-frames 10000 and %d frames", len(th.Frames))
-		}
-	})
+			if n != 5001 {
+				t.Errorf("%d recurse frames, want 5001", n)
+			}
+			if th.Truncated {
+				t.Errorf("truncated = true with %v and %d frames", tc.flags, len(th.Frames))
+			}
+		})
+	}
 	for _, tc := range []struct {
 		name  string
 		flags []string
 		want  int
 	}{
-		{"default-limit", nil, 4096},
 		{"max-frames-100", []string{"--max-frames", "100"}, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

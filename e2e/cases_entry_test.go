@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // Faults on a function's first instruction. A caller frame's pc is a
@@ -203,5 +204,5 @@ func gdbCommands(t *testing.T, exe, core string, cmds ...string) string {
 	for _, c := range cmds {
 		args = append(args, "-ex", c)
 	}
-	return runTool(t, requireTool(t, "gdb"), append(args, exe, core)...)
+	return runTool(t, testenv.NeedTool(t, "gdb"), append(args, exe, core)...)
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // copyFile copies src to dst (creating dst's directory) with src's mode.
@@ -160,7 +162,7 @@ func sharedLibraries(t *testing.T, exe string) []string {
 // coreunwind has.
 func TestSysroot(t *testing.T) {
 	t.Parallel()
-	requireTool(t, "ldd")
+	testenv.NeedTool(t, "ldd")
 	exe := privateCopy(t, buildProgram(t, "null-pie"))
 	c := &crashCase{crash: crashProgram(t, exe, nil)}
 	c.references(t)

@@ -77,7 +77,16 @@ func TestRustPanic(t *testing.T) {
 // the runtime, several threads).
 func TestGoTraceback(t *testing.T) {
 	t.Parallel()
-	c := crashAndUnwind(t, "gocrash", []string{"GOTRACEBACK=crash"}, nil)
+	for _, prog := range []string{"gocrash", "i386-gocrash"} {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			goTraceback(t, prog)
+		})
+	}
+}
+
+func goTraceback(t *testing.T, prog string) {
+	c := crashAndUnwind(t, prog, []string{"GOTRACEBACK=crash"}, nil)
 	compareWithReferences(t, c.GDB, c.EU, c.Report)
 	c.expectSignal(t, 6, "SIGABRT")
 	if len(c.Report.Threads) < 2 {

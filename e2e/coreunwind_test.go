@@ -23,6 +23,7 @@ type report struct {
 		Path       string  `json:"path"`
 		Format     string  `json:"format"`
 		Arch       string  `json:"arch"`
+		PtrSize    int     `json:"pointer_size"`
 		Executable string  `json:"executable"`
 		PID        int     `json:"pid"`
 		Signal     *signal `json:"signal"`

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // crashInfo mirrors the report's "crash" object and "mappings" list
@@ -286,7 +288,7 @@ var (
 // address and abort message of a core, plus one extra print.
 func runGDBCrash(t *testing.T, exe, core, extraPrint string) *gdbCrash {
 	t.Helper()
-	gdb := requireTool(t, "gdb")
+	gdb := testenv.NeedTool(t, "gdb")
 	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set width 0",
 		// x/i prints nothing after "=> 0x...:" when it cannot read
 		// the pc (the error goes to stderr): end its line.
@@ -348,7 +350,7 @@ type loadSegment struct{ start, end, perms string }
 // readelfLoads lists the core's PT_LOAD segments with their permissions.
 func readelfLoads(t *testing.T, core string) []loadSegment {
 	t.Helper()
-	out := runTool(t, requireTool(t, "readelf"), "-lW", core)
+	out := runTool(t, testenv.NeedTool(t, "readelf"), "-lW", core)
 	var segs []loadSegment
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 var fdeRangeRE = regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)`)
@@ -14,7 +16,7 @@ var fdeRangeRE = regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-
 // tests what it claims to.
 func expectNoFDE(t *testing.T, exe string, funcs ...string) {
 	t.Helper()
-	readelf := requireTool(t, "readelf")
+	readelf := testenv.NeedTool(t, "readelf")
 	out := runTool(t, readelf, "--debug-dump=frames", exe)
 	addrs := symbolAddrs(t, exe)
 	for _, m := range fdeRangeRE.FindAllStringSubmatch(out, -1) {

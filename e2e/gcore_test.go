@@ -6,16 +6,28 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestGcore: a core that gdb's gcore wrote of a live, healthy process.
 // gcore lays cores out differently from the kernel: notes at the end,
 // section headers, and no program headers at all for file-backed text,
-// which coreunwind must still find in the mapped files.
+// which coreunwind must still find in the mapped files. The same for a
+// 32-bit (i386) process.
 func TestGcore(t *testing.T) {
 	t.Parallel()
-	requireTool(t, "gcore")
-	exe := buildProgram(t, "sleeper")
+	testenv.NeedTool(t, "gcore")
+	for _, prog := range []string{"sleeper", "i386-sleeper"} {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			gcoreSleeper(t, prog)
+		})
+	}
+}
+
+func gcoreSleeper(t *testing.T, prog string) {
+	exe := buildProgram(t, prog)
 	dir := t.TempDir()
 	cmd := exec.Command(exe)
 	out, err := cmd.StdoutPipe()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestJVM: a large real program with code generated at run time and no
@@ -15,8 +17,8 @@ import (
 // with gdb and eu-stack wherever they agree.
 func TestJVM(t *testing.T) {
 	t.Parallel()
-	java, javac := requireTool(t, "java"), requireTool(t, "javac")
-	requireCorePattern(t)
+	java, javac := testenv.NeedTool(t, "java"), testenv.NeedTool(t, "javac")
+	testenv.NeedCores(t)
 	dir := t.TempDir()
 	src := filepath.Join(repoRoot, "e2e", "testdata", "progs", "Spin.java")
 	if out, err := exec.Command(javac, "-d", dir, src).CombinedOutput(); err != nil {
@@ -38,7 +40,7 @@ func TestJVM(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGABRT)
 	cmd.Wait()
 	core := filepath.Join(dir, "core")
-	waitForCore(t, core)
+	testenv.WaitForCore(t, core)
 	exe, err := filepath.EvalSymlinks(java)
 	if err != nil {
 		t.Fatal(err)

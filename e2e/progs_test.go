@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // A program is one test program built from e2e/testdata/progs. Each is built
@@ -58,6 +60,8 @@ var programs = map[string]program{
 	"nullfn-O2":    cc("gcc", "nullfn", "-g", "-O2", "nullfn.c"),
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
 	"sigentry":     cc("gcc", "sigentry", "-g", "-O0", "-pthread", "sigentry.c"),
+	"overflow":     cc("gcc", "overflow", "-g", "-O0", "overflow.c"),
+	"altstack":     cc("gcc", "altstack", "-g", "-O0", "-pthread", "altstack.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
 	"crashkinds":   cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
@@ -69,30 +73,9 @@ var programs = map[string]program{
 				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
 		},
 	},
-	"gocrash": {
-		tools: []string{"go"},
-		build: func(src, dir string) (string, error) {
-			exe := filepath.Join(dir, "gocrash")
-			return exe, runIn(filepath.Join(src, "gocrash"), goTool(), "build", "-o", exe, "main.go")
-		},
-	},
-	"nocfi": {
-		tools: []string{"gcc", "objcopy"},
-		build: func(src, dir string) (string, error) {
-			exe := filepath.Join(dir, "nocfi")
-			obj := filepath.Join(dir, "nocfi_funcs.o")
-			if err := runIn(dir, "gcc", "-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
-				"-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c")); err != nil {
-				return "", err
-			}
-			// With -g, gcc still writes .debug_frame for these functions;
-			// drop it so they really have no CFI at all.
-			if err := runIn(dir, "objcopy", "--remove-section", ".debug_frame", obj); err != nil {
-				return "", err
-			}
-			return exe, runIn(dir, "gcc", "-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj)
-		},
-	},
+	"gocrash":      goBuild(""),
+	"i386-gocrash": goBuild("386"),
+	"nocfi":        nocfiBuild("", nil, nil),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
@@ -109,6 +92,61 @@ var programs = map[string]program{
 	// .gnu_debuglink. The debug file is left as nullderef.debug in dir.
 	"null-stripped-buildid":   strippedBuild("-Wl,--build-id=sha1", false),
 	"null-stripped-debuglink": strippedBuild("-Wl,--build-id=none", true),
+
+	// i386: Debian's i686 cross compiler; the x86_64 kernel runs the
+	// programs natively and writes real i386 cores.
+	"i386-null-O0":           i386cc("nullderef", "-g", "-O0", "nullderef.c"),
+	"i386-null-O2-nofp":      i386cc("nullderef", "-g", "-O2", "-fomit-frame-pointer", "nullderef.c"),
+	"i386-null-static":       cc(testenv.I386.CC(), "nullderef", "-g", "-O1", "-static", "nullderef.c"),
+	"i386-abort":             i386cc("abort", "-g", "-O0", "abort.c"),
+	"i386-sighandler":        i386cc("sighandler", "-g", "-O1", "sighandler.c"),
+	"i386-sighandler-static": cc(testenv.I386.CC(), "sighandler", "-g", "-O1", "-static", "sighandler.c"),
+	"i386-sigtramp":          i386cc("sigtramp", "-g", "-O1", "sigtramp_i386.c"),
+	"i386-threads":           i386cc("threads", "-g", "-O2", "-pthread", "threads.c"),
+	"i386-sleeper":           i386cc("sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
+	"i386-nocfi":             nocfiBuild(testenv.I386.Triple+"-", nil, testenv.I386Dynamic),
+}
+
+// goBuild builds gocrash for GOARCH goarch ("": the host's).
+func goBuild(goarch string) program {
+	return program{
+		tools: []string{"go"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "gocrash")
+			return exe, runIn(filepath.Join(src, "gocrash"), "env", "GOARCH="+goarch, goTool(), "build", "-o", exe, "main.go")
+		},
+	}
+}
+
+// i386cc builds a dynamic i386 program that the kernel runs with the
+// cross sysroot's loader and C library.
+func i386cc(out string, args ...string) program {
+	return cc(testenv.I386.CC(), out, append(args, testenv.I386Dynamic...)...)
+}
+
+// nocfiBuild builds the nocfi program with the toolchain whose tools are
+// named prefix+"gcc" and prefix+"objcopy": nocfi_funcs.c without any
+// unwind tables (funcFlags added), linked with nocfi_main.c (linkFlags
+// added).
+func nocfiBuild(prefix string, funcFlags, linkFlags []string) program {
+	gcc, objcopy := prefix+"gcc", prefix+"objcopy"
+	return program{
+		tools: []string{gcc, objcopy},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "nocfi")
+			obj := filepath.Join(dir, "nocfi_funcs.o")
+			args := append([]string{"-g", "-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}, funcFlags...)
+			if err := runIn(dir, gcc, append(args, "-c", "-o", obj, filepath.Join(src, "nocfi_funcs.c"))...); err != nil {
+				return "", err
+			}
+			// With -g, gcc still writes .debug_frame for these functions;
+			// drop it so they really have no CFI at all.
+			if err := runIn(dir, objcopy, "--remove-section", ".debug_frame", obj); err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, gcc, append([]string{"-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj}, linkFlags...)...)
+		},
+	}
 }
 
 func strippedBuild(buildID string, debuglink bool) program {
@@ -156,7 +194,7 @@ func buildProgram(t *testing.T, name string) string {
 		t.Fatalf("no program %q", name)
 	}
 	for _, tool := range p.tools {
-		requireTool(t, tool)
+		testenv.NeedTool(t, tool)
 	}
 	builtMu.Lock()
 	b := built[name]

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // gdbArgs makes gdb print every frame's pc (frame 0 and inlined frames
@@ -31,7 +35,14 @@ func gdbArgs(exe, core string, extra ...string) []string {
 // options placed before the files (e.g. -iex 'set sysroot ...').
 func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
-	gdb := requireTool(t, "gdb")
+	return runGDBTool(t, "gdb", exe, core, extra...)
+}
+
+// runGDBTool is runGDB with another gdb binary (gdb-multiarch for cores
+// of other architectures).
+func runGDBTool(t *testing.T, tool, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
+	t.Helper()
+	gdb := testenv.NeedTool(t, tool)
 	out := runTool(t, gdb, gdbArgs(exe, core, extra...)...)
 	threads := refbt.ParseGDB(out)
 	if len(threads) == 0 {
@@ -40,11 +51,71 @@ func runGDB(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thr
 	return threads, out
 }
 
+// gdbEnds is what gdb says of a very deep stack's crashed thread without
+// printing every frame: its innermost and outermost frames (with gdb's
+// frame numbers, so the last one's Index+1 is the depth) and the value of
+// an integer variable of the program.
+type gdbEnds struct {
+	Inner, Outer []refbt.Frame
+	Var          uint64
+}
+
+// runGDBEnds asks gdb for the n innermost and n outermost frames of the
+// crashed thread (bt n, bt -n) and prints variable. bt -n walks the whole
+// stack but prints n frames: about 60 µs a frame (8 s for 130,000
+// frames under load), where printing every frame takes minutes.
+func runGDBEnds(t *testing.T, exe, core string, n int, variable string) gdbEnds {
+	t.Helper()
+	gdb := testenv.NeedTool(t, "gdb")
+	const mark = "--- coreunwind e2e: next command ---"
+	bt := "bt -frame-info location-and-address -- "
+	args := []string{"-batch", "-nx",
+		"-ex", "set backtrace past-main on",
+		"-ex", "set backtrace past-entry on",
+		"-ex", "set pagination off",
+		"-ex", "set width 0",
+		"-ex", "set print address on",
+		"-ex", "thread apply 1 " + bt + strconv.Itoa(n),
+		"-ex", "echo " + mark + "\\n",
+		"-ex", "thread apply 1 " + bt + strconv.Itoa(-n),
+		"-ex", "echo " + mark + "\\n",
+		"-ex", "print/d " + variable,
+		exe, core}
+	out := runTool(t, gdb, args...)
+	parts := strings.Split(out, mark+"\n")
+	if len(parts) != 3 {
+		t.Fatalf("gdb's output is not in three parts:\n%s", truncate(out, 4000))
+	}
+	var ends gdbEnds
+	for i, p := range parts[:2] {
+		threads := refbt.ParseGDB(p)
+		if len(threads) != 1 {
+			t.Fatalf("gdb printed %d threads, want 1:\n%s", len(threads), truncate(out, 4000))
+		}
+		for _, th := range threads {
+			if len(th.Frames) != n {
+				t.Fatalf("gdb printed %d frames, want %d:\n%s", len(th.Frames), n, truncate(out, 4000))
+			}
+			if i == 0 {
+				ends.Inner = th.Frames
+			} else {
+				ends.Outer = th.Frames
+			}
+		}
+	}
+	m := regexp.MustCompile(`(?m)^\$1 = (\d+)$`).FindStringSubmatch(parts[2])
+	if m == nil {
+		t.Fatalf("gdb did not print %s:\n%s", variable, truncate(parts[2], 2000))
+	}
+	ends.Var, _ = strconv.ParseUint(m[1], 10, 64)
+	return ends
+}
+
 // runEuStack returns eu-stack's backtraces (-i inlined frames, -s source
 // lines, -a addresses) of every thread, keyed by tid.
 func runEuStack(t *testing.T, exe, core string, extra ...string) (map[int]*refbt.Thread, string) {
 	t.Helper()
-	eu := requireTool(t, "eu-stack")
+	eu := testenv.NeedTool(t, "eu-stack")
 	args := append([]string{"--core=" + core, "-e", exe, "-i", "-s", "-a"}, extra...)
 	out := runTool(t, eu, args...)
 	threads := refbt.ParseEuStack(out)

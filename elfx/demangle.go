@@ -18,6 +18,9 @@ func Demangle(name string) string {
 	if !maybeMangled(name) {
 		return name
 	}
+	if out, ok := demangleRustLegacy(name); ok {
+		return out
+	}
 	out, err := demangle.ToString(name)
 	if err != nil || out == "" {
 		return name

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,4 +91,26 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		}
 	}
 	return seeds
+}
+
+// FuzzDemangle: any symbol name demangles to something or comes back
+// unchanged; the legacy Rust reader never panics and never reads past
+// its input.
+func FuzzDemangle(f *testing.F) {
+	for _, s := range []string{
+		"_ZN3std10sys_common11thread_info11THREAD_INFO7__getit17h1f2d3e7db64f38aaE.llvm.14675764578384208085",
+		"_ZN3std9backtrace28_$u7b$$u7b$closure$u7d$$u7d$17h25c7d2af286a01e6E",
+		"_ZN58_$LT$alloc..string..String$u20$as$u20$core..fmt..Debug$GT$3fmt17h0123456789abcdefE",
+		"_ZN4core3ptr13drop_in_place17h0000000000000000E",
+		"_ZNSt6vectorIiSaIiEE9push_backERKi",
+		"_RNvCs1234_7mycrate4main",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if Demangle(name) == "" && name != "" && !strings.HasPrefix(name, "@") {
+			t.Fatalf("Demangle(%q) is empty", name)
+		}
+		demangleRustLegacy(name)
+	})
 }

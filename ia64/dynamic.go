@@ -1,15 +1,14 @@
 package ia64
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// Dynamic unwind info on IA-64 (libunwind-dynamic; the model and the
-// registration list are package unwind's). libunwind designed the
+// Dynamic unwind info on IA-64 (libunwind-dynamic; the model, the
+// registration list and the replay of the regions and operations,
+// unwind.ReplayDynamic, are package unwind's). libunwind designed the
 // DYNAMIC format for IA-64, and its operations are the unwind
 // descriptors' effects, so they are applied to the same unwind state
 // (state.go) and compiled to the same script (script.go): the stepper has
@@ -22,7 +21,7 @@ import (
 //     last N slots. Every region is a prologue region (it pushes the
 //     state, as an R1 prologue header does).
 //   - An operation at When = w takes effect for targets after slot w of
-//     its region (w beyond the region means its last slot; w = -1 the
+//     its region (w beyond the region means its last slot; w ≤ -1 the
 //     region's start), like the time of an X descriptor. Its qualifying
 //     predicate is a predicate register: p0 is always true; p1..p63 make
 //     the operation apply only when the frame's predicate is set.
@@ -42,10 +41,12 @@ import (
 //     saved value wins. ADD on any other register is invalid.
 //   - POP_FRAMES n: sp is restored at When and n prologue states are
 //     popped at the region's end (B2 epilogue with ecount n-1).
-//   - LABEL_STATE / COPY_STATE: B1 label_state / copy_state.
+//   - LABEL_STATE / COPY_STATE: B1 label_state / copy_state (the
+//     current state and the stack of prologue states; at most 64 labels).
 //   - ALIAS a: the region behaves as the code at a plus the target's
 //     slot offset in the region (clipped to the region's length): that
-//     code's unwind info, table or dynamic, gives the whole state.
+//     code's unwind info, table or dynamic, gives the whole state
+//     (chains of at most 4).
 //
 // TABLE and REMOTE_TABLE data is an .IA_64.unwind table in target
 // memory: TableLen words of (start, end, info offset) triples, offsets
@@ -76,11 +77,9 @@ const (
 	UnwSP         = 524
 )
 
-// ErrDynOp: a registered operation that cannot apply on IA-64.
-var ErrDynOp = errors.New("invalid ia64 dynamic unwind operation")
-
-// maxAliasDepth bounds chains of ALIAS operations (which may loop).
-const maxAliasDepth = 4
+// ErrDynOp: a registered operation that cannot apply on IA-64 (package
+// unwind's sentinel, which the replay's own errors wrap too).
+var ErrDynOp = unwind.ErrDynOp
 
 // dynLeafScript is the leaf state of registered code without a table
 // entry: nothing saved, rp in b0.
@@ -105,12 +104,9 @@ func dynamicScript(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo
 			return nil, false, fmt.Errorf("procedure %q at %#x: %w", d.Name(), ip, err)
 		}
 		if alias != 0 {
-			if depth >= maxAliasDepth {
-				return nil, false, fmt.Errorf("%w: alias chain longer than %d at %#x", ErrDynOp, maxAliasDepth, ip)
-			}
-			api, err := cache.FindProcInfo(as, alias)
+			api, err := unwind.FollowAlias(as, cache, ip, alias, depth)
 			if err != nil {
-				return nil, false, fmt.Errorf("alias %#x of %#x: %w", alias, ip, err)
+				return nil, false, err
 			}
 			s, predicated, err := procScript(as, cache, api, alias, alias, pr, depth+1)
 			if err != nil || s.dynamic {
@@ -136,75 +132,70 @@ func slotAddr(n int64) uint64 { return uint64(n/3)*16 + uint64(n%3) }
 // the target slot. A non-zero alias says the state is that address's.
 func dynamicState(d *unwind.DynInfo, target int64, pr *uint64) (sr *stateRecord, alias uint64, err error) {
 	sr = newStateRecord(target, pr)
-	if d.Proc == nil {
-		return sr, 0, fmt.Errorf("no procedure info: %w", unwind.ErrNoInfo)
-	}
-	procSlots := 3 * int64((d.EndIP-d.StartIP)/16)
-	for _, span := range d.Proc.Spans(procSlots) {
-		if !sr.firstRegion && span.Start > sr.regionStart+sr.regionLen {
-			// Slots between the regions (before a region counted from
-			// the end) behave as the end of the region before them.
-			sr.regionLen = span.Start - sr.regionStart
-		}
-		sr.region(false, uint64(span.Len), 0, 0)
-		if sr.done {
-			break
-		}
-		sr.regionStart = span.Start
-		for _, op := range span.Region.Ops {
-			if op.Tag == unwind.DynStop {
-				break
-			}
-			a, err := sr.applyDynOp(op)
-			if err != nil {
-				return sr, 0, err
-			}
-			if a != 0 {
-				off := min(max(target-sr.regionStart, 0), sr.regionLen)
-				return sr, a + slotAddr(off), nil
-			}
-		}
+	alias, err = unwind.ReplayDynamic(dynArch{}, d, sr, target, 3*int64((d.EndIP-d.StartIP)/16))
+	if err != nil || alias != 0 {
+		return sr, alias, err
 	}
 	sr.finish()
 	return sr, 0, nil
 }
 
-// applyDynOp applies one operation with the effect of its descriptor. It
-// returns the address of an ALIAS that applies.
-func (sr *stateRecord) applyDynOp(op unwind.DynOp) (alias uint64, err error) {
-	if op.QP < 0 || op.QP > 63 {
-		return 0, fmt.Errorf("%w: %v: qualifying predicate p%d", ErrDynOp, op, op.QP)
+// dynArch is IA-64's side of the replay: slots, the unwind state record
+// with its prologue stack, predicates.
+type dynArch struct{}
+
+func (dynArch) InsnBytes(n int64) uint64 { return slotAddr(n) }
+
+// Region makes every region a prologue region, as libunwind's
+// parse_dynamic does.
+func (dynArch) Region(sr *stateRecord, span unwind.RegionSpan) {
+	if !sr.firstRegion && span.Start > sr.regionStart+sr.regionLen {
+		// Slots between the regions (before a region counted from the
+		// end) behave as the end of the region before them.
+		sr.regionLen = span.Start - sr.regionStart
 	}
-	// The slot the operation takes effect after, clipped to the region.
-	when := sr.regionStart + min(int64(op.When), sr.regionLen-1)
-	if sr.target <= when {
-		return 0, nil
+	sr.region(false, uint64(span.Len), 0, 0)
+	if !sr.done {
+		sr.regionStart = span.Start
 	}
-	if op.QP > 0 {
-		sr.predicated = true
-		if !sr.prKnown || sr.pr&(1<<op.QP) == 0 {
-			return 0, nil
-		}
+}
+
+// Predicate: p0 is always true (the replay does not ask); p1..p63 hold
+// when the frame's predicate is set, and a result that depended on one is
+// not cached by address alone.
+func (dynArch) Predicate(sr *stateRecord, qp int8) (bool, error) {
+	if qp < 0 || qp > 63 {
+		return false, fmt.Errorf("%w: qualifying predicate p%d", ErrDynOp, qp)
 	}
+	sr.predicated = true
+	return sr.prKnown && sr.pr&(1<<qp) != 0, nil
+}
+
+func (dynArch) Label(sr *stateRecord) labeled        { return sr.label() }
+func (dynArch) CopyLabel(sr *stateRecord, l labeled) { sr.copyLabel(l) }
+
+// Apply applies one operation with the effect of its descriptor; when is
+// the slot it takes effect after.
+func (dynArch) Apply(sr *stateRecord, op unwind.DynOp, when int64) error {
 	switch op.Tag {
 	case unwind.DynSaveReg:
 		s, err := dynSReg(op, false)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		w, n, err := dynSaveDest(op)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		sr.cur[s] = regInfo{where: w, when: when, val: n}
 	case unwind.DynSpillSPRel, unwind.DynSpillFPRel:
 		s, err := dynSReg(op, true)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		off := int64(op.Val)
 		if off < -1<<40 || off > 1<<40 {
-			return 0, fmt.Errorf("%w: %v: offset out of range", ErrDynOp, op)
+			return fmt.Errorf("%w: %v: offset out of range", ErrDynOp, op)
 		}
 		if op.Tag == unwind.DynSpillSPRel {
 			sr.cur[s] = regInfo{where: whereSPRel, when: when, val: off}
@@ -213,15 +204,15 @@ func (sr *stateRecord) applyDynOp(op unwind.DynOp) (alias uint64, err error) {
 		}
 	case unwind.DynAdd:
 		if op.Reg != UnwSP && op.Reg != UnwGR+SP {
-			return 0, fmt.Errorf("%w: %v: ADD applies to sp only", ErrDynOp, op)
+			return fmt.Errorf("%w: %v: ADD applies to sp only", ErrDynOp, op)
 		}
 		v := int64(op.Val)
 		if v%16 != 0 || v < -1<<40 || v > 1<<40 {
-			return 0, fmt.Errorf("%w: %v: frame size not a multiple of 16", ErrDynOp, op)
+			return fmt.Errorf("%w: %v: frame size not a multiple of 16", ErrDynOp, op)
 		}
 		p := &sr.cur[sPSP]
 		if p.where != whereNone {
-			return 0, nil // sp was saved: its saved value is the caller's
+			return nil // sp was saved: its saved value is the caller's
 		}
 		p.val -= v
 		if p.when == whenNever {
@@ -230,23 +221,10 @@ func (sr *stateRecord) applyDynOp(op unwind.DynOp) (alias uint64, err error) {
 	case unwind.DynPopFrames:
 		sr.whenSPRestored = when
 		sr.epilogueCount = int64(min(op.Val, maxNesting))
-	case unwind.DynLabelState, unwind.DynCopyState:
-		rec := unwtab.Record{Op: unwtab.OpLabelState, Label: op.Val}
-		if op.Tag == unwind.DynCopyState {
-			rec.Op = unwtab.OpCopyState
-		}
-		if err := sr.apply(&rec); err != nil {
-			return 0, fmt.Errorf("%w: %v", ErrDynOp, err)
-		}
-	case unwind.DynAlias:
-		if op.Val == 0 {
-			return 0, fmt.Errorf("%w: %v: alias of address 0", ErrDynOp, op)
-		}
-		return op.Val, nil
 	default:
-		return 0, fmt.Errorf("%w: %v", ErrDynOp, op)
+		return fmt.Errorf("%w: %v", ErrDynOp, op)
 	}
-	return 0, nil
+	return nil
 }
 
 // dynSReg maps an operation's register to the unwind state's; memory

@@ -205,6 +205,32 @@ func TestDynamicStates(t *testing.T) {
 	}
 }
 
+// TestDynamicAliasOffsetInRegion: an ALIAS in a procedure's second
+// region leads to the alias address plus the target's slot in that
+// region (three per bundle), clipped to the region's length.
+func TestDynamicAliasOffsetInRegion(t *testing.T) {
+	const to = procStart + 0x1000
+	d := &unwind.DynInfo{StartIP: procStart, EndIP: procStart + 16*7, Format: unwind.DynFormatDynamic,
+		Proc: &unwind.DynProcInfo{Regions: []*unwind.DynRegion{
+			{InsnCount: 4, Ops: []unwind.DynOp{unwind.OpAdd(unwind.QPTrue, 0, UnwSP, -16)}},
+			{InsnCount: 6, Ops: []unwind.DynOp{unwind.OpAlias(unwind.QPTrue, 1, to)}},
+			{InsnCount: 11},
+		}}}
+	for _, c := range []struct {
+		slot  int64
+		alias uint64
+	}{
+		{5, 0},             // the ALIAS takes effect after the region's slot 1
+		{8, to + 0x10 + 1}, // slot 4 of the region: bundle 1, slot 1
+		{13, to + 0x20},    // past the region: its length, 6 slots
+	} {
+		_, alias, err := dynamicState(d, c.slot, nil)
+		if err != nil || alias != c.alias {
+			t.Errorf("slot %d: alias %#x %v, want %#x", c.slot, alias, err, c.alias)
+		}
+	}
+}
+
 // TestDynamicInvalid: operations that cannot apply on IA-64 are errors,
 // not wrong frames; an alias loop ends.
 func TestDynamicInvalid(t *testing.T) {

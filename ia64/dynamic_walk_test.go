@@ -13,6 +13,7 @@ import (
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
 // jitBase is where dynwalk.s's generated code is linked: its own
@@ -243,21 +244,21 @@ func dynwalkProcs(t *testing.T, r *dynRun) []crossia64.DynEntry {
 	}
 }
 
-// dynCoreSpace is coreSpace with the registered list of the core: the
-// executable's table first, the dynamic info where it has nothing.
-type dynCoreSpace struct {
-	coreSpace
-	dyn *unwind.DynIndex
-}
-
-func (s *dynCoreSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	if pi, err := s.coreSpace.FindProcInfo(ip); err == nil {
-		return pi, nil
+// withDynList makes base look up the registered list of the core where
+// the executable's table has nothing.
+func withDynList(base *unwindtest.Space, dyn *unwind.DynIndex) *unwindtest.Space {
+	table := base.Procs
+	s := *base
+	s.Procs = func(ip uint64) (*unwind.ProcInfo, error) {
+		if pi, err := table(ip); err == nil {
+			return pi, nil
+		}
+		if d := dyn.Lookup(ip); d != nil && d.Err == nil {
+			return d.ProcInfo(), nil
+		}
+		return nil, unwind.ErrNoInfo
 	}
-	if d := s.dyn.Lookup(ip); d != nil && d.Err == nil {
-		return d.ProcInfo(), nil
-	}
-	return nil, unwind.ErrNoInfo
+	return &s
 }
 
 // TestWalkDynamicCore: through code known only from the registration
@@ -289,15 +290,15 @@ func TestWalkDynamicCore(t *testing.T) {
 					}
 				}
 			}
-			base := coreSpace{c: core, exe: ef}
-			x, warns, err := unwind.ReadDynList(&base, r.List, unwind.DefaultDynLimits)
+			base := coreSpace(core, ef)
+			x, warns, err := unwind.ReadDynList(base, r.List, unwind.DefaultDynLimits)
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("list: %v %v", err, warns)
 			}
 			if len(x.Infos) != 3 || x.Generation != 7 {
 				t.Fatalf("list: %d entries, generation %d", len(x.Infos), x.Generation)
 			}
-			as := &dynCoreSpace{coreSpace: base, dyn: x}
+			as := withDynList(base, x)
 			walkAgainstShadow(t, r.M, as, core, map[uint64]bool{r.JIT["jit_a"][0]: true, r.JIT["jit_b"][0]: true, r.JIT["jit_c"][0]: true})
 		})
 	}

@@ -10,28 +10,8 @@ import (
 	"github.com/coreunwind/coreunwind/corefile"
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
-
-// byteSpace is target memory made of one byte slice at base: every
-// read outside it fails.
-type byteSpace struct {
-	base  uint64
-	mem   []byte
-	order binary.ByteOrder
-}
-
-func (s byteSpace) ByteOrder() binary.ByteOrder { return s.order }
-func (s byteSpace) PtrSize() int                { return 8 }
-func (s byteSpace) ReadMem(addr uint64, p []byte) error {
-	if addr < s.base || addr-s.base > uint64(len(s.mem)) || uint64(len(s.mem))-(addr-s.base) < uint64(len(p)) {
-		return unwind.ErrUnavailable
-	}
-	copy(p, s.mem[addr-s.base:])
-	return nil
-}
-func (s byteSpace) FindProcInfo(uint64) (*unwind.ProcInfo, error) { return nil, unwind.ErrNoInfo }
-func (s byteSpace) ProcName(uint64) (string, uint64, error)       { return "", 0, unwind.ErrNoInfo }
-func (s byteSpace) DynInfoListAddr() (uint64, error)              { return 0, unwind.ErrNoInfo }
 
 // interpretedSaveState runs walk.s (big-endian) when the IA-64 tools are
 // installed and returns its HP-UX save area and the backing store, as
@@ -71,7 +51,7 @@ func FuzzHPUXSaveState(f *testing.F) {
 		f.Add(ss[:HPUXSaveStateMin], rbs[:64])
 	}
 	f.Fuzz(func(t *testing.T, ss, rbs []byte) {
-		mem := byteSpace{base: crossia64.RBSBase, mem: rbs, order: binary.BigEndian}
+		mem := &unwindtest.Space{Order: binary.BigEndian, Mem: []unwindtest.Region{{Addr: crossia64.RBSBase, Data: rbs}}}
 		th := &unwind.ThreadState{GRegs: ss, Notes: map[uint32][]byte{ntHPUXProcInfo: nil}, Order: binary.BigEndian, Mem: mem}
 		f0, err := Arch{}.FrameFromThread(th)
 		if err != nil {
@@ -96,7 +76,7 @@ func FuzzHPUXSigtramp(f *testing.F) {
 		f.Add(append(make([]byte, 0x40), ss...), uint64(base))
 	}
 	f.Fuzz(func(t *testing.T, mem []byte, uc uint64) {
-		as := byteSpace{base: base, mem: mem, order: binary.BigEndian}
+		as := &unwindtest.Space{Order: binary.BigEndian, Mem: []unwindtest.Region{{Addr: base, Data: mem}}}
 		tr := unwind.NewFrame(NumRegs)
 		tr.Set(32, uc, unwind.SaveLoc{})
 		c := unwind.NewFrame(NumRegs)
@@ -133,11 +113,11 @@ func TestTruncatedHPUXCore(t *testing.T) {
 		}
 		opened++
 		for _, th := range c.Threads {
-			f0, err := Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: c.ByteOrder(), Mem: &coreSpace{c: c}})
+			f0, err := Arch{}.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Notes: th.Notes, Order: c.ByteOrder(), Mem: coreSpace(c, nil)})
 			if err != nil {
 				continue
 			}
-			cur, err := unwind.NewCursor(&coreSpace{c: c}, Arch{}, f0, unwind.Options{MaxFrames: 64})
+			cur, err := unwind.NewCursor(coreSpace(c, nil), Arch{}, f0, unwind.Options{MaxFrames: 64})
 			if err != nil {
 				continue
 			}

@@ -57,7 +57,7 @@ func walkCore(t *testing.T, core, exe string) []walkedFrame {
 		t.Fatal(err)
 	}
 	defer ef.Close()
-	as := &coreSpace{c: c, exe: ef}
+	as := coreSpace(c, ef)
 	cur := threadCursor(t, Arch{}, as, c, unwind.Options{Cache: unwind.NewCache(unwind.CacheGlobal)})
 	var out []walkedFrame
 	for {

@@ -53,7 +53,7 @@ func TestStackedRecursionIsNotACycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ef.Close()
-	as := &coreSpace{c: c, exe: ef}
+	as := coreSpace(c, ef)
 	cur := threadCursor(t, withoutFrameExtra{Arch{}}, as, c, unwind.Options{})
 	n := 1
 	for {

@@ -1,29 +1,12 @@
 package ia64
 
 import (
-	"encoding/binary"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/ia64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
-
-// memSpace is a sparse little-endian test memory.
-type memSpace map[uint64]uint64
-
-func (m memSpace) ByteOrder() binary.ByteOrder { return binary.LittleEndian }
-func (m memSpace) PtrSize() int                { return 8 }
-func (m memSpace) ReadMem(addr uint64, p []byte) error {
-	v, ok := m[addr]
-	if !ok || len(p) != 8 {
-		return unwind.ErrUnavailable
-	}
-	binary.LittleEndian.PutUint64(p, v)
-	return nil
-}
-func (m memSpace) FindProcInfo(uint64) (*unwind.ProcInfo, error) { return nil, unwind.ErrNoInfo }
-func (m memSpace) ProcName(uint64) (string, uint64, error)       { return "", 0, unwind.ErrNoInfo }
-func (m memSpace) DynInfoListAddr() (uint64, error)              { return 0, unwind.ErrNoInfo }
 
 // The trampoline's ABI marker (.unwabi 3, 's', as the kernel's gate.S
 // writes it) makes a script a signal trampoline's.
@@ -47,7 +30,8 @@ func TestSigtrampMarker(t *testing.T) {
 func TestStepSigtramp(t *testing.T) {
 	const sp, sc = 0x60000000001f0000, 0x60000000001f0100
 	cfm := uint64(10 | 6<<7) // sof 10, sol 6
-	mem := memSpace{
+	mem := &unwindtest.Space{}
+	for addr, v := range map[uint64]uint64{
 		sp + 0x20:        sc,
 		sc + scIP:        0x4000000000001232,
 		sc + scCFM:       cfm,
@@ -55,6 +39,8 @@ func TestStepSigtramp(t *testing.T) {
 		sc + scGR + 8*12: 0x60000000001f8000,
 		sc + scARPFS:     0x1234,
 		sc + scBR:        0x4000000000000ff0,
+	} {
+		mem.Mem = append(mem.Mem, mem.Words(addr, v))
 	}
 	f := unwind.NewFrame(NumRegs)
 	f.Set(SP, sp, unwind.SaveLoc{})

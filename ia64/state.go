@@ -76,6 +76,17 @@ type labeled struct {
 	stack []regSet
 }
 
+// label is the state as label_state keeps it.
+func (sr *stateRecord) label() labeled {
+	return labeled{cur: sr.cur, stack: append([]regSet(nil), sr.stack...)}
+}
+
+// copyLabel makes a labelled state current (copy_state).
+func (sr *stateRecord) copyLabel(l labeled) {
+	sr.cur = l.cur
+	sr.stack = append(sr.stack[:0], l.stack...)
+}
+
 // stateRecord is the decoder's state while walking the descriptors
 // toward the target slot (libunwind's ia64_state_record).
 type stateRecord struct {
@@ -440,15 +451,14 @@ func (sr *stateRecord) apply(r *unwtab.Record) error {
 			sr.labels = map[uint64]labeled{}
 		}
 		if len(sr.labels) < maxNesting {
-			sr.labels[r.Label] = labeled{cur: sr.cur, stack: append([]regSet(nil), sr.stack...)}
+			sr.labels[r.Label] = sr.label()
 		}
 	case unwtab.OpCopyState:
 		l, ok := sr.labels[r.Label]
 		if !ok {
 			return fmt.Errorf("copy_state of unknown label %d", r.Label)
 		}
-		sr.cur = l.cur
-		sr.stack = append(sr.stack[:0], l.stack...)
+		sr.copyLabel(l)
 	case unwtab.OpEpilogue:
 		sr.whenSPRestored = sr.regionEnd() - int64(min(r.T, uint64(whenNever)))
 		sr.epilogueCount = int64(min(r.ECount, maxNesting)) + 1

@@ -2,7 +2,6 @@ package ia64
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,23 +11,15 @@ import (
 	crossia64 "github.com/coreunwind/coreunwind/internal/crossarch/ia64"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
 // coreSpace is a minimal address space over a core of a static program:
 // memory from the core, unwind tables from the executable.
-type coreSpace struct {
-	c   *corefile.Core
-	exe *elf.File
+func coreSpace(c *corefile.Core, exe *elf.File) *unwindtest.Space {
+	return &unwindtest.Space{Order: c.ByteOrder(), Read: c.ReadMem,
+		Procs: func(ip uint64) (*unwind.ProcInfo, error) { return Arch{}.FindTableEntry(exe, ip) }}
 }
-
-func (s *coreSpace) ByteOrder() binary.ByteOrder         { return s.c.ByteOrder() }
-func (s *coreSpace) PtrSize() int                        { return 8 }
-func (s *coreSpace) ReadMem(addr uint64, p []byte) error { return s.c.ReadMem(addr, p) }
-func (s *coreSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	return Arch{}.FindTableEntry(s.exe, ip)
-}
-func (s *coreSpace) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
-func (s *coreSpace) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
 
 // runToCore assembles walk.s, runs it in the interpreter to its fault and
 // writes a Linux core.
@@ -81,7 +72,7 @@ func TestWalkInterpretedCore(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ef.Close()
-			as := &coreSpace{c: c, exe: ef}
+			as := coreSpace(c, ef)
 			if len(m.Shadow) < 12 {
 				t.Fatalf("the program made %d calls; the test wants a deep chain", len(m.Shadow))
 			}

@@ -31,6 +31,10 @@ func (Arch) RegName(r int) string { return RegName(r) }
 func (Arch) PCReg() int           { return PC }
 func (Arch) SPReg() int           { return SP }
 
+// StackGrowsUp is unwind.StackDirection: PA-RISC stacks grow toward
+// higher addresses, so a caller's sp is at or below its callee's.
+func (Arch) StackGrowsUp() bool { return true }
+
 // word is the size of a register save slot.
 func (a Arch) word() int64 {
 	if a.wide {

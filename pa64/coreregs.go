@@ -53,7 +53,7 @@ const (
 // instruction addresses.
 const privMask = ^uint64(3)
 
-// FrameFromCoreRegs builds frame 0 from a thread's register bytes: a Linux
+// frameFromCoreRegs builds frame 0 from a thread's register bytes: a Linux
 // NT_PRSTATUS pr_reg (80 slots; 320 bytes on 32-bit, 640 on 64-bit) or an
 // HP-UX save_state_t (corefile puts it in GRegs for HP-UX cores).
 func (a Arch) frameFromCoreRegs(gregs []byte, order binary.ByteOrder) (*unwind.Frame, error) {

@@ -1,7 +1,6 @@
 package pa64
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/pa64/unwtab"
@@ -16,15 +15,13 @@ import (
 // and goes through the table path itself (dynamic_table.go). Frames found
 // either way have trust "dynamic".
 
-// ErrDynOp: a registered operation that cannot apply on PA-RISC.
-var ErrDynOp = errors.New("invalid PA-RISC dynamic unwind operation")
+// ErrDynOp: a registered operation that cannot apply on PA-RISC
+// (package unwind's sentinel, which the replay's own errors wrap too).
+var ErrDynOp = unwind.ErrDynOp
 
-// Bounds on what one procedure's operations may make us keep.
-const (
-	maxDynLabels    = 64
-	maxAliasDepth   = 4
-	maxDynFrameSize = 1 << 40 // an ADD beyond this is corrupt, not a frame
-)
+// maxDynFrameSize bounds an ADD: beyond it the operation is corrupt, not
+// a frame.
+const maxDynFrameSize = 1 << 40
 
 // dynSaveKind is where the caller's value of a register is.
 type dynSaveKind uint8
@@ -80,7 +77,7 @@ func (a Arch) stepDynamic(as unwind.AddrSpace, cache *unwind.Cache, callee, call
 	if v, ok := cache.Rule(dynRuleKey(pc)); ok {
 		dr = v.(*dynRule)
 	} else {
-		dr = a.dynRuleFor(as, cache, callee.LookupPC(PC), pc, 0)
+		dr = a.dynRuleFor(as, cache, callee.LookupPC(PC), pc)
 		cache.PutRule(dynRuleKey(pc), dr)
 	}
 	if dr == notDynamic || dr.err != nil {
@@ -106,11 +103,17 @@ func (a Arch) stepDynamic(as unwind.AddrSpace, cache *unwind.Cache, callee, call
 }
 
 // dynRuleFor computes the rule for a frame at pc (lookup address lpc).
-func (a Arch) dynRuleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64, depth int) *dynRule {
+func (a Arch) dynRuleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *dynRule {
 	pi, err := cache.FindProcInfo(as, lpc)
 	if err != nil {
 		return notDynamic
 	}
+	return a.infoDynRule(as, cache, pi, lpc, pc, 0)
+}
+
+// infoDynRule is the rule for pc from its unwind info pi, reached
+// through depth aliases.
+func (a Arch) infoDynRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, lpc, pc uint64, depth int) *dynRule {
 	d, ok := pi.Info.(*unwind.DynInfo)
 	if !ok || (pi.Format != unwind.FormatDynamic && pi.Format != unwind.FormatTable && pi.Format != unwind.FormatRemoteTable) {
 		if depth > 0 {
@@ -129,10 +132,11 @@ func (a Arch) dynRuleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint6
 			return &dynRule{err: err}
 		}
 		if alias != 0 {
-			if depth >= maxAliasDepth {
-				return &dynRule{err: fmt.Errorf("%w: alias chain longer than %d at %#x", ErrDynOp, maxAliasDepth, pc)}
+			api, err := unwind.FollowAlias(as, cache, pc, alias, depth)
+			if err != nil {
+				return &dynRule{err: err}
 			}
-			return a.dynRuleFor(as, cache, alias, alias, depth+1)
+			return a.infoDynRule(as, cache, api, alias, alias, depth+1)
 		}
 		return &dynRule{state: st}
 	case unwind.DynFormatTable, unwind.DynFormatRemoteTable:
@@ -180,35 +184,24 @@ func dynamicState(d *unwind.DynInfo, pc uint64) (st *dynState, alias uint64, err
 	// The instructions before pc have run: an operation at When = w has
 	// taken effect when w < idx. A return address (the instruction after
 	// the call's delay slot) counts the delay slot as run.
-	idx := int64(pc-d.StartIP) / 4
 	s := dynEntryState()
-	labels := map[uint64]dynState{}
-	for _, span := range d.Proc.Spans(int64(d.EndIP-d.StartIP) / 4) {
-		if idx < span.Start {
-			break
-		}
-		in := idx - span.Start
-		whole := in >= span.Len
-		for _, op := range span.Region.Ops {
-			if op.Tag == unwind.DynStop || (!whole && int64(op.When) >= in) {
-				break
-			}
-			if op.Tag == unwind.DynAlias {
-				if op.Val == 0 {
-					return nil, 0, fmt.Errorf("procedure %q: %w: %v: alias of address 0", d.Name(), ErrDynOp, op)
-				}
-				return nil, op.Val + 4*uint64(min(in, span.Len)), nil
-			}
-			if err := s.apply(op, labels); err != nil {
-				return nil, 0, fmt.Errorf("procedure %q at %#x: %w", d.Name(), pc, err)
-			}
-		}
-		if !whole {
-			break
-		}
+	alias, err = unwind.ReplayDynamic(dynArch{}, d, &s, int64(pc-d.StartIP)/4, int64(d.EndIP-d.StartIP)/4)
+	if err != nil {
+		return nil, 0, fmt.Errorf("procedure %q at %#x: %w", d.Name(), pc, err)
+	}
+	if alias != 0 {
+		return nil, alias, nil
 	}
 	return &s, 0, nil
 }
+
+// dynArch is PA-RISC's side of the replay: instructions are 4 bytes, the
+// state a plain value.
+type dynArch struct{ unwind.PlainDynState[dynState] }
+
+func (dynArch) InsnBytes(n int64) uint64 { return 4 * uint64(n) }
+
+func (dynArch) Apply(s *dynState, op unwind.DynOp, _ int64) error { return s.apply(op) }
 
 // dynReg checks that r names a general (gr1..gr31) or floating-point
 // (fr0..fr31, pa64's numbers 32..63) register.
@@ -219,7 +212,7 @@ func dynReg(op unwind.DynOp, r int64) (int, error) {
 	return int(r), nil
 }
 
-func (s *dynState) apply(op unwind.DynOp, labels map[uint64]dynState) error {
+func (s *dynState) apply(op unwind.DynOp) error {
 	val := int64(op.Val)
 	switch op.Tag {
 	case unwind.DynSaveReg:
@@ -278,17 +271,6 @@ func (s *dynState) apply(op unwind.DynOp, labels map[uint64]dynState) error {
 		// else: the caller's value is saved; the change is the callee's own.
 	case unwind.DynPopFrames:
 		*s = dynEntryState()
-	case unwind.DynLabelState:
-		if _, ok := labels[op.Val]; !ok && len(labels) >= maxDynLabels {
-			return fmt.Errorf("%w: more than %d labelled states", ErrDynOp, maxDynLabels)
-		}
-		labels[op.Val] = *s
-	case unwind.DynCopyState:
-		st, ok := labels[op.Val]
-		if !ok {
-			return fmt.Errorf("%w: copy_state of unknown label %d", ErrDynOp, op.Val)
-		}
-		*s = st
 	default:
 		return fmt.Errorf("%w: %v", ErrDynOp, op)
 	}

@@ -1,8 +1,9 @@
 package pa64
 
 // Dynamic unwind info on PA-RISC, hppa and hppa64 (libunwind-dynamic; the
-// model and the registration list are package unwind's, applied in
-// dynamic.go and dynamic_table.go). Registered info is consulted for a pc
+// model, the registration list and the replay of the regions and
+// operations, unwind.ReplayDynamic, are package unwind's; the operations
+// apply in dynamic.go, tables in dynamic_table.go). Registered info is consulted for a pc
 // before the static table path; a frame found through it has trust
 // "dynamic". Info that cannot be applied (invalid operations, a table
 // that cannot be read) leaves the pc to the static path and its
@@ -37,7 +38,8 @@ package pa64
 //     procedure).
 //   - LABEL_STATE / COPY_STATE save and restore the whole state by label
 //     (at most 64 labels). ALIAS a: the region unwinds as the code at a
-//     plus the target's offset in the region, registered or in a
+//     plus the target's offset in the region (clipped to the region's
+//     length), registered or in a
 //     .PARISC.unwind table (chains of at most 4).
 //   - TABLE and REMOTE_TABLE data is a .PARISC.unwind table in target
 //     memory: TableLen target words of 16-byte entries (region start,

@@ -251,6 +251,26 @@ func TestDynamicAlias(t *testing.T) {
 	}
 }
 
+// An ALIAS in a procedure's second region leads to the alias address
+// plus the target's offset in that region in 4-byte instructions,
+// clipped to the region's length.
+func TestDynamicAliasOffsetInRegion(t *testing.T) {
+	p := dynProc(0x1000, 0x1050,
+		&unwind.DynRegion{InsnCount: 4, Ops: []unwind.DynOp{unwind.OpAdd(0, 0, SP, 64)}},
+		&unwind.DynRegion{InsnCount: 6, Ops: []unwind.DynOp{unwind.OpAlias(0, 1, 0x5000)}},
+		&unwind.DynRegion{InsnCount: 10})
+	for _, c := range []struct{ pc, alias uint64 }{
+		{0x1014, 0},      // the ALIAS takes effect after the region's instruction 1
+		{0x1018, 0x5008}, // instruction 2 of the region
+		{0x1030, 0x5018}, // past the region: its length
+	} {
+		_, alias, err := dynamicState(p, c.pc)
+		if err != nil || alias != c.alias {
+			t.Errorf("%#x: alias %#x %v, want %#x", c.pc, alias, err, c.alias)
+		}
+	}
+}
+
 // Operations that cannot apply on PA-RISC make the entry unusable (the
 // static path's error, not a wrong frame).
 func TestDynamicInvalidOps(t *testing.T) {

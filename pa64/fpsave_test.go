@@ -54,7 +54,7 @@ func TestCalleeSavedFRsMatchLiveValues(t *testing.T) {
 	}
 	defer exe.Close()
 	syms, _ := exe.Symbols()
-	as := &coreSpace{core: c, exe: exe, path: prog, syms: syms}
+	as := coreSpace(c, exe, prog, syms)
 	arch := pa64.New(false)
 	th := c.Threads[0]
 	if len(th.FPRegs) != 256 {

@@ -2,7 +2,6 @@ package pa64_test
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"regexp"
 	"strings"
@@ -12,40 +11,33 @@ import (
 	"github.com/coreunwind/coreunwind/pa64"
 	"github.com/coreunwind/coreunwind/pa64/unwtab"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
 // coreSpace is a minimal unwind.AddrSpace over a core and one executable
 // at its link-time addresses: what a user of the HP unwind library
 // interface would pass.
-type coreSpace struct {
-	core *corefile.Core
-	exe  *elf.File
-	path string
-	syms []elf.Symbol
-}
-
-func (s *coreSpace) ByteOrder() binary.ByteOrder      { return s.core.ByteOrder() }
-func (s *coreSpace) PtrSize() int                     { return s.core.PtrSize() }
-func (s *coreSpace) ReadMem(a uint64, p []byte) error { return s.core.ReadMem(a, p) }
-func (s *coreSpace) DynInfoListAddr() (uint64, error) { return 0, unwind.ErrNoInfo }
-func (s *coreSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	pi, err := pa64.New(true).FindTableEntry(s.exe, ip)
-	if err == nil {
-		pi.Module = s.path
-	}
-	return pi, err
-}
-func (s *coreSpace) ProcName(ip uint64) (string, uint64, error) {
-	best := -1
-	for i, sym := range s.syms {
-		if elf.ST_TYPE(sym.Info) == elf.STT_FUNC && sym.Value <= ip && ip < sym.Value+sym.Size {
-			best = i
-		}
-	}
-	if best < 0 {
-		return "", 0, unwind.ErrNoInfo
-	}
-	return s.syms[best].Name, ip - s.syms[best].Value, nil
+func coreSpace(c *corefile.Core, exe *elf.File, path string, syms []elf.Symbol) *unwindtest.Space {
+	return &unwindtest.Space{Order: c.ByteOrder(), Ptr: c.PtrSize(), Read: c.ReadMem,
+		Procs: func(ip uint64) (*unwind.ProcInfo, error) {
+			pi, err := pa64.New(true).FindTableEntry(exe, ip)
+			if err == nil {
+				pi.Module = path
+			}
+			return pi, err
+		},
+		Names: func(ip uint64) (string, uint64, error) {
+			best := -1
+			for i, sym := range syms {
+				if elf.ST_TYPE(sym.Info) == elf.STT_FUNC && sym.Value <= ip && ip < sym.Value+sym.Size {
+					best = i
+				}
+			}
+			if best < 0 {
+				return "", 0, unwind.ErrNoInfo
+			}
+			return syms[best].Name, ip - syms[best].Value, nil
+		}}
 }
 
 func TestHPUnwindLibraryStackTrace(t *testing.T) {
@@ -61,7 +53,7 @@ func TestHPUnwindLibraryStackTrace(t *testing.T) {
 	}
 	defer exe.Close()
 	syms, _ := exe.Symbols()
-	as := &coreSpace{core: c, exe: exe, path: prog, syms: syms}
+	as := coreSpace(c, exe, prog, syms)
 	arch := pa64.New(true)
 	f0, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: c.Threads[0].GRegs, Order: c.ByteOrder()})
 	if err != nil {

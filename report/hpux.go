@@ -16,8 +16,14 @@ import (
 // the index in parentheses padded to two places, the pc as 8 hex digits
 // for 32-bit processes (16 for 64-bit ones), the function and offset, and
 // the load module in brackets. A frame without a name prints the pc only;
-// a signal frame prints HP's "<signal handler>" marker line.
+// a signal frame prints HP's "<signal handler>" marker line. Repeated
+// cycles fold as in WriteText (U_STACK_TRACE itself has no such line).
 func WriteHPUX(w io.Writer, r *Report) error {
+	return WriteHPUXOptions(w, r, TextOptions{})
+}
+
+// WriteHPUXOptions is WriteHPUX with options.
+func WriteHPUXOptions(w io.Writer, r *Report, o TextOptions) error {
 	bw := bufio.NewWriter(w)
 	digits := 8
 	switch r.Core.Arch {
@@ -33,27 +39,39 @@ func WriteHPUX(w io.Writer, r *Report) error {
 			bw.WriteString(" (crashed)")
 		}
 		bw.WriteString(":\n")
-		for i, f := range th.Frames {
-			fmt.Fprintf(bw, "(%2d) 0x%0*x", i, digits, uint64(f.PC))
-			if f.Function != nil {
-				fmt.Fprintf(bw, " %s", *f.Function)
-				if f.FunctionOffset != nil {
-					fmt.Fprintf(bw, " + 0x%x", uint64(*f.FunctionOffset))
-				}
+		for _, s := range o.spans(th.Frames) {
+			for i := s.start; i < s.start+s.n; i++ {
+				writeHPUXFrame(bw, i, &th.Frames[i], digits)
 			}
-			if f.Module != nil {
-				fmt.Fprintf(bw, " [%s]", hpuxModuleName(*f.Module))
+			if s.more > 0 {
+				bw.WriteString(foldLine(s))
 			}
-			bw.WriteByte('\n')
-			if f.Signal {
-				bw.WriteString("   ---------------- Signal handler ----------------\n")
-			}
+		}
+		if th.Truncated {
+			bw.WriteString("   (more stack frames follow)\n")
 		}
 		if th.Error != nil {
 			fmt.Fprintf(bw, "   (unwind stopped: %s)\n", *th.Error)
 		}
 	}
 	return bw.Flush()
+}
+
+func writeHPUXFrame(bw *bufio.Writer, i int, f *Frame, digits int) {
+	fmt.Fprintf(bw, "(%2d) 0x%0*x", i, digits, uint64(f.PC))
+	if f.Function != nil {
+		fmt.Fprintf(bw, " %s", *f.Function)
+		if f.FunctionOffset != nil {
+			fmt.Fprintf(bw, " + 0x%x", uint64(*f.FunctionOffset))
+		}
+	}
+	if f.Module != nil {
+		fmt.Fprintf(bw, " [%s]", hpuxModuleName(*f.Module))
+	}
+	bw.WriteByte('\n')
+	if f.Signal {
+		bw.WriteString("   ---------------- Signal handler ----------------\n")
+	}
 }
 
 // hpuxModuleName prints a module as HP's tools do: the path as loaded,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -13,6 +14,26 @@ type jsonEnc struct {
 	b     []byte
 	depth int
 	first []bool // per open object or list: nothing written in it yet
+
+	// w, when set, receives the output whenever b holds jsonFlushAt
+	// bytes, so that a million-frame stack is not also kept whole as
+	// text (about 430 bytes a frame); err is its first write error,
+	// after which output is dropped.
+	w   io.Writer
+	err error
+}
+
+const jsonFlushAt = 64 << 10
+
+// flush hands a full buffer to the writer.
+func (e *jsonEnc) flush() {
+	if e.w == nil || len(e.b) < jsonFlushAt {
+		return
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
 }
 
 func (e *jsonEnc) newline() {
@@ -264,6 +285,7 @@ func (e *jsonEnc) thread(t *Thread) {
 	for i := range t.Frames {
 		e.item()
 		e.frame(&t.Frames[i])
+		e.flush()
 	}
 	e.close(']')
 	e.key("truncated")

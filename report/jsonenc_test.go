@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -69,4 +70,34 @@ func TestWriteJSONEscapesAsEncodingJSON(t *testing.T) {
 	}
 	sameAsReflection(t, "odd strings", r)
 	sameAsReflection(t, "empty", &report.Report{})
+}
+
+// deepReport has a thread of 20,000 frames: the encoder hands its output
+// to the writer in many pieces.
+func deepReport() *report.Report {
+	th := report.Thread{TID: 1, Crashed: true}
+	for i := range 20_000 {
+		th.Frames = append(th.Frames, report.Frame{Index: i, PC: report.Hex(0x401000 + i%2*0x20), Trust: "cfi",
+			SP: report.Ptr(report.Hex(0x7ffc0000 + 64*i)), Function: report.Ptr("a"), Line: report.Ptr(17)})
+	}
+	return &report.Report{Schema: report.Schema, Threads: []report.Thread{th}}
+}
+
+func TestWriteJSONDeepStackMatchesEncodingJSON(t *testing.T) {
+	sameAsReflection(t, "deep", deepReport())
+}
+
+type failingWriter struct{ writes int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	w.writes++
+	return 0, errors.New("disk full")
+}
+
+// A write error while streaming is returned, and nothing more is written.
+func TestWriteJSONStreamingError(t *testing.T) {
+	w := &failingWriter{}
+	if err := report.WriteJSON(w, deepReport()); err == nil || w.writes != 1 {
+		t.Errorf("err %v after %d writes; want the writer's error after its first write", err, w.writes)
+	}
 }

@@ -36,13 +36,20 @@ int main(int argc, char **argv) {
 `
 
 // crashReports crashes pprofProg n times (PIE: a new layout each time)
-// and returns the reports.
-func crashReports(t *testing.T, n int) []*report.Report {
+// and returns the reports. arch is "" for the host (x86_64) or "i386"
+// (built with the i686 cross compiler, run natively).
+func crashReports(t *testing.T, n int, arch string) []*report.Report {
 	t.Helper()
 	var reps []*report.Report
 	for i := 0; i < n; i++ {
 		dir := t.TempDir()
-		exe := testenv.BuildC(t, dir, "prog", pprofProg, "-g", "-O2", "-fPIE", "-pie")
+		flags := []string{"-g", "-O2", "-fPIE", "-pie"}
+		var exe string
+		if arch == "i386" {
+			exe = testenv.BuildCross(t, testenv.I386, dir, "prog", pprofProg, append(flags, testenv.I386Dynamic...)...)
+		} else {
+			exe = testenv.BuildC(t, dir, "prog", pprofProg, flags...)
+		}
 		core, _ := testenv.Crash(t, exe)
 		rep, err := analyze.Analyze(core, analyze.Options{Executable: exe})
 		if err != nil {
@@ -153,8 +160,24 @@ func wantLocations(th *report.Thread) []rawLocation {
 // reports' threads, each with the report's frames, addresses, inlined
 // lines and labels.
 func TestPprofMatchesReports(t *testing.T) {
+	checkPprofMatches(t, crashReports(t, 3, ""))
+}
+
+// TestPprofI386: the same for an i386 core: 32-bit addresses, mappings
+// and the vDSO frames of threads blocked in system calls.
+func TestPprofI386(t *testing.T) {
+	reps := crashReports(t, 2, "i386") // two cores: samples carry the core label
+	if reps[0].Core.Arch != "i386" {
+		t.Fatalf("core arch %q, want i386", reps[0].Core.Arch)
+	}
+	checkPprofMatches(t, reps)
+}
+
+// checkPprofMatches writes the reports' profile and compares what `go
+// tool pprof -raw` reads back with the reports.
+func checkPprofMatches(t *testing.T, reps []*report.Report) {
+	t.Helper()
 	goTool := testenv.NeedTool(t, "go")
-	reps := crashReports(t, 3)
 	var buf bytes.Buffer
 	if err := report.WritePprof(&buf, reps); err != nil {
 		t.Fatal(err)
@@ -225,7 +248,7 @@ func TestPprofMatchesReports(t *testing.T) {
 // each thread's stack with the report's function names.
 func TestPprofTraces(t *testing.T) {
 	goTool := testenv.NeedTool(t, "go")
-	reps := crashReports(t, 1)
+	reps := crashReports(t, 1, "")
 	path := filepath.Join(t.TempDir(), "threads.pb.gz")
 	var buf bytes.Buffer
 	if err := report.WritePprof(&buf, reps); err != nil {

@@ -16,28 +16,40 @@ import (
 //
 // Frames found by weaker methods say so ("[frame pointer]", "[stack
 // scan]"), the way minidump-stackwalk prints "Found by"; an early stop
-// prints gdb's "Backtrace stopped: ...".
+// prints gdb's "Backtrace stopped: ...". A cycle of frames repeated three
+// or more times in a row (deep recursion) prints once, followed by
+// "[previous N frames repeated M more times]" (see fold.go).
 func WriteText(w io.Writer, r *Report) error {
 	return WriteTextOptions(w, r, TextOptions{})
 }
 
-// TextOptions choose the optional parts of the text report.
+// TextOptions change what the text writers print.
 type TextOptions struct {
+	// NoFold prints every frame, repeated cycles included.
+	NoFold bool
 	// Maps adds the memory map after the header, as gdb's info proc
 	// mappings prints it.
 	Maps bool
 }
 
-// WriteTextOptions is WriteText with optional parts.
-func WriteTextOptions(w io.Writer, r *Report, opts TextOptions) error {
+// spans is how the writers split a thread's frames into lines.
+func (o TextOptions) spans(frames []Frame) []span {
+	if o.NoFold {
+		return unfolded(frames)
+	}
+	return fold(frames)
+}
+
+// WriteTextOptions is WriteText with options.
+func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	bw := bufio.NewWriter(w)
 	writeHeader(bw, r)
 	writeCrash(bw, r)
-	if opts.Maps {
+	if o.Maps {
 		writeMaps(bw, r.Mappings, r.Core.PointerSize)
 	}
 	for i := range r.Threads {
-		writeThread(bw, &r.Threads[i], r.Core.PointerSize)
+		writeThread(bw, &r.Threads[i], r.Core.PointerSize, o)
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nwarnings:\n")
@@ -83,7 +95,7 @@ func writeHeader(w *bufio.Writer, r *Report) {
 	}
 }
 
-func writeThread(w *bufio.Writer, t *Thread, ptrSize int) {
+func writeThread(w *bufio.Writer, t *Thread, ptrSize int, o TextOptions) {
 	fmt.Fprintf(w, "\nThread %d", t.TID)
 	if t.Name != nil {
 		fmt.Fprintf(w, " %q", *t.Name)
@@ -96,8 +108,13 @@ func writeThread(w *bufio.Writer, t *Thread, ptrSize int) {
 	if ptrSize == 4 {
 		width = 8
 	}
-	for i := range t.Frames {
-		writeFrame(w, &t.Frames[i], width)
+	for _, s := range o.spans(t.Frames) {
+		for i := s.start; i < s.start+s.n; i++ {
+			writeFrame(w, &t.Frames[i], width)
+		}
+		if s.more > 0 {
+			w.WriteString(foldLine(s))
+		}
 	}
 	if t.Truncated {
 		w.WriteString("(More stack frames follow...)\n")

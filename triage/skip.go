@@ -22,8 +22,12 @@ import (
 // inside them is heap corruption detected there, and the bug is at (or
 // before) the caller.
 var DefaultSkip = []string{
-	// Signal delivery.
-	`__restore_rt`, `__kernel_rt_sigreturn`, `_sigtramp`,
+	// Signal delivery (__restore and __kernel_sigreturn: i386's trampolines
+	// without SA_SIGINFO).
+	`__restore_rt`, `__kernel_rt_sigreturn`, `_sigtramp`, `__restore`, `__kernel_sigreturn`,
+	// i386: every system call enters the kernel through the vDSO, so a
+	// thread that raised a signal has this frame on top.
+	`__kernel_vsyscall`,
 	// raise / abort / kill.
 	`raise`, `gsignal`, `abort`, `__pthread_kill_implementation`, `__pthread_kill_internal`,
 	`pthread_kill`, `__pthread_kill`, `__GI___pthread_kill`, `kill`, `tgkill`,
@@ -36,6 +40,8 @@ var DefaultSkip = []string{
 	`malloc_consolidate`, `unlink_chunk`, `tcache_.*`, `checked_request2size`,
 	`free`, `__libc_free`, `cfree`, `malloc`, `__libc_malloc`, `realloc`, `__libc_realloc`,
 	`calloc`, `__libc_calloc`, `memalign`, `__libc_memalign`, `posix_memalign`, `aligned_alloc`,
+	// (static glibc's symbol tables name the entry points by these aliases)
+	`__free`, `__malloc`, `__realloc`, `__calloc`,
 	`operator delete`, `operator delete\[\]`, `operator new`, `operator new\[\]`,
 	// C++ exceptions and terminate.
 	`std::terminate`, `__cxxabiv1::__terminate`, `__cxxabiv1::__unexpected`, `std::unexpected`,

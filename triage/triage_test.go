@@ -309,15 +309,7 @@ func TestTriageArchive(t *testing.T) {
 			t.Errorf("analyzed %s, which is not one of the crashes", name)
 			continue
 		}
-		// The function with the bug ends the signature; before it only
-		// prefix frames (parse_record crashes in strlen). A failed
-		// assertion's signature is its message, which names it.
-		if want := a.fnOf[name]; strings.HasSuffix(bug, "/assert") {
-			if len(sig.Frames) != 1 || !strings.HasPrefix(sig.Text, "assertion: bugs.c: "+want+": Assertion `") {
-				t.Errorf("%s (%s): signature %q, want the assertion's message in %s", name, bug, sig.Text, want)
-			}
-		} else if len(sig.Frames) == 0 || sig.Frames[len(sig.Frames)-1] != want ||
-			slices.ContainsFunc(sig.Frames[:len(sig.Frames)-1], func(f string) bool { return !skip.Prefix(f) }) {
+		if want := a.fnOf[name]; !signsBug(sig, want, skip) {
 			t.Errorf("%s (%s): signature %q, want the function with the bug, %s", name, bug, sig.Text, want)
 		}
 		if id, ok := bucketOfBug[bug]; ok && id != sig.ID {
@@ -369,4 +361,73 @@ func noteOffset(t *testing.T, core string) int {
 	}
 	t.Fatal("core has no PT_NOTE")
 	return 0
+}
+
+// TestTriageI386: i386 cores of bugsProg (static: the cross C library
+// has no symbols of its own, a static program carries glibc's) land in
+// one bucket per bug, each signed by the function with the bug: the walk
+// crosses __kernel_vsyscall, the frame 0 of every abort on i386.
+func TestTriageI386(t *testing.T) {
+	testenv.NeedCores(t)
+	dir := t.TempDir()
+	exe := testenv.BuildCross(t, testenv.I386, dir, "bugs", bugsProg, "-g", "-O1", "-static")
+	cores := filepath.Join(dir, "cores")
+	os.MkdirAll(cores, 0o755)
+	fnOf := map[string]string{}
+	for _, c := range []struct{ bug, caller, where, fn string }{
+		{"null", "a", "main", "parse_record"}, {"null", "b", "thread", "parse_record"},
+		{"assert", "a", "main", "check_invariant"}, {"div", "b", "thread", "compute_ratio"},
+		{"dfree", "b", "main", "release_buffer"},
+	} {
+		core, _ := testenv.Crash(t, exe, c.bug, c.caller, c.where)
+		name := filepath.Join(cores, strings.Join([]string{"core", c.bug, c.caller, c.where}, "."))
+		if err := os.Rename(core, name); err != nil {
+			t.Fatal(err)
+		}
+		fnOf[name] = c.fn
+	}
+	skip, _ := triage.NewSkipList(triage.DefaultPatterns())
+	cfg := triage.Config{Jobs: 2, Binaries: []string{dir}, Signer: triage.Signer{Skip: skip}}
+	bucketOf := map[string]string{} // function -> bucket
+	n := 0
+	err := triage.Run([]string{cores}, cfg, func(r *triage.Result) {
+		n++
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Input.Name, r.Err)
+			return
+		}
+		if r.Report.Core.Arch != "i386" {
+			t.Errorf("%s: arch %q", r.Input.Name, r.Report.Core.Arch)
+		}
+		want := fnOf[r.Input.Name]
+		if !signsBug(r.Sig, want, skip) {
+			t.Errorf("%s: signature %q, want the function with the bug, %s", r.Input.Name, r.Sig.Text, want)
+		}
+		if id, ok := bucketOf[want]; ok && id != r.Sig.ID {
+			t.Errorf("%s split into buckets %s and %s", want, id, r.Sig.ID)
+		}
+		bucketOf[want] = r.Sig.ID
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, id := range bucketOf {
+		ids[id] = true
+	}
+	if n != len(fnOf) || len(ids) != 4 {
+		t.Errorf("%d results, %d buckets; want %d and 4 (one per bug): %v", n, len(ids), len(fnOf), bucketOf)
+	}
+}
+
+// signsBug reports whether a signature names the function with the bug
+// as the bugs program has them: the function ends the signature, before
+// it only prefix frames (parse_record crashes in strlen); a failed
+// assertion's signature is its message, which names the function.
+func signsBug(sig triage.Signature, fn string, skip *triage.SkipList) bool {
+	f := sig.Frames
+	if strings.HasPrefix(sig.Text, "assertion: ") {
+		return len(f) == 1 && strings.HasPrefix(sig.Text, "assertion: bugs.c: "+fn+": Assertion `")
+	}
+	return len(f) > 0 && f[len(f)-1] == fn && !slices.ContainsFunc(f[:len(f)-1], func(s string) bool { return !skip.Prefix(s) })
 }

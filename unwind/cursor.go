@@ -5,8 +5,13 @@ import (
 	"fmt"
 )
 
-// DefaultMaxFrames is the frame limit when Options.MaxFrames is zero.
-const DefaultMaxFrames = 4096
+// DefaultMaxFrames is the frame limit when Options.MaxFrames is zero. It
+// is a safety bound, not a cut: real stacks are walked whole. A stack
+// overflow of Linux's default 8 MiB stack in functions with 16-byte
+// frames (return address and saved frame pointer) has 524,288 frames; the
+// bound leaves twice that, and a walk that reaches it costs the same
+// memory as any other (the cursor keeps no per-frame state).
+const DefaultMaxFrames = 1 << 20
 
 // Options configure a Cursor.
 type Options struct {
@@ -25,10 +30,19 @@ type Cursor struct {
 	cur   *Frame
 	next  *Frame
 	depth int
-	seen  map[frameKey]struct{}
 	proc  *ProcInfo
 	done  bool
 	err   error
+
+	// Loop detection in O(1) memory, whatever the depth: curKey is the
+	// current frame's key (no progress), checkpoint a frame key saved at
+	// depths 0, 2, 4, 8, ... (Brent's cycle detection: a cycle of length
+	// k entered after mu frames is found within 2·max(mu, k) + k steps),
+	// growsUp the direction the stack must move in toward older frames.
+	curKey         frameKey
+	checkpoint     frameKey
+	nextCheckpoint int
+	growsUp        bool
 }
 
 // NewCursor starts a cursor at initial, the thread's registers (copied).
@@ -44,14 +58,26 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	if opts.MaxFrames <= 0 {
 		opts.MaxFrames = DefaultMaxFrames
 	}
-	c := &Cursor{as: as, arch: arch, opts: opts, cur: NewFrame(n), next: NewFrame(n), seen: map[frameKey]struct{}{}}
+	c := &Cursor{as: as, arch: arch, opts: opts, cur: NewFrame(n), next: NewFrame(n), nextCheckpoint: 2}
+	if d, ok := arch.(StackDirection); ok {
+		c.growsUp = d.StackGrowsUp()
+	}
 	c.cur.CopyFrom(initial)
 	if c.cur.Trust == TrustNone {
 		c.cur.Trust = TrustContext
 	}
 	c.cur.ExactPC = true
-	c.seen[c.key(c.cur)] = struct{}{}
+	c.curKey = c.key(c.cur)
+	c.checkpoint = c.curKey
 	return c, nil
+}
+
+// StackDirection is implemented by arches whose stack grows toward higher
+// addresses (PA-RISC: StackGrowsUp returns true). Every other arch's
+// stack grows down, and an arch that does not implement it is taken to
+// be one of those.
+type StackDirection interface {
+	StackGrowsUp() bool
 }
 
 // frameKey identifies a frame for cycle detection: its PC, its CFA (or
@@ -111,17 +137,46 @@ func (c *Cursor) Step() (bool, error) {
 		return stop(fmt.Errorf("frame %d: %w: caller's %s unknown", c.depth, ErrBadFrame, c.arch.RegName(c.arch.SPReg())))
 	}
 	k := c.key(c.next)
-	if k == c.key(c.cur) && c.next.Trust != TrustContext {
+	if k == c.curKey && c.next.Trust != TrustContext {
 		return stop(fmt.Errorf("frame %d: %w", c.depth, ErrNoProgress))
 	}
-	if _, dup := c.seen[k]; dup {
+	if k == c.checkpoint {
 		return stop(fmt.Errorf("frame %d: %w at pc %#x", c.depth, ErrCycle, k[0]))
 	}
-	c.seen[k] = struct{}{}
+	if err := c.checkDirection(); err != nil {
+		return stop(err)
+	}
 	c.cur, c.next = c.next, c.cur
+	c.curKey = k
 	c.depth++
+	if c.depth == c.nextCheckpoint {
+		c.checkpoint = k
+		c.nextCheckpoint *= 2
+	}
 	c.proc = nil
 	return true, nil
+}
+
+// checkDirection stops a caller whose stack pointer lies on the younger
+// side of its callee's: older frames sit deeper in a stack that grows
+// down (higher addresses) and up (lower addresses) in one that grows up.
+// Equal is allowed (frameless functions, IA-64 frames that live in the
+// register stack). Across a signal frame the stack may jump anywhere (a
+// handler on a sigaltstack, interrupted code on the thread's stack), so
+// a frame that is a signal trampoline, or a caller whose registers come
+// from a saved context, is not checked: libunwind and gdb
+// (UNWIND_INNER_ID only between two normal frames) do the same.
+func (c *Cursor) checkDirection() error {
+	if c.cur.Signal || c.next.Trust == TrustContext {
+		return nil
+	}
+	callee, _ := c.cur.Get(c.arch.SPReg())
+	caller, _ := c.next.Get(c.arch.SPReg())
+	if caller == callee || (caller > callee) != c.growsUp {
+		return nil
+	}
+	return fmt.Errorf("frame %d: %w: caller's %s %#x, this frame's %#x",
+		c.depth, ErrInnerFrame, c.arch.RegName(c.arch.SPReg()), caller, callee)
 }
 
 // safeStep runs the arch stepper and turns a panic (a bug, or hostile

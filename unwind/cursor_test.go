@@ -218,3 +218,161 @@ func TestCursorFrameIdentifier(t *testing.T) {
 		t.Errorf("%d frames, want 5", n)
 	}
 }
+
+// TestCursorFindsCyclesQuickly: a chain that enters a cycle of k frames
+// after mu distinct ones stops with ErrCycle within 2·max(mu, k) + k
+// steps (Brent's bound with checkpoints at depths 0, 2, 4, 8, ...), and
+// not before the cycle has closed once. The frames of the cycle share one
+// sp, so only the cycle check, not the stack direction, can stop it.
+func TestCursorFindsCyclesQuickly(t *testing.T) {
+	for mu := 0; mu <= 40; mu++ {
+		for k := 2; k <= 40; k++ {
+			a := &chainArch{next: map[[2]uint64][2]uint64{}}
+			frame := func(i int) [2]uint64 {
+				if i < mu {
+					return [2]uint64{0x100 + uint64(i), 0x1000 + 16*uint64(i)}
+				}
+				return [2]uint64{0x800 + uint64((i-mu)%k), 0x1000 + 16*uint64(mu)}
+			}
+			for i := 0; i < mu+k; i++ {
+				a.next[frame(i)] = frame(i + 1)
+			}
+			c, err := NewCursor(nullSpace{}, a, start(frame(0)[0], frame(0)[1]), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if more, _ := c.Step(); !more {
+					break
+				}
+			}
+			bound := 2*max(mu, k) + k
+			if !errors.Is(c.Err(), ErrCycle) || a.calls < mu+k || a.calls > bound {
+				t.Errorf("mu %d, k %d: %d steps, err %v; want ErrCycle after %d to %d steps", mu, k, a.calls, c.Err(), mu+k, bound)
+			}
+		}
+	}
+}
+
+// growsUpChain is a chainArch whose stack grows toward higher addresses,
+// as PA-RISC's does.
+type growsUpChain struct{ chainArch }
+
+func (growsUpChain) StackGrowsUp() bool { return true }
+
+// contextChain is a chainArch whose every caller comes from a saved
+// context (a signal frame's), the way a step through a sigreturn
+// trampoline finds the interrupted code.
+type contextChain struct{ chainArch }
+
+func (a *contextChain) Step(as AddrSpace, c *Cache, callee, caller *Frame) (StepResult, error) {
+	res, err := a.chainArch.Step(as, c, callee, caller)
+	caller.Trust = TrustContext
+	return res, err
+}
+
+// TestCursorStackDirection: a caller whose sp lies on the younger side of
+// its callee's stops the walk with ErrInnerFrame, where "younger" depends
+// on the arch's stack direction, except across a signal frame (a handler
+// on a sigaltstack returns to code on the thread's own stack).
+func TestCursorStackDirection(t *testing.T) {
+	down := map[[2]uint64][2]uint64{
+		{0x100, 0x1000}: {0x200, 0x1010},
+		{0x200, 0x1010}: {0x300, 0x1010}, // same sp: a frameless function
+		{0x300, 0x1010}: {0x400, 0x0ff0}, // backwards
+		{0x400, 0x0ff0}: {0x500, 0x2000},
+	}
+	up := map[[2]uint64][2]uint64{
+		{0x100, 0x1000}: {0x200, 0x0ff0},
+		{0x200, 0x0ff0}: {0x300, 0x0ff0},
+		{0x300, 0x0ff0}: {0x400, 0x1010}, // backwards for a stack that grows up
+		{0x400, 0x1010}: {0x500, 0x0800},
+	}
+	for _, tc := range []struct {
+		name    string
+		arch    Arch
+		frames  int
+		wantErr error
+	}{
+		{"grows-down", &chainArch{next: down}, 3, ErrInnerFrame},
+		{"grows-up", &growsUpChain{chainArch{next: up}}, 3, ErrInnerFrame},
+		{"grows-up-arch-walks-down-stack", &growsUpChain{chainArch{next: down}}, 1, ErrInnerFrame},
+		{"signal-frames", &contextChain{chainArch{next: down}}, 5, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewCursor(nullSpace{}, tc.arch, start(0x100, 0x1000), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 1
+			for {
+				more, _ := c.Step()
+				if !more {
+					break
+				}
+				n++
+			}
+			if n != tc.frames || !errors.Is(c.Err(), tc.wantErr) || (tc.wantErr == nil) != (c.Err() == nil) {
+				t.Errorf("%d frames, err %v; want %d frames and %v", n, c.Err(), tc.frames, tc.wantErr)
+			}
+		})
+	}
+}
+
+// endlessArch makes up an endless, well-formed stack: each caller one
+// return address further, 16 bytes older. Only the frame limit ends it.
+type endlessArch struct{ chainArch }
+
+func (*endlessArch) Step(as AddrSpace, c *Cache, callee, caller *Frame) (StepResult, error) {
+	pc, _ := callee.Get(0)
+	sp, _ := callee.Get(1)
+	caller.Set(0, pc+1, SaveLoc{Kind: LocMem, Addr: sp})
+	caller.Set(1, sp+16, SaveLoc{Kind: LocValue})
+	caller.Trust = TrustCFI
+	return StepCaller, nil
+}
+
+// walkEndless walks an endless stack to the frame limit and returns the
+// number of frames.
+func walkEndless(t testing.TB, max int) int {
+	c, err := NewCursor(nullSpace{}, &endlessArch{}, start(0x100, 0x1000), Options{MaxFrames: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1
+	for {
+		more, err := c.Step()
+		if !more {
+			if !errors.Is(err, ErrMaxFrames) || !c.Truncated() {
+				t.Fatalf("after %d frames: %v, want ErrMaxFrames", n, err)
+			}
+			return n
+		}
+		n++
+	}
+}
+
+// TestCursorHardBound: with no limit given, a stack that never ends stops
+// at DefaultMaxFrames with ErrMaxFrames, and a walk of a million frames
+// allocates no more than one of a thousand (the cursor keeps no state per
+// frame).
+func TestCursorHardBound(t *testing.T) {
+	if n := walkEndless(t, 0); n != DefaultMaxFrames {
+		t.Fatalf("%d frames, want DefaultMaxFrames (%d)", n, DefaultMaxFrames)
+	}
+	short := testing.AllocsPerRun(1, func() { walkEndless(t, 1000) })
+	long := testing.AllocsPerRun(1, func() { walkEndless(t, DefaultMaxFrames) })
+	if long != short {
+		t.Errorf("%v allocations walking %d frames, %v walking 1000; want the same", long, DefaultMaxFrames, short)
+	}
+}
+
+// BenchmarkCursorStep is the engine's own cost per frame, without any
+// arch rules: the loop checks.
+func BenchmarkCursorStep(b *testing.B) {
+	frames := 0
+	for b.Loop() {
+		frames += walkEndless(b, 100_000)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
+}

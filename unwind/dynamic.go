@@ -17,6 +17,9 @@ import (
 //   - TABLE and REMOTE_TABLE: the architecture's ordinary unwind table for
 //     the generated code, in target memory, relative to a segment base.
 //
+// dynamic_replay.go replays a DYNAMIC procedure's regions and operations
+// up to an instruction, the same way for every architecture.
+//
 // What the architecture-neutral words mean — what an instruction index
 // counts, which registers operations name, how ADD and POP_FRAMES apply,
 // what a TABLE holds — is each architecture's, documented where it is
@@ -54,8 +57,8 @@ func (t DynOpTag) String() string {
 const QPTrue = 0
 
 // DynOp is one operation (unw_dyn_op_t). When is the instruction index in
-// the region at which it takes effect; -1 means the region's start (label
-// and copy state, stop).
+// the region after which it takes effect; -1 means from the region's
+// start (label and copy state, stop).
 type DynOp struct {
 	Tag  DynOpTag
 	QP   int8

@@ -20,6 +20,9 @@ var (
 	ErrCycle = errors.New("frame cycle")
 	// ErrNoProgress: the caller frame is identical to the current one.
 	ErrNoProgress = errors.New("frame did not move")
+	// ErrInnerFrame: the caller's stack pointer is on the younger side of
+	// its callee's (the stack went the wrong way), outside a signal frame.
+	ErrInnerFrame = errors.New("previous frame inner to this frame (corrupt stack?)")
 	// ErrMaxFrames: stopped by the frame limit.
 	ErrMaxFrames = errors.New("frame limit reached")
 	// ErrNoArch: no Arch is registered for the target machine.

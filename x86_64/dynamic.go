@@ -1,15 +1,15 @@
 package x86_64
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/elfx/cfi"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// Dynamic unwind info on x86-64 (the model and the registration list are
-// package unwind's):
+// Dynamic unwind info on x86-64 (the model, the registration list and the
+// replay of the regions and operations, unwind.ReplayDynamic, are package
+// unwind's):
 //
 //   - An instruction index is a byte offset: a region's InsnCount is its
 //     length in bytes, an operation's When the offset in its region of
@@ -28,21 +28,18 @@ import (
 //     the operation's instruction. SPILL_FP_REL r,off: at rbp+off.
 //   - POP_FRAMES n (n ≥ 1): the epilogue has undone the frame; the entry
 //     state holds again. LABEL_STATE / COPY_STATE save and restore the
-//     whole state by label. ALIAS addr: unwind as the code at addr plus
-//     the same offset from the procedure's start.
+//     whole state by label (at most 64 labels). ALIAS addr: unwind as
+//     the code at addr plus the target's offset in the ALIAS's region,
+//     clipped to the region's length (chains of at most 4).
 //   - Qualifying predicates are ignored: x86-64 does not predicate.
 //
 // The result is a CFI row, so stepping shares the CFI path; the frame's
 // trust is "dynamic". TABLE and REMOTE_TABLE data is an .eh_frame_hdr
 // binary-search table whose FDEs live in target memory (dynamic_table.go).
 
-// maxDynLabels bounds the labelled states of one procedure.
-const maxDynLabels = 64
-
-// maxAliasDepth bounds chains of ALIAS operations (which may loop).
-const maxAliasDepth = 4
-
-var errDynOp = errors.New("invalid dynamic unwind operation")
+// errDynOp: an operation that cannot apply (package unwind's sentinel,
+// which the replay's own errors wrap too).
+var errDynOp = unwind.ErrDynOp
 
 // dynState is the unwind state the operations build.
 type dynState struct {
@@ -76,12 +73,9 @@ func dynamicRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, 
 			return nil, err
 		}
 		if alias != 0 {
-			if depth >= maxAliasDepth {
-				return nil, fmt.Errorf("%w: alias chain longer than %d at %#x", errDynOp, maxAliasDepth, lpc)
-			}
-			api, err := cache.FindProcInfo(as, alias)
+			api, err := unwind.FollowAlias(as, cache, lpc, alias, depth)
 			if err != nil {
-				return nil, fmt.Errorf("alias %#x of %#x: %w", alias, lpc, err)
+				return nil, err
 			}
 			return infoRule(as, cache, api, alias, depth+1)
 		}
@@ -125,38 +119,26 @@ func dynamicRow(d *unwind.DynInfo, lpc uint64) (row cfi.Row, alias uint64, err e
 	if d.Proc == nil || !d.Covers(lpc) {
 		return row, 0, fmt.Errorf("dynamic procedure does not cover %#x: %w", lpc, unwind.ErrNoInfo)
 	}
-	off := int64(lpc - d.StartIP)
 	s := entryState()
-	labels := map[uint64]dynState{}
-spans:
-	for _, sp := range d.Proc.Spans(int64(d.EndIP - d.StartIP)) {
-		if off < sp.Start {
-			break
-		}
-		inRegion := off - sp.Start
-		whole := inRegion >= sp.Len
-		for _, op := range sp.Region.Ops {
-			if !whole && int64(op.When) >= inRegion {
-				break
-			}
-			if op.Tag == unwind.DynStop {
-				break
-			}
-			if op.Tag == unwind.DynAlias {
-				return row, op.Val + uint64(off), nil
-			}
-			if err := s.apply(op, labels); err != nil {
-				return row, 0, fmt.Errorf("procedure %q at %#x: %w", d.Name(), lpc, err)
-			}
-		}
-		if !whole {
-			break spans
-		}
+	alias, err = unwind.ReplayDynamic(dynArch{}, d, &s, int64(lpc-d.StartIP), int64(d.EndIP-d.StartIP))
+	if err != nil {
+		return row, 0, fmt.Errorf("procedure %q at %#x: %w", d.Name(), lpc, err)
+	}
+	if alias != 0 {
+		return row, alias, nil
 	}
 	return s.row(), 0, nil
 }
 
-func (s *dynState) apply(op unwind.DynOp, labels map[uint64]dynState) error {
+// dynArch is x86-64's side of the replay: an instruction index is a byte
+// offset, the state a plain value.
+type dynArch struct{ unwind.PlainDynState[dynState] }
+
+func (dynArch) InsnBytes(n int64) uint64 { return uint64(n) }
+
+func (dynArch) Apply(s *dynState, op unwind.DynOp, _ int64) error { return s.apply(op) }
+
+func (s *dynState) apply(op unwind.DynOp) error {
 	reg := int(op.Reg)
 	val := int64(op.Val)
 	needReg := func() error {
@@ -221,17 +203,6 @@ func (s *dynState) apply(op unwind.DynOp, labels map[uint64]dynState) error {
 		if op.Val >= 1 {
 			*s = entryState()
 		}
-	case unwind.DynLabelState:
-		if _, ok := labels[op.Val]; !ok && len(labels) >= maxDynLabels {
-			return fmt.Errorf("%w: more than %d labelled states", errDynOp, maxDynLabels)
-		}
-		labels[op.Val] = *s
-	case unwind.DynCopyState:
-		st, ok := labels[op.Val]
-		if !ok {
-			return fmt.Errorf("%w: copy_state of unknown label %d", errDynOp, op.Val)
-		}
-		*s = st
 	default:
 		return fmt.Errorf("%w: %v", errDynOp, op)
 	}

@@ -132,10 +132,12 @@ func TestDynamicOpsStatesAndAlias(t *testing.T) {
 	}}
 	s.list.Register(&unwind.DynInfo{StartIP: start, EndIP: start + 0x20, Format: unwind.DynFormatDynamic,
 		Proc: &unwind.DynProcInfo{Name: "g", Regions: []*unwind.DynRegion{body, rest}}})
-	// The alias target: a procedure whose state at the same offset has
-	// 0x18 bytes of stack.
+	// The alias target: a procedure with 0x10 bytes of stack at its
+	// offset 8 (g's 0x18 is at 8 in its region) and 0x20 from 0x11 on
+	// (where g's offset from its own start would lead).
 	s.list.Register(&unwind.DynInfo{StartIP: 0x600000, EndIP: 0x600040, Format: unwind.DynFormatDynamic,
-		Proc: &unwind.DynProcInfo{Name: "target", Regions: []*unwind.DynRegion{{InsnCount: 1, Ops: []unwind.DynOp{unwind.OpAdd(0, 0, RSP, -0x10)}}}}})
+		Proc: &unwind.DynProcInfo{Name: "target", Regions: []*unwind.DynRegion{{InsnCount: 0x40, Ops: []unwind.DynOp{
+			unwind.OpAdd(0, 0, RSP, -0x10), unwind.OpAdd(0, 0x10, RSP, -0x10)}}}}})
 
 	f := s.step(t, start+5, cfa-0x28, 0x7000090)
 	if get(f, RSP) != cfa || get(f, RIP) != 0x666000 || get(f, RBX) != 0xbeef || get(f, R12) != 0x1200-0x40 {
@@ -149,9 +151,9 @@ func TestDynamicOpsStatesAndAlias(t *testing.T) {
 	if get(f, RSP) != cfa || get(f, RIP) != 0x666000 {
 		t.Errorf("copied state: rsp %#x rip %#x", get(f, RSP), get(f, RIP))
 	}
-	// Aliased: at 0x600018 the target has 0x10 bytes of stack, so the
+	// Aliased: at 0x600008 the target has 0x10 bytes of stack, so the
 	// CFA is rsp+0x18; g's own state (one push) would read the return
-	// address at rsp+8 instead.
+	// address at rsp+8 instead, 0x600018's at rsp+0x28.
 	s.put(cfa-16, 0x777000)
 	f = s.step(t, start+0x18, cfa-24, 0x7000090)
 	if get(f, RIP) != 0x666000 || get(f, RSP) != cfa {
@@ -179,5 +181,27 @@ func TestDynamicOpsRejected(t *testing.T) {
 	s.list.Register(d)
 	if _, err := dynamicRule(&s, unwind.NewCache(unwind.CacheNone), d.ProcInfo(), 0x1004, 0); err == nil {
 		t.Error("self alias accepted")
+	}
+}
+
+// An ALIAS in a procedure's second region leads to the alias address
+// plus the target's offset in that region, clipped to the region's
+// length (not its offset from the procedure's start).
+func TestDynamicAliasOffsetInRegion(t *testing.T) {
+	d := &unwind.DynInfo{StartIP: 0x1000, EndIP: 0x1014, Format: unwind.DynFormatDynamic,
+		Proc: &unwind.DynProcInfo{Regions: []*unwind.DynRegion{
+			{InsnCount: 4, Ops: []unwind.DynOp{unwind.OpAdd(0, 0, RSP, -8)}},
+			{InsnCount: 6, Ops: []unwind.DynOp{unwind.OpAlias(0, 1, 0x600000)}},
+			{InsnCount: 10},
+		}}}
+	for _, c := range []struct{ lpc, alias uint64 }{
+		{0x1005, 0},        // the ALIAS takes effect after the region's byte 1
+		{0x1006, 0x600002}, // byte 2 of the region
+		{0x100c, 0x600006}, // past the region: its length
+	} {
+		_, alias, err := dynamicRow(d, c.lpc)
+		if err != nil || alias != c.alias {
+			t.Errorf("%#x: alias %#x %v, want %#x", c.lpc, alias, err, c.alias)
+		}
 	}
 }

@@ -93,10 +93,18 @@ func TestUsageErrors(t *testing.T) {
 }
 
 // The tables view lists the same FDEs, in the same order, with the same
-// first row, as readelf --debug-dump=frames-interp.
+// first row, as readelf --debug-dump=frames-interp, for x86_64 and i386
+// objects (the i386 one with i386 register names).
 func TestTablesMatchReadelf(t *testing.T) {
-	dir := t.TempDir()
-	exe := testenv.BuildC(t, dir, "tab", crashC, "-O2")
+	t.Run("x86_64", func(t *testing.T) {
+		checkTablesMatchReadelf(t, testenv.BuildC(t, t.TempDir(), "tab", crashC, "-O2"), "x86_64", "rsp")
+	})
+	t.Run("i386", func(t *testing.T) {
+		checkTablesMatchReadelf(t, testenv.BuildCross(t, testenv.I386, t.TempDir(), "tab", crashC, "-O2"), "i386", "esp")
+	})
+}
+
+func checkTablesMatchReadelf(t *testing.T, exe, arch, sp string) {
 	code, stdout, stderr := runCLI("tables", exe, "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -104,6 +112,9 @@ func TestTablesMatchReadelf(t *testing.T) {
 	var tab report.Tables
 	if err := json.Unmarshal([]byte(stdout), &tab); err != nil {
 		t.Fatal(err)
+	}
+	if tab.Arch != arch {
+		t.Errorf("arch %q, want %q", tab.Arch, arch)
 	}
 	readelf := testenv.NeedTool(t, "readelf")
 	b, err := exec.Command(readelf, "--debug-dump=frames-interp", exe).Output()
@@ -126,6 +137,8 @@ func TestTablesMatchReadelf(t *testing.T) {
 	for i, e := range tab.Entries {
 		if uint64(e.Start) != want[i][0] || uint64(e.End) != want[i][1] || len(e.Records) == 0 {
 			t.Errorf("entry %d: %#x..%#x (%d rows), readelf %#x..%#x", i, e.Start, e.End, len(e.Records), want[i][0], want[i][1])
+		} else if e.Function != nil && *e.Function == "main" && !strings.Contains(e.Records[0], "cfa="+sp+"+") {
+			t.Errorf("main's first row %q: the CFA is not based on %s", e.Records[0], sp)
 		}
 	}
 }

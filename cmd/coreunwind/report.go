@@ -24,13 +24,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
-	fs.IntVar(&maxFrames, "max-frames", 4096, "frames per thread")
+	fs.IntVar(&maxFrames, "max-frames", analyze.DefaultMaxFrames, "frames per thread")
 	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
+	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -84,7 +85,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
-	if err := writeReport(rep, format, out, stdout, report.TextOptions{Maps: *maps}); err != nil {
+	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, Maps: *maps}, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitOutput
 	}
@@ -101,7 +102,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // writeReport writes to -o FILE when given (the only file coreunwind ever
 // writes), else to stdout.
-func writeReport(rep *report.Report, format, out string, stdout io.Writer, text report.TextOptions) error {
+func writeReport(rep *report.Report, format string, text report.TextOptions, out string, stdout io.Writer) error {
 	w := stdout
 	var f *os.File
 	if out != "" {
@@ -116,7 +117,7 @@ func writeReport(rep *report.Report, format, out string, stdout io.Writer, text 
 	case "json":
 		err = report.WriteJSON(w, rep)
 	case "hpux":
-		err = report.WriteHPUX(w, rep)
+		err = report.WriteHPUXOptions(w, rep, text)
 	default:
 		err = report.WriteTextOptions(w, rep, text)
 	}

@@ -25,7 +25,11 @@ Flags (before or after the arguments):
   --style gdb|hpux       text style: gdb's backtrace (default), or the HP unwind
                          library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
   --threads all|crashed  which threads to print (default all)
-  --max-frames N         frames per thread before stopping (default 4096)
+  --max-frames N         frames per thread before stopping (default: the whole
+                         stack, up to 1,048,576 frames)
+  --no-fold              text: print every frame of deep recursion (by default a
+                         cycle repeated 3+ times prints once, then "[previous N
+                         frames repeated M more times]")
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)

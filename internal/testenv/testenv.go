@@ -4,10 +4,13 @@
 package testenv
 
 import (
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,33 +68,65 @@ func BuildC(t testing.TB, dir, name, src string, flags ...string) string {
 	return out
 }
 
-// Crash runs prog with args in its directory under "ulimit -c
-// unlimited", expects it to die by a signal, and returns the path of the
-// core the kernel wrote (renamed to core.<name> so that several programs
-// can share a directory) and what the program printed.
-func Crash(t testing.TB, prog string, args ...string) (core string, output []byte) {
+// CrashIn runs exe with args in dir under "ulimit -c unlimited" (env
+// entries added to the environment), expects it to die of a signal with
+// a core dump within a minute, and returns the path of the core the
+// kernel wrote there ("core") and what the program printed.
+func CrashIn(t testing.TB, dir, exe string, env []string, args ...string) (core string, output []byte) {
 	t.Helper()
 	NeedCores(t)
-	dir := filepath.Dir(prog)
-	raw := filepath.Join(dir, "core")
-	os.Remove(raw)
-	cmd := exec.Command("sh", append([]string{"-c", `ulimit -c unlimited; exec ./"$0" "$@"`, filepath.Base(prog)}, args...)...)
+	core = filepath.Join(dir, "core")
+	os.Remove(core)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -c unlimited; exec "$0" "$@"`, exe}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	output, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatalf("%s did not crash; it printed:\n%s", prog, output)
+	if ctx.Err() != nil {
+		t.Fatalf("%s did not crash within 60s; it printed:\n%s", exe, output)
 	}
-	// The kernel finishes writing the core before the parent's wait
-	// returns; allow for slow file systems anyway.
-	for i := 0; i < 50; i++ {
-		if _, err := os.Stat(raw); err == nil {
-			break
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		t.Fatalf("%s was expected to crash, got err=%v; it printed:\n%s", exe, err, output)
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || !ws.CoreDump() {
+		t.Fatalf("%s: expected death by a signal with a core dump, got %v; it printed:\n%s", exe, exitErr, output)
+	}
+	WaitForCore(t, core)
+	return core, output
+}
+
+// WaitForCore waits until the core exists and its size stops changing.
+// The kernel writes a file core before the parent can reap the process,
+// so this normally returns at once; the loop covers slow file systems.
+func WaitForCore(t testing.TB, path string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	last := int64(-1)
+	for time.Now().Before(deadline) {
+		fi, err := os.Stat(path)
+		if err == nil && fi.Size() > 0 && fi.Size() == last {
+			return
+		}
+		if err == nil {
+			last = fi.Size()
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	t.Fatalf("no core file at %s after the crash (core_pattern must be \"core\")", path)
+}
+
+// Crash runs prog with args in its own directory (CrashIn) and returns
+// its core renamed to core.<name>, so that several programs can share a
+// directory, and what the program printed.
+func Crash(t testing.TB, prog string, args ...string) (core string, output []byte) {
+	t.Helper()
+	dir := filepath.Dir(prog)
+	raw, output := CrashIn(t, dir, "./"+filepath.Base(prog), nil, args...)
 	core = filepath.Join(dir, "core."+filepath.Base(prog))
 	if err := os.Rename(raw, core); err != nil {
-		t.Fatalf("%s crashed (%v) but left no core: %v", prog, err, err)
+		t.Fatal(err)
 	}
 	return core, output
 }

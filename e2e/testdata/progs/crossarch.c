@@ -1,0 +1,66 @@
+/* crossarch.c: built for other architectures and run under qemu-user.
+ * Three threads: main waits in pthread_join, a sleeper in pause, and a
+ * worker that crashes as argv[1] says: "segv" (a NULL store in a leaf),
+ * "abort", or "signal" (raise SIGUSR1, whose handler does the NULL
+ * store: the core holds a signal frame). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *mode = "segv";
+int *volatile target; /* NULL: stores through it crash */
+
+__attribute__((noinline)) void handler_crash(int sig) {
+	*target = sig;
+}
+
+static void on_usr1(int sig) {
+	handler_crash(sig);
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) void crash_leaf(int depth) {
+	if (strcmp(mode, "abort") == 0)
+		abort();
+	if (strcmp(mode, "signal") == 0)
+		raise(SIGUSR1);
+	*target = depth;
+}
+
+__attribute__((noinline)) void crash_mid(int depth) {
+	crash_leaf(depth + 1);
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) void crash_top(int depth) {
+	crash_mid(depth + 1);
+	__asm__ volatile("");
+}
+
+static void *worker(void *arg) {
+	crash_top(0);
+	return arg;
+}
+
+static void *sleeper(void *arg) {
+	for (;;)
+		pause();
+	return arg;
+}
+
+int main(int argc, char **argv) {
+	pthread_t s, w;
+	pthread_attr_t attr;
+	if (argc > 1)
+		mode = argv[1];
+	signal(SIGUSR1, on_usr1);
+	/* Small stacks: qemu-user cores are not sparse. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_create(&s, &attr, sleeper, NULL);
+	pthread_create(&w, &attr, worker, NULL);
+	pthread_join(w, NULL);
+	return 0;
+}

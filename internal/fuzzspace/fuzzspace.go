@@ -1,0 +1,104 @@
+// Package fuzzspace is the address space of the arch packages' Step fuzz
+// targets: a real program's text and CFI at their link addresses and a
+// stack of fuzzer bytes, so that every path of a stepper (CFI rows and
+// expressions, trampolines, frame pointers, scanning) runs on hostile
+// stack contents and registers. Tests only.
+package fuzzspace
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// Program is a static executable's text and unwind tables.
+type Program struct {
+	Obj      *elfx.Object
+	Text     []byte
+	TextAddr uint64
+}
+
+// Open reads the program at exe; it is closed when f's test ends.
+func Open(f testing.TB, exe string) *Program {
+	f.Helper()
+	obj, err := elfx.Open(exe)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { obj.Close() })
+	text := obj.ELF().Section(".text")
+	if text == nil {
+		f.Fatalf("%s has no .text", exe)
+	}
+	code, err := text.Data()
+	if err != nil {
+		f.Fatal(err)
+	}
+	return &Program{Obj: obj, Text: code, TextAddr: text.Addr}
+}
+
+// Space is the program with a stack at StackAddr.
+type Space struct {
+	*Program
+	Stack     []byte
+	StackAddr uint64
+}
+
+func (s *Space) ByteOrder() binary.ByteOrder { return s.Obj.ELF().ByteOrder }
+func (s *Space) PtrSize() int                { return s.Obj.PtrSize() }
+
+func (s *Space) ReadMem(addr uint64, p []byte) error {
+	for _, r := range []struct {
+		b    []byte
+		base uint64
+	}{{s.Text, s.TextAddr}, {s.Stack, s.StackAddr}} {
+		if addr >= r.base && addr-r.base < uint64(len(r.b)) && uint64(len(p)) <= uint64(len(r.b))-(addr-r.base) {
+			copy(p, r.b[addr-r.base:])
+			return nil
+		}
+	}
+	return unwind.ErrUnavailable
+}
+
+func (s *Space) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
+	fde, err := s.Obj.FindFDE(ip)
+	if err != nil {
+		return nil, unwind.ErrNoInfo
+	}
+	return &unwind.ProcInfo{StartIP: fde.Begin, EndIP: fde.End, Format: unwind.FormatCFI, Info: fde}, nil
+}
+
+func (s *Space) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
+func (s *Space) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
+
+func (s *Space) IsCode(addr uint64) bool {
+	return addr >= s.TextAddr && addr-s.TextAddr < uint64(len(s.Text))
+}
+
+// Walk steps from callee up to 64 times, calling arch.Step itself, not
+// through a cursor (which turns panics into errors): a panic is a bug
+// to fix. A caller without a pc and no error fails the test.
+func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Frame, checks ...func(t *testing.T, depth int, caller *unwind.Frame)) {
+	t.Helper()
+	cache := unwind.NewCache(unwind.CacheGlobal)
+	for depth := 0; depth < 64; depth++ {
+		caller := unwind.NewFrame(arch.NumRegs())
+		res, err := arch.Step(as, cache, callee, caller)
+		if err != nil || res == unwind.StepEnd {
+			if err != nil && errors.Is(err, unwind.ErrReadOnly) {
+				t.Fatal("a step tried to write")
+			}
+			return
+		}
+		if _, ok := caller.Get(arch.PCReg()); !ok {
+			t.Fatalf("depth %d: a caller without a pc and no error", depth)
+		}
+		for _, check := range checks {
+			check(t, depth, caller)
+		}
+		callee = caller
+	}
+}

@@ -1,0 +1,47 @@
+// Package stackscan holds what the arch packages' fallback unwinders
+// (frame chains and stack scanning, for code without unwind info) share:
+// whether an address is code, and the bounded scan of the stack for a
+// word an arch accepts as a return address.
+package stackscan
+
+import "github.com/coreunwind/coreunwind/unwind"
+
+// IsCode reports whether addr is in executable memory. Address spaces
+// that cannot tell accept every readable address.
+func IsCode(as unwind.AddrSpace, addr uint64) bool {
+	if cc, ok := as.(unwind.CodeChecker); ok {
+		return cc.IsCode(addr)
+	}
+	var b [1]byte
+	return as.ReadMem(addr, b[:]) == nil
+}
+
+// Words bounds a scan, as minidump-stackwalk's: how many words above the
+// stack pointer are tried as return addresses.
+const Words = 512
+
+// Find returns the first pointer-sized word at or above sp (within
+// Words) that accept turns into a return address, and the slot it was
+// read from. The window shrinks where the stack ends before it.
+func Find(as unwind.AddrSpace, sp uint64, accept func(word uint64) (ra uint64, ok bool)) (slot, ra uint64, found bool) {
+	var buf [Words * 8]byte
+	w := as.PtrSize()
+	if w != 4 {
+		w = 8
+	}
+	n := Words * w
+	for n > 0 && as.ReadMem(sp, buf[:n]) != nil {
+		n /= 2
+	}
+	order := as.ByteOrder()
+	for i := 0; i+w <= n; i += w {
+		word := uint64(order.Uint32(buf[i:]))
+		if w == 8 {
+			word = order.Uint64(buf[i:])
+		}
+		if ra, ok := accept(word); ok {
+			return sp + uint64(i), ra, true
+		}
+	}
+	return 0, 0, false
+}
