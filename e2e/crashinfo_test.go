@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -372,4 +373,65 @@ func readelfLoads(t *testing.T, core string) []loadSegment {
 		segs = append(segs, loadSegment{fmt.Sprintf("%#x", start), fmt.Sprintf("%#x", start+size), string(perms)})
 	}
 	return segs
+}
+
+// TestFrameRegisters: the registers the report lists for each frame, and
+// how it recovered them, against gdb's info registers in that frame.
+func TestFrameRegisters(t *testing.T) {
+	t.Parallel()
+	exe := buildProgram(t, "crashkinds")
+	c := crashProgram(t, exe, nil, "null-write")
+	_, r := unwindJSON(t, []string{"--threads", "crashed"}, c.Core, c.Exe)
+	var rep struct {
+		Threads []struct {
+			Frames []struct {
+				Index     int        `json:"index"`
+				Function  *string    `json:"function"`
+				Inlined   bool       `json:"inlined"`
+				Registers []regEntry `json:"registers"`
+			} `json:"frames"`
+		} `json:"threads"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil || len(rep.Threads) != 1 {
+		t.Fatalf("%v: %d threads", err, len(rep.Threads))
+	}
+	frames := rep.Threads[0].Frames
+	const n = 3 // write_count, main, __libc_start_call_main
+	if len(frames) < n {
+		t.Fatalf("%d frames", len(frames))
+	}
+	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set width 0",
+		"-ex", "set backtrace past-main on", "-ex", "set backtrace past-entry on"}
+	for i := range n {
+		args = append(args, "-ex", fmt.Sprintf("frame %d", i), "-ex", fmt.Sprintf("echo --frame %d--\\n", i), "-ex", "info registers")
+	}
+	out := runTool(t, testenv.NeedTool(t, "gdb"), append(args, c.Exe, c.Core)...)
+	sections := strings.Split(out, "--frame ")
+	if len(sections) != n+1 {
+		t.Fatalf("gdb printed %d frame sections:\n%s", len(sections)-1, out)
+	}
+	hows := map[string]bool{"context": true, "same": true, "memory": true, "register": true, "value": true}
+	for i := range n {
+		gdbRegs := map[string]string{}
+		for _, m := range gdbRegLine.FindAllStringSubmatch(sections[i+1], -1) {
+			gdbRegs[m[1]] = m[2]
+		}
+		f := frames[i]
+		if f.Inlined || len(f.Registers) == 0 {
+			t.Fatalf("frame %d (%v): no registers", i, strptr(f.Function))
+		}
+		for _, reg := range f.Registers {
+			if !hows[reg.How] || (i == 0) != (reg.How == "context") {
+				t.Errorf("frame %d register %s: how %q", i, reg.Name, reg.How)
+			}
+			if gv, ok := gdbRegs[reg.Name]; !ok || gv != reg.Value {
+				t.Errorf("frame %d (%s) register %s = %s (%s); gdb: %q", i, strptr(f.Function), reg.Name, reg.Value, reg.How, gv)
+			}
+		}
+		for _, must := range []string{"rip", "rsp"} {
+			if !slices.ContainsFunc(f.Registers, func(r regEntry) bool { return r.Name == must }) {
+				t.Errorf("frame %d lacks %s", i, must)
+			}
+		}
+	}
 }
