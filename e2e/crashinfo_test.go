@@ -57,36 +57,38 @@ type crashKind struct {
 	gdbPrint string
 	// recursion is the cycle a stack overflow must name.
 	recursion []string
+	// i386: the case also runs built for i386 (program "i386-"+prog).
+	i386 bool
 }
 
 var crashKinds = []crashKind{
-	{name: "null-read", prog: "crashkinds", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
+	{name: "null-read", i386: true, prog: "crashkinds", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
 		summary: []string{"read of field at offset $gdb of a NULL pointer"}, gdbPrint: "/x (unsigned long)&((struct record *)0)->count"},
-	{name: "null-write", prog: "crashkinds", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
+	{name: "null-write", i386: true, prog: "crashkinds", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
 		summary: []string{"write of field at offset $gdb of a NULL pointer"}, gdbPrint: "/x (unsigned long)&((struct record *)0)->count"},
-	{name: "wild-call", prog: "crashkinds", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
+	{name: "wild-call", i386: true, prog: "crashkinds", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
 		summary: []string{"execution of address 0xdead0000, outside every mapping: the call `call *%", " = 0xdead0000) in dispatch (frame #1) went there"}},
 	{name: "null-function-pointer", prog: "nullfn-O0", signal: "SIGSEGV", kind: "bad_jump",
 		summary: []string{"execution of address 0x0 (a NULL function pointer), outside every mapping: the call `call *%", " = 0x0) in dispatch (frame #1) went there"}},
-	{name: "stack-overflow", prog: "crashkinds", args: []string{"stack-overflow"}, signal: "SIGSEGV", kind: "stack_overflow",
+	{name: "stack-overflow", i386: true, prog: "crashkinds", args: []string{"stack-overflow"}, signal: "SIGSEGV", kind: "stack_overflow",
 		summary: []string{"stack overflow: recursion down_a -> down_b -> down_a"}, recursion: []string{"down_a", "down_b"}},
-	{name: "thread-stack-overflow", prog: "crashkinds", args: []string{"thread-overflow"}, signal: "SIGSEGV", kind: "stack_overflow",
+	{name: "thread-stack-overflow", i386: true, prog: "crashkinds", args: []string{"thread-overflow"}, signal: "SIGSEGV", kind: "stack_overflow",
 		summary: []string{"stack overflow: recursion down_a -> down_b -> down_a", "in its guard page"}, recursion: []string{"down_a", "down_b"}},
 	{name: "non-canonical", prog: "crashkinds", args: []string{"non-canonical"}, signal: "SIGSEGV", kind: "non_canonical_address",
 		summary: []string{"read of non-canonical address 0x8000000000000010"}},
-	{name: "string-literal-write", prog: "crashkinds", args: []string{"rodata-write"}, signal: "SIGSEGV", kind: "write_to_read_only",
+	{name: "string-literal-write", i386: true, prog: "crashkinds", args: []string{"rodata-write"}, signal: "SIGSEGV", kind: "write_to_read_only",
 		summary: []string{"write to read-only memory at", "in .rodata of", "a string literal"}},
-	{name: "assert", prog: "crashkinds", args: []string{"assert"}, signal: "SIGABRT", kind: "assertion",
+	{name: "assert", i386: true, prog: "crashkinds", args: []string{"assert"}, signal: "SIGABRT", kind: "assertion",
 		summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
-	{name: "abort-message", prog: "crashkinds", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
+	{name: "abort-message", i386: true, prog: "crashkinds", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
 		summary: []string{"abort() with message: free(): double free detected"}},
 	{name: "uncaught-exception", prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
-	{name: "sigill", prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
+	{name: "sigill", i386: true, prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
 		summary: []string{"executed ud2 at"}},
-	{name: "sigfpe", prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
+	{name: "sigfpe", i386: true, prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
 		summary: []string{"integer division by zero: idivl"}},
-	{name: "sigbus-truncated-mmap", prog: "crashkinds", args: []string{"sigbus"}, signal: "SIGBUS", kind: "beyond_end_of_file",
+	{name: "sigbus-truncated-mmap", i386: true, prog: "crashkinds", args: []string{"sigbus"}, signal: "SIGBUS", kind: "beyond_end_of_file",
 		summary: []string{"at offset 0x1000 of the mapped file ", "truncated.dat: that page lies past the end of the file"}},
 }
 
@@ -99,7 +101,15 @@ var crashKinds = []crashKind{
 // C++ exception's type).
 func TestCrashInfo(t *testing.T) {
 	t.Parallel()
+	var all []crashKind
 	for _, k := range crashKinds {
+		all = append(all, k)
+		if k.i386 {
+			k.name, k.prog = "i386/"+k.name, "i386-"+k.prog
+			all = append(all, k)
+		}
+	}
+	for _, k := range all {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
 			exe := buildProgram(t, k.prog)
@@ -181,7 +191,7 @@ func TestCrashInfo(t *testing.T) {
 
 			// The abort message: gdb's __abort_msg->msg, and what glibc
 			// printed.
-			if k.signal == "SIGABRT" && k.prog == "crashkinds" {
+			if k.signal == "SIGABRT" && strings.HasSuffix(k.prog, "crashkinds") {
 				if cr.AbortMessage == nil || g.abortMsg == "" || *cr.AbortMessage != g.abortMsg {
 					t.Errorf("abort message %v; gdb: %q", strptr(cr.AbortMessage), g.abortMsg)
 				}
@@ -294,9 +304,13 @@ func runGDBCrash(t *testing.T, exe, core, extraPrint string) *gdbCrash {
 		// x/i prints nothing after "=> 0x...:" when it cannot read
 		// the pc (the error goes to stderr): end its line.
 		"-ex", "x/i $pc", "-ex", "echo \\n", "-ex", "info registers", "-ex", "info proc mappings",
-		"-ex", "print $_siginfo._sifields._sigfault.si_addr", "-ex", "print __abort_msg->msg"}
+		"-ex", "echo @@si_addr\\n", "-ex", "print $_siginfo._sifields._sigfault.si_addr",
+		// With glibc's debug info (libc6-dbg) gdb knows struct
+		// abort_msg_s; without it (i386), the text is 4 bytes in.
+		"-ex", "echo @@abort_msg\\n", "-ex", "print __abort_msg->msg",
+		"-ex", "echo @@abort_msg\\n", "-ex", "print (char *)(*(char **)&__abort_msg + 4)"}
 	if extraPrint != "" {
-		args = append(args, "-ex", "print "+extraPrint)
+		args = append(args, "-ex", "echo @@extra\\n", "-ex", "print "+extraPrint)
 	}
 	out := runTool(t, gdb, append(args, exe, core)...)
 	g := &gdbCrash{regs: map[string]string{}}
@@ -314,20 +328,26 @@ func runGDBCrash(t *testing.T, exe, core, extraPrint string) *gdbCrash {
 	for _, m := range gdbMapLine.FindAllStringSubmatch(out, -1) {
 		g.maps = append(g.maps, gdbMapping{m[1], m[2], m[3], strings.TrimSpace(m[4])})
 	}
-	for _, m := range gdbValue.FindAllStringSubmatch(out, -1) {
+	// Each print follows its marker; a print gdb refuses prints no value.
+	for _, sec := range strings.Split(out, "@@")[1:] {
+		what, rest, _ := strings.Cut(sec, "\n")
+		m := gdbValue.FindStringSubmatch(rest)
+		if m == nil {
+			continue
+		}
 		v := m[2]
-		switch m[1] {
-		case "1": // si_addr: "(void *) 0x18" or "(void *) 0x55... <fn+4>"
+		switch what {
+		case "si_addr": // "(void *) 0x18" or "(void *) 0x55... <fn+4>"
 			if f := strings.Fields(strings.TrimPrefix(v, "(void *) ")); len(f) > 0 {
 				g.siAddr = f[0]
 			}
-		case "2": // "0x7f... "free(): ...\n""
-			if i := strings.IndexByte(v, '"'); i >= 0 {
+		case "abort_msg": // 0x7f... "free(): ...\n"
+			if i := strings.IndexByte(v, '"'); i >= 0 && g.abortMsg == "" {
 				if s, err := strconv.Unquote(v[i:]); err == nil {
 					g.abortMsg = strings.TrimRight(s, "\n")
 				}
 			}
-		case "3":
+		case "extra":
 			g.print = v
 		}
 	}
@@ -338,13 +358,17 @@ func runGDBCrash(t *testing.T, exe, core, extraPrint string) *gdbCrash {
 }
 
 // normInsn makes gdb's and coreunwind's instruction text comparable:
-// one space between fields, gdb's "# 0x... <sym>" comment removed.
+// one space between fields, gdb's "# 0x... <sym>" comment and a branch
+// target's " <sym>" removed.
 func normInsn(s string) string {
 	if i := strings.Index(s, "#"); i >= 0 {
 		s = s[:i]
 	}
+	s = gdbSymbolNote.ReplaceAllString(s, "")
 	return strings.Join(strings.Fields(s), " ")
 }
+
+var gdbSymbolNote = regexp.MustCompile(` <[^>]*>`)
 
 type loadSegment struct{ start, end, perms string }
 

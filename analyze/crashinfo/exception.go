@@ -105,7 +105,7 @@ func ReadTypeInfoName(m Memory, ti uint64) (string, error) {
 // 16-byte entries whose first word is the block).
 func (a *analysis) ehGlobals() (uint64, error) {
 	if a.in.CodeSymbol == nil || a.in.ThreadPointer == nil {
-		return 0, errors.New("no symbols")
+		return 0, errors.New("no symbols or thread pointer")
 	}
 	fn, ok := a.in.CodeSymbol("__cxa_get_globals")
 	if !ok {
