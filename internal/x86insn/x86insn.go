@@ -21,8 +21,8 @@ type Mode struct {
 	Bits int // 64 or 32
 	// Regs numbers the general registers in hardware order (ax cx dx bx
 	// sp bp si di, then r8..r15 in 64-bit mode) as the arch does.
-	Regs      []int
-	PC, SP    int // the arch's numbers of the instruction and stack pointers
+	Regs   []int
+	PC, SP int // the arch's numbers of the instruction and stack pointers
 }
 
 // Decode decodes one instruction with x86asm, and works out what it
