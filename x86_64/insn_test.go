@@ -133,19 +133,3 @@ func regNames(rs []int) []string {
 	}
 	return out
 }
-
-// FuzzDecodeInsn: any bytes decode or fail, never panic, and a decoded
-// length fits in the bytes.
-func FuzzDecodeInsn(f *testing.F) {
-	for _, s := range [][]byte{{0x8b, 0x40, 0x18}, {0xf3, 0x0f, 0x1e, 0xfa}, {0xc5, 0xf8, 0x77}, {0x0f, 0x0b},
-		{0xf7, 0x7d, 0xf8}, {0x89, 0xbd, 0xfc, 0xfd, 0xff, 0xff}, {0x67, 0x8b, 0x04, 0x8b}, {0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0}} {
-		f.Add(s, uint64(0x401000))
-	}
-	var arch x86_64.Arch
-	f.Fuzz(func(t *testing.T, code []byte, pc uint64) {
-		in, err := arch.DecodeInsn(code, pc, func(r int) (uint64, bool) { return uint64(r) * 0x1111, r%3 != 0 })
-		if err == nil && (in.Len <= 0 || in.Len > len(code)) {
-			t.Fatalf("length %d of %d bytes", in.Len, len(code))
-		}
-	})
-}
