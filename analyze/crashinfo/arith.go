@@ -39,6 +39,9 @@ func (a *analysis) arithmetic() {
 		div, where = v, a.regName(in.Divisor)
 	case in.HasMemAddr && in.Mem != unwind.MemNone:
 		n := in.DivisorBits / 8
+		if n < 1 || n > 8 {
+			return
+		}
 		b := make([]byte, 8)
 		if a.in.Mem.ReadMem(in.MemAddr, b[:n]) != nil {
 			return
@@ -49,6 +52,9 @@ func (a *analysis) arithmetic() {
 	}
 	if in.DivisorBits < 64 {
 		div &= 1<<in.DivisorBits - 1
+	}
+	if in.DivisorBits > 64 {
+		return
 	}
 	switch {
 	case div == 0:
