@@ -46,6 +46,7 @@ func init() {
 	add("a64-dyn", gcc, "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
 	add("a64-nullfn", gcc, "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, a64Static...)...)
 	add("a64-exception", gxx, "exception", append([]string{"-g", "-O1", "exception.cc"}, a64Static...)...)
+	add("a64-crashkinds", gcc, "crashkinds", append([]string{"-g", "-O0", "crashkinds.c", "-lpthread"}, a64Static...)...)
 	// Functions without CFI: with frame records, and without (their
 	// prologue saves only x30: the frame-record chain would skip them).
 	programs["a64-nocfi"] = nocfiBuild(a64.Triple+"-", nil, a64Static)
@@ -67,8 +68,8 @@ func a64Crash(t *testing.T, prog string, args ...string) crash {
 	if err := os.WriteFile(local, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	core, _ := testenv.CrashUnderQemu(t, a64, local, args...)
-	return crash{Dir: dir, Exe: local, Core: core}
+	core, out := testenv.CrashUnderQemu(t, a64, local, args...)
+	return crash{Dir: dir, Exe: local, Core: core, Output: string(out)}
 }
 
 // a64GDB is gdb-multiarch on an aarch64 core, with the cross C library as

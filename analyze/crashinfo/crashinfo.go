@@ -79,7 +79,7 @@ func Analyze(in *Input) *report.Crash {
 	switch in.Signal.Name {
 	case "SIGSEGV", "SIGBUS":
 		a.memoryFault()
-	case "SIGILL":
+	case "SIGILL", "SIGTRAP":
 		a.illegal()
 	case "SIGFPE":
 		a.arithmetic()

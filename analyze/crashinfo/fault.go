@@ -39,6 +39,15 @@ func (a *analysis) memoryFault() {
 			return
 		}
 	}
+	if !s.HasAddr && a.hasPC && s.Name == "SIGSEGV" && a.insn == nil && a.complete() {
+		// No siginfo (qemu-user's cores): a pc outside every mapping
+		// or in one without execute permission still proves it, as the
+		// thread cannot have run there.
+		if m := a.mappingAt(a.pc); m == nil || m.Perms[2] == '-' {
+			a.execFault(a.pc)
+			return
+		}
+	}
 	if !s.HasAddr || s.Code <= 0 || s.Code >= siKernel {
 		return
 	}
