@@ -128,7 +128,8 @@ func baseName(fn string) string {
 	if i := strings.IndexByte(fn, '('); i > 0 {
 		fn = fn[:i]
 	}
-	return strings.TrimPrefix(fn, "__GI_")
+	// libstdc++'s DWARF names its ABI functions in their namespace.
+	return strings.TrimPrefix(strings.TrimPrefix(fn, "__GI_"), "__cxxabiv1::")
 }
 
 // callerOf names the frame after frame i, after prefix: " by main at

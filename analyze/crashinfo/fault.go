@@ -241,9 +241,9 @@ func (a *analysis) execFault(addr uint64) {
 	}
 	m := a.mappingAt(addr)
 	switch {
-	case m == nil && addr < 1<<16 && a.complete():
+	case m == nil && addr == 0 && a.complete():
 		a.c.Kind = "bad_jump"
-		a.c.Summary = fmt.Sprintf("execution of address %#x (a NULL function pointer), outside every mapping: %s", addr, how)
+		a.c.Summary = fmt.Sprintf("execution of address 0x0 (a NULL function pointer), outside every mapping: %s", how)
 	case m == nil && a.complete():
 		a.c.Kind = "bad_jump"
 		a.c.Summary = fmt.Sprintf("execution of address %#x, outside every mapping: %s", addr, how)
