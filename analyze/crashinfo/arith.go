@@ -12,7 +12,7 @@ func (a *analysis) illegal() {
 	switch {
 	case a.insn != nil && a.insn.Class == unwind.InsnTrap:
 		a.c.Kind = "trap_instruction"
-		a.c.Summary = fmt.Sprintf("executed %s at %#x, an instruction that always raises %s: __builtin_trap(), or a trap the compiler put on a path it proved unreachable",
+		a.c.Summary = fmt.Sprintf("executed %s at %#x, an instruction that always raises %s (what __builtin_trap() compiles to)",
 			a.insn.Text, a.pc, a.in.Signal.Name)
 	case a.in.Signal.Name == "SIGILL" && a.insn == nil && a.c.Instruction == nil && a.hasPC && len(a.c.Details) > 0:
 		a.c.Kind = "illegal_instruction"

@@ -34,7 +34,7 @@ func (a *analysis) memoryFault() {
 		if d, ok := a.in.Arch.(unwind.InsnDecoder); ok && !d.CanonicalAddr(a.insn.MemAddr) {
 			a.setAccess(a.insn.Mem.String(), a.insn.MemAddr)
 			a.c.Kind = "non_canonical_address"
-			a.c.Summary = fmt.Sprintf("%s of non-canonical address %#x%s: no pointer can hold it (a corrupted or uninitialized pointer)",
+			a.c.Summary = fmt.Sprintf("%s of non-canonical address %#x%s: no valid pointer holds it",
 				verb(a.insn.Mem), a.insn.MemAddr, a.operandRegs())
 			return
 		}
@@ -85,7 +85,7 @@ func (a *analysis) memoryFault() {
 		}
 	case m != nil && s.Code == segvAccErr && m.Perms == "---":
 		a.c.Kind = "inaccessible"
-		a.c.Summary = fmt.Sprintf("%s of %#x in the %s, which allows no access (a guard page or a protected region)", access, addr, describe(m, addr))
+		a.c.Summary = fmt.Sprintf("%s of %#x in the %s, which allows no access", access, addr, describe(m, addr))
 	case m == nil && s.Code == segvMapErr && a.complete():
 		a.c.Kind = "unmapped"
 		a.c.Summary = fmt.Sprintf("%s of address %#x, outside every mapping%s", access, addr, a.operandRegs())
