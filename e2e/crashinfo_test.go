@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -511,5 +513,49 @@ func TestFrameRegisters(t *testing.T) {
 				t.Errorf("frame %d lacks %s", i, must)
 			}
 		}
+	}
+}
+
+// TestTriageByCrashAnalysis: triage buckets stack overflows by their
+// recursion cycle (the main thread's and a thread's, reached from
+// different entry points, are one bucket) and failed assertions by their
+// message.
+func TestTriageByCrashAnalysis(t *testing.T) {
+	t.Parallel()
+	exe := buildProgram(t, "crashkinds")
+	dir := t.TempDir()
+	for i, kind := range []string{"stack-overflow", "thread-overflow", "assert"} {
+		c := crashProgram(t, exe, nil, kind)
+		b, err := os.ReadFile(c.Core)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("core.%d", i)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runCoreunwind(t, "triage", "--format", "json", "--binaries", filepath.Dir(exe), dir)
+	if r.Code != exitOK {
+		t.Fatalf("triage: exit %d\n%s", r.Code, r.Stderr)
+	}
+	var sum struct {
+		Buckets []struct {
+			Signature string   `json:"signature"`
+			Cores     []string `json:"cores"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, b := range sum.Buckets {
+		got[b.Signature] = len(b.Cores)
+	}
+	want := map[string]int{
+		"stack overflow: down_a -> down_b":                                         2,
+		"assertion: crashkinds.c: check_balance: Assertion `balance >= 0' failed.": 1,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("buckets %v, want %v", got, want)
 	}
 }
