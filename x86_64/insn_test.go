@@ -35,6 +35,7 @@ var insnCases = []insnCase{
 	{asm: "mov %edi,-0x204(%rbp)", mem: unwind.MemWrite, memAddr: 0x7ffc0100 - 0x204, divisor: -1, regs: []int{x86_64.RBP, x86_64.RDI}},
 	{asm: "cmpb $0,(%rsi)", mem: unwind.MemRead, memAddr: 0x2000, divisor: -1, regs: []int{x86_64.RSI}},
 	{asm: "push %rbp", mem: unwind.MemWrite, memAddr: 0x7ffc0000 - 8, class: unwind.InsnPush, divisor: -1, regs: []int{x86_64.RBP, x86_64.RSP}},
+	{asm: "call 0x10", mem: unwind.MemWrite, memAddr: 0x7ffc0000 - 8, class: unwind.InsnCall, divisor: -1, regs: []int{x86_64.RSP}},
 	{asm: "call *%rax", mem: unwind.MemWrite, memAddr: 0x7ffc0000 - 8, class: unwind.InsnCall, divisor: -1, regs: []int{x86_64.RAX, x86_64.RSP}},
 	{asm: "call *0x10(%rbx)", mem: unwind.MemRead, memAddr: 0x1010, class: unwind.InsnCall, divisor: -1, regs: []int{x86_64.RBX}},
 	{asm: "idivl -0x8(%rbp)", mem: unwind.MemRead, memAddr: 0x7ffc0100 - 8, class: unwind.InsnDivide, divisor: -1, regs: []int{x86_64.RBP}},
@@ -109,8 +110,7 @@ func TestDecodeInsn(t *testing.T) {
 		if uint64(in.Len) != end-want[i].addr {
 			t.Errorf("%s: length %d, objdump says %d", c.asm, in.Len, end-want[i].addr)
 		}
-		// x86asm writes retq/callq where objdump writes ret/call.
-		got := strings.NewReplacer("retq", "ret", "callq", "call").Replace(strings.Join(strings.Fields(in.Text), " "))
+		got := strings.Join(strings.Fields(in.Text), " ")
 		if got != want[i].text {
 			t.Errorf("%s: text %q, objdump says %q", c.asm, in.Text, want[i].text)
 		}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"golang.org/x/arch/x86/x86asm"
@@ -57,7 +58,7 @@ func (md *Mode) Decode(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 			inst.Args[i] = m
 		}
 	}
-	in.Text = x86asm.GNUSyntax(inst, pc, nil)
+	in.Text = gdbMnemonic(x86asm.GNUSyntax(inst, pc, nil))
 	addReg := func(r int) {
 		for _, x := range in.Regs {
 			if x == r {
@@ -245,4 +246,18 @@ func regValue(x86r x86asm.Reg, r int, reg func(int) (uint64, bool)) (uint64, boo
 		v &= 0xffff
 	}
 	return v, ok
+}
+
+// gdbMnemonic writes ret and call as gdb and objdump do (x86asm's GNU
+// syntax says retq, callq).
+func gdbMnemonic(text string) string {
+	for _, m := range [...]struct{ from, to string }{{"retq", "ret"}, {"callq", "call"}} {
+		if text == m.from {
+			return m.to
+		}
+		if rest, ok := strings.CutPrefix(text, m.from+" "); ok {
+			return m.to + " " + rest
+		}
+	}
+	return text
 }
