@@ -28,6 +28,9 @@ need /usr/lib/debug/.build-id libc6-dbg
 need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
 # LLVM's JITs register relocatable objects with the GDB JIT interface.
 need /usr/lib/llvm-14/bin/llvm-config llvm-14-dev
+# elfutils' debuginfod server (and debuginfod-find): the debuginfod
+# client is tested against the real thing.
+need debuginfod debuginfod
 # Compressed cores.
 need zstd zstd
 need xz xz-utils
@@ -52,6 +55,9 @@ need arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
 need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
 need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu
 need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
+# (and big-endian ppc64, ELFv1: function descriptors, qemu-ppc64 cores)
+need powerpc64-linux-gnu-gcc gcc-powerpc64-linux-gnu
+need /usr/powerpc64-linux-gnu/lib/libc.so.6 libc6-dev-ppc64-cross
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
 # i386: Debian's i686 cross compiler and C library (never gcc-multilib:

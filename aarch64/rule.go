@@ -32,15 +32,17 @@ var errNoCFI = errors.New("no CFI")
 // ruleFor returns the rule for lookup address lpc (pc is the frame's PC,
 // used to recognize the trampoline by its code).
 func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
-	if v, ok := cache.Rule(lpc); ok {
-		if r, ok := v.(*rule); ok {
-			return r
-		}
+	rc := rules.In(cache)
+	if r, ok := rc.Get(lpc); ok {
+		return r
 	}
 	r := computeRule(as, cache, lpc, pc)
-	cache.PutRule(lpc, r)
+	rc.Put(lpc, r)
 	return r
 }
+
+// rules is this arch's rule table in each unwind.Cache.
+var rules = unwind.NewRuleKind[*rule]()
 
 // computeRule looks at the code first: the sigreturn trampoline is
 // unwound from the signal context the kernel saved, which holds every

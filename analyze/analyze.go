@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/elfx/debuginfod"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -42,6 +43,11 @@ type Options struct {
 	// PerfMap is a perf-PID.map naming JIT code; "" looks for one beside
 	// the core.
 	PerfMap string
+	// Debuginfod, when enabled, fetches by build ID the executables and
+	// libraries that no local file matches and the debug files that are
+	// not installed. One client serves a whole batch: each file is
+	// fetched once.
+	Debuginfod *debuginfod.Client
 }
 
 // DefaultMaxFrames is the frame limit per thread when Options.MaxFrames
@@ -60,6 +66,7 @@ func Analyze(path string, opts Options) (*report.Report, error) {
 	c, err := corefile.Open(path, corefile.Options{
 		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
 		TempDir: opts.TempDir, Files: opts.Files, FindByBuildID: opts.FindByBuildID,
+		FetchByBuildID: fetchExecutable(opts.Debuginfod),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)

@@ -162,3 +162,56 @@ func BenchmarkAnalyzeDeep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
 }
+
+// BenchmarkStepWarm is one x86-64 step with a warm rule cache: every
+// frame of every thread of the bench core, stepped in turn (op = one
+// step). The frames are collected once; the timed loop calls the arch
+// stepper alone, so the cursor's bookkeeping is not measured.
+func BenchmarkStepWarm(b *testing.B) {
+	core, exe := benchCore(b)
+	c, err := corefile.Open(core, corefile.Options{Executable: exe})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	objs := elfx.NewCache()
+	defer objs.Close()
+	tg, _ := newTarget(c, objs, nil)
+	arch := x86_64.Arch{}
+	cache := unwind.NewCache(unwind.CacheGlobal)
+	var frames []*unwind.Frame
+	for _, th := range c.Threads {
+		init, err := arch.FrameFromThread(&unwind.ThreadState{GRegs: th.GRegs, Order: c.ByteOrder()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur, err := unwind.NewCursor(tg, arch, init, unwind.Options{Cache: cache})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			f := unwind.NewFrame(arch.NumRegs())
+			f.CopyFrom(cur.Frame())
+			frames = append(frames, f)
+			if more, _ := cur.Step(); !more {
+				break
+			}
+		}
+	}
+	caller := unwind.NewFrame(arch.NumRegs())
+	for _, f := range frames { // warm: every rule computed once
+		caller.Reset()
+		arch.Step(tg, cache, f, caller)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		caller.Reset()
+		if _, err := arch.Step(tg, cache, frames[i], caller); err != nil && i+1 < len(frames) {
+			_ = err // the outermost frames end with an error or StepEnd
+		}
+		if i++; i == len(frames) {
+			i = 0
+		}
+	}
+}

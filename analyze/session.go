@@ -29,6 +29,7 @@ func Open(path string, opts Options) (*Session, error) {
 	c, err := corefile.Open(path, corefile.Options{
 		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
 		TempDir: opts.TempDir, Files: opts.Files, FindByBuildID: opts.FindByBuildID,
+		FetchByBuildID: fetchExecutable(opts.Debuginfod),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
@@ -54,6 +55,7 @@ func newSession(c *corefile.Core, opts Options) *Session {
 	if len(debugDirs) == 0 {
 		debugDirs = elfx.DefaultDebugDirs
 	}
+	useDebuginfod(c, s.objs, debugDirs, opts)
 	var warnings []string
 	s.target, warnings = newTarget(c, s.objs, debugDirs)
 	s.target.jitState.perfMapPath = opts.PerfMap

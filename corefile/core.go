@@ -32,6 +32,12 @@ type Options struct {
 	// whose build ID the core records (a batch's --binaries indexed by
 	// build ID); they are tried after the usual candidates.
 	FindByBuildID func(buildID string) []string
+	// FetchByBuildID, when set, fetches the file of a module whose build
+	// ID the core records when no local candidate is accepted (a
+	// debuginfod client): it returns the file's path. The modules of a
+	// core are fetched concurrently; the file fetched is checked like any
+	// candidate, and a failed fetch is a warning naming the module.
+	FetchByBuildID func(buildID string) (string, error)
 }
 
 // Core is an opened core file.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Module is one ELF object mapped into the process: the main executable,
@@ -73,11 +74,15 @@ func (c *Core) findModules(opts Options) {
 		}
 		return a.Start < b.Start
 	})
-	kept := c.Modules[:0]
+	var toResolve []*Module
 	for _, mod := range c.Modules {
 		if !mod.InCore && mod.place == nil {
-			c.resolveFile(mod, opts)
+			toResolve = append(toResolve, mod)
 		}
+	}
+	c.resolveFiles(toResolve, opts)
+	kept := c.Modules[:0]
+	for _, mod := range c.Modules {
 		if !mod.notELF {
 			kept = append(kept, mod)
 		}
@@ -240,15 +245,84 @@ func (cf candidateFile) release() {
 }
 
 // resolveFile finds, checks and maps the file for mod and registers its
-// mappings as overlays.
+// mappings as overlays; when no local file is accepted, it fetches one by
+// build ID (opts.FetchByBuildID).
 func (c *Core) resolveFile(mod *Module, opts Options) {
-	var looked []string
-	refused := false
-	for _, path := range candidates(mod, opts) {
+	look := c.tryFiles(mod, candidates(mod, opts), opts)
+	if look.found || !fetchable(mod, opts) {
+		c.reportUnresolved(mod, look, nil)
+		return
+	}
+	path, err := opts.FetchByBuildID(mod.BuildID)
+	c.resolveFetched(mod, look, path, err, opts)
+}
+
+// fetchable reports whether mod's file can be fetched by build ID.
+func fetchable(mod *Module, opts Options) bool {
+	return mod.BuildID != "" && opts.FetchByBuildID != nil
+}
+
+// resolveFetched tries the file fetched for mod (path, or the fetch's
+// error) after the local candidates failed as look says.
+func (c *Core) resolveFetched(mod *Module, look lookResult, path string, err error, opts Options) {
+	if err == nil {
+		more := c.tryFiles(mod, []string{path}, opts)
+		look.found, look.refused = more.found, look.refused || more.refused
+	}
+	c.reportUnresolved(mod, look, err)
+}
+
+// resolveFiles resolves the files of mods: the local candidates of each
+// first, then, all at once, fetches by build ID for those still missing
+// (each fetch may wait on a network).
+func (c *Core) resolveFiles(mods []*Module, opts Options) {
+	var missing []*Module
+	looks := map[*Module]lookResult{}
+	for _, mod := range mods {
+		look := c.tryFiles(mod, candidates(mod, opts), opts)
+		if look.found || !fetchable(mod, opts) {
+			c.reportUnresolved(mod, look, nil)
+			continue
+		}
+		missing = append(missing, mod)
+		looks[mod] = look
+	}
+	type fetched struct {
+		path string
+		err  error
+	}
+	got := make([]fetched, len(missing))
+	var wg sync.WaitGroup
+	for i, mod := range missing {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i].path, got[i].err = opts.FetchByBuildID(mod.BuildID)
+		}()
+	}
+	wg.Wait()
+	for i, mod := range missing {
+		c.resolveFetched(mod, looks[mod], got[i].path, got[i].err, opts)
+	}
+}
+
+// lookResult is what trying a module's candidate files found.
+type lookResult struct {
+	found   bool
+	refused bool     // some file was refused (build ID mismatch, not ELF)
+	looked  []string // candidates that do not exist
+	notELF  bool     // mod turned out to be a mapped data file
+}
+
+// tryFiles tries paths in turn for mod; the first accepted is mapped and
+// its mappings registered as overlays.
+func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
+	var res lookResult
+	for _, path := range paths {
 		cf, err := openCandidate(path, opts.Files)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				looked = append(looked, path)
+				res.looked = append(res.looked, path)
 			} else {
 				c.warnf("module %s: %s: %v", mod.Path, path, err)
 			}
@@ -257,14 +331,15 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 		reject := func(format string, args ...any) {
 			c.warnf("module %s: "+format+": not used", append([]any{mod.Path}, args...)...)
 			cf.release()
-			refused = true
+			res.refused = true
 		}
 		if !cf.elf {
 			if mod.headerUnknown {
 				// Not a module after all: a mapped data file.
 				mod.notELF = true
 				cf.release()
-				return
+				res.notELF = true
+				return res
 			}
 			reject("%s is not an ELF file", path)
 			continue
@@ -310,17 +385,34 @@ func (c *Core) resolveFile(mod *Module, opts Options) {
 				exec: execAt(loads, m.Offset)})
 		}
 		c.fileStatus[mod.Path] = ""
+		res.found = true
+		return res
+	}
+	return res
+}
+
+// reportUnresolved records why mod has no file (nothing when it has one),
+// with the fetch's error when one was tried.
+func (c *Core) reportUnresolved(mod *Module, res lookResult, fetchErr error) {
+	if res.found || res.notELF {
 		return
 	}
-	if refused {
+	fetched := ""
+	if fetchErr != nil {
+		fetched = "; " + fetchErr.Error()
+	}
+	if res.refused {
 		c.fileStatus[mod.Path] = "refused (build ID mismatch or not ELF)"
-		if len(looked) == 0 {
+		if len(res.looked) == 0 {
+			if fetchErr != nil {
+				c.warnf("module %s: build ID %s: no file accepted%s", mod.Path, mod.BuildID, fetched)
+			}
 			return
 		}
 	} else {
 		c.fileStatus[mod.Path] = "not found"
 	}
-	c.warnf("module %s: not found (looked in %s)", mod.Path, strings.Join(looked, ", "))
+	c.warnf("module %s: not found (looked in %s)%s", mod.Path, strings.Join(res.looked, ", "), fetched)
 }
 
 // sliceReader reads an image held in a byte slice by offset.

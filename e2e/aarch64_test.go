@@ -53,10 +53,16 @@ func init() {
 	programs["a64-nocfi-nofp"] = nocfiBuild(a64.Triple+"-", []string{"-fomit-frame-pointer"}, a64Static)
 }
 
-// a64Crash copies a built program into a fresh directory (qemu names its
-// cores by program, so parallel crashes must not share one) and crashes it
-// under qemu-aarch64.
+// a64Crash crashes a built program under qemu-aarch64.
 func a64Crash(t *testing.T, prog string, args ...string) crash {
+	t.Helper()
+	return qemuCrash(t, a64, prog, args...)
+}
+
+// qemuCrash copies a built program into a fresh directory (qemu names its
+// cores by program, so parallel crashes must not share one) and crashes it
+// under arch's qemu-user.
+func qemuCrash(t *testing.T, arch testenv.CrossArch, prog string, args ...string) crash {
 	t.Helper()
 	exe := buildProgram(t, prog)
 	dir := t.TempDir()
@@ -68,7 +74,7 @@ func a64Crash(t *testing.T, prog string, args ...string) crash {
 	if err := os.WriteFile(local, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	core, out := testenv.CrashUnderQemu(t, a64, local, args...)
+	core, out := testenv.CrashUnderQemu(t, arch, local, args...)
 	return crash{Dir: dir, Exe: local, Core: core, Output: string(out)}
 }
 
@@ -285,13 +291,19 @@ func TestAArch64SignalHandlerCrash(t *testing.T) {
 	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }
 
-// a64LiveStops runs exe under qemu-aarch64's gdbstub and gdb-multiarch,
+// a64LiveStops is qemuLiveStops under qemu-aarch64.
+func a64LiveStops(t *testing.T, exe string, args []string, stops int) [][]refbt.Frame {
+	t.Helper()
+	return qemuLiveStops(t, a64, exe, args, stops)
+}
+
+// qemuLiveStops runs exe under arch's qemu-user gdbstub and gdb-multiarch,
 // continues stops times and returns the current thread's backtrace at
 // each stop (a signal arriving). One gdb connects once: qemu's stub
 // serves a single connection.
-func a64LiveStops(t *testing.T, exe string, args []string, stops int) [][]refbt.Frame {
+func qemuLiveStops(t *testing.T, arch testenv.CrossArch, exe string, args []string, stops int) [][]refbt.Frame {
 	t.Helper()
-	qemu := testenv.NeedTool(t, a64.Qemu)
+	qemu := testenv.NeedTool(t, arch.Qemu)
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -301,7 +313,7 @@ func a64LiveStops(t *testing.T, exe string, args []string, stops int) [][]refbt.
 	l.Close()
 	q := exec.Command(qemu, append([]string{"-g", strconv.Itoa(port), exe}, args...)...)
 	q.Dir = filepath.Dir(exe)
-	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+a64.Sysroot())
+	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+arch.Sysroot())
 	if err := q.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +433,13 @@ func a64CheckCall(t *testing.T, objdump, exe string, th *reportThread, i int) {
 // report's frame 0.
 func TestAArch64PprofAndTriage(t *testing.T) {
 	t.Parallel()
-	c := a64Crash(t, "a64-static", "segv")
+	checkPprofAndTriage(t, a64Crash(t, "a64-static", "segv"))
+}
+
+// checkPprofAndTriage checks the pprof profile and the triage bucket of
+// a SIGSEGV core against its JSON report.
+func checkPprofAndTriage(t *testing.T, c crash) {
+	t.Helper()
 	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
 	th := rep.thread(rep.Core.CrashedTID)
 	if th == nil || len(th.Frames) == 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -132,10 +133,20 @@ const (
 // an error, never a crash.
 func runCoreunwind(t *testing.T, args ...string) run {
 	t.Helper()
+	return runCoreunwindEnv(t, nil, args...)
+}
+
+// runCoreunwindEnv is runCoreunwind with env entries added to the
+// environment.
+func runCoreunwindEnv(t *testing.T, env []string, args ...string) run {
+	t.Helper()
 	needCoreunwind(t)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, coreunwindBin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -21,6 +21,19 @@ type Cache struct {
 	byFile  map[fileKey]*cacheEntry
 	byBuild map[string]*Object
 	objects []*Object
+
+	fetch      DebugFetcher // nil: local debug files only
+	unwindOnly bool
+}
+
+// SetDebugFetcher makes the cache fetch the separate debug file of an
+// object opened later that has none locally and no DWARF of its own
+// (with unwindOnly, only of one without .eh_frame). A failed fetch is
+// returned by Open alongside the object, which stays usable.
+func (c *Cache) SetDebugFetcher(fetch DebugFetcher, unwindOnly bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fetch, c.unwindOnly = fetch, unwindOnly
 }
 
 // fileKey identifies a file version without reading it.
@@ -46,7 +59,9 @@ func NewCache() *Cache {
 
 // Open returns the shared Object for path, opening it and attaching its
 // separate debug file (searched in debugDirs, DefaultDebugDirs when empty)
-// on first use. A missing debug file is not an error.
+// on first use. A missing debug file is not an error; one that the
+// fetcher (SetDebugFetcher) failed to fetch is, returned with the usable
+// object.
 func (c *Cache) Open(path string, debugDirs []string) (*Object, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -83,7 +98,15 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	}
 	// A missing or rejected debug file leaves the object usable with the
 	// symbols and tables it carries itself.
-	_, _ = o.AttachDebugFile(debugDirs)
+	var fetchErr error
+	if _, err := o.AttachDebugFile(debugDirs); err != nil {
+		c.mu.Lock()
+		fetch, unwindOnly := c.fetch, c.unwindOnly
+		c.mu.Unlock()
+		if fetch != nil && o.wantsFetchedDebug(unwindOnly) {
+			fetchErr = o.attachFetched(fetch)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id := buildKey(o, path); id != "" {
@@ -95,7 +118,7 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 		c.byBuild[id] = o
 	}
 	c.objects = append(c.objects, o)
-	return o, nil
+	return o, fetchErr
 }
 
 // Close closes every object the cache opened.

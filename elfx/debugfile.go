@@ -47,21 +47,10 @@ func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
 		if _, err := os.Stat(path); err != nil {
 			return false
 		}
-		dbg, err := Open(path)
-		if err != nil {
+		if err := o.attachChecked(path, check); err != nil {
 			rejected = append(rejected, err)
 			return false
 		}
-		err = check(dbg)
-		if err == nil && o.buildID != "" && dbg.buildID != "" && dbg.buildID != o.buildID {
-			err = fmt.Errorf("build ID %s does not match %s's %s", dbg.buildID, o.name, o.buildID)
-		}
-		if err != nil {
-			rejected = append(rejected, fmt.Errorf("elfx: debug file %s rejected: %w", path, err))
-			dbg.Close()
-			return false
-		}
-		o.setDebug(dbg, path)
 		return true
 	}
 	noCheck := func(*Object) error { return nil }
@@ -103,6 +92,50 @@ func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
 		return "", fmt.Errorf("elfx: %s: %w: %w", o.name, ErrNoDebugFile, errors.Join(rejected...))
 	}
 	return "", fmt.Errorf("elfx: %s: %w (build ID %q, debug dirs %s)", o.name, ErrNoDebugFile, o.buildID, strings.Join(debugDirs, ":"))
+}
+
+// attachChecked opens the debug file at path and attaches it if it
+// passes check and carries the object's build ID.
+func (o *Object) attachChecked(path string, check func(*Object) error) error {
+	dbg, err := Open(path)
+	if err != nil {
+		return err
+	}
+	err = check(dbg)
+	if err == nil && o.buildID != "" && dbg.buildID != "" && dbg.buildID != o.buildID {
+		err = fmt.Errorf("build ID %s does not match %s's %s", dbg.buildID, o.name, o.buildID)
+	}
+	if err != nil {
+		dbg.Close()
+		return fmt.Errorf("elfx: debug file %s rejected: %w", path, err)
+	}
+	o.setDebug(dbg, path)
+	return nil
+}
+
+// DebugFetcher fetches an object's separate debug file by build ID from
+// somewhere other than the local debug directories (a debuginfod
+// server), returning its path.
+type DebugFetcher func(buildID string) (string, error)
+
+// wantsFetchedDebug reports whether a debug file is worth fetching for o,
+// which has none attached: it has no DWARF of its own, and when only
+// unwinding is asked, no .eh_frame either (the debug file may then have
+// .debug_frame).
+func (o *Object) wantsFetchedDebug(unwindOnly bool) bool {
+	if o.buildID == "" || o.DebugFile() != "" || o.hasDWARF() {
+		return false
+	}
+	return !unwindOnly || o.section(".eh_frame") == nil
+}
+
+// attachFetched fetches and attaches o's debug file.
+func (o *Object) attachFetched(fetch DebugFetcher) error {
+	path, err := fetch(o.buildID)
+	if err != nil {
+		return err
+	}
+	return o.attachChecked(path, func(*Object) error { return nil })
 }
 
 // DebugFile is the path of the attached separate debug file, or "".

@@ -170,3 +170,69 @@ func TestNoDebugFile(t *testing.T) {
 		t.Errorf("SourceFrames = %v, %v", fr, err)
 	}
 }
+
+// TestFetchedDebugFile: a Cache with a debug fetcher (debuginfod) asks
+// for the debug file of an object that has none installed and no DWARF,
+// and attaches what comes back only if its build ID matches; a failed
+// fetch is Open's error beside a usable object. With unwindOnly, an
+// object with .eh_frame is not worth a fetch.
+func TestFetchedDebugFile(t *testing.T) {
+	dir := t.TempDir()
+	stripped, debug := splitDebug(t, dir)
+	none := []string{filepath.Join(dir, "none")}
+	var asked []string
+	fetchFrom := func(path string, err error) DebugFetcher {
+		return func(id string) (string, error) {
+			asked = append(asked, id)
+			return path, err
+		}
+	}
+
+	c := NewCache()
+	defer c.Close()
+	c.SetDebugFetcher(fetchFrom(debug, nil), false)
+	o, err := c.Open(stripped, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DebugFile() != debug || len(asked) != 1 || asked[0] != o.BuildID() {
+		t.Fatalf("debug file %q after fetches %q", o.DebugFile(), asked)
+	}
+	checkAttached(t, o, debug)
+
+	other := compile(t, t.TempDir(), "gcc", "other", "c", "int main(void){return 1;}\n", "-g")
+	c2 := NewCache()
+	defer c2.Close()
+	c2.SetDebugFetcher(fetchFrom(other, nil), false)
+	if o, err := c2.Open(stripped, none); o == nil || o.DebugFile() != "" || err == nil || !strings.Contains(err.Error(), "build ID") {
+		t.Errorf("another build's debug file: %v, %v", o, err)
+	}
+
+	c3 := NewCache()
+	defer c3.Close()
+	c3.SetDebugFetcher(fetchFrom("", errors.New("not found on any server")), false)
+	if o, err := c3.Open(stripped, none); o == nil || err == nil {
+		t.Errorf("failed fetch: %v, %v", o, err)
+	}
+
+	asked = nil
+	c4 := NewCache()
+	defer c4.Close()
+	c4.SetDebugFetcher(fetchFrom(debug, nil), true)
+	if _, err := c4.Open(stripped, none); err != nil || len(asked) != 0 {
+		t.Errorf("unwind only, with .eh_frame: %v, asked %q", err, asked)
+	}
+	// Installed debug files come first.
+	c5 := NewCache()
+	defer c5.Close()
+	c5.SetDebugFetcher(fetchFrom(debug, nil), false)
+	id := o.BuildID()
+	root := filepath.Join(t.TempDir(), "debug")
+	p := filepath.Join(root, ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	data, _ := os.ReadFile(debug)
+	os.WriteFile(p, data, 0o644)
+	if _, err := c5.Open(stripped, []string{root}); err != nil || len(asked) != 0 {
+		t.Errorf("with a local debug file: %v, asked %q", err, asked)
+	}
+}

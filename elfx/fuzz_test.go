@@ -90,6 +90,13 @@ func fuzzSeeds(f *testing.F) [][]byte {
 			}
 		}
 	}
+	// Big-endian ppc64 (ELFv1): function symbols are .opd descriptors.
+	out := filepath.Join(dir, "opd")
+	if exec.Command("powerpc64-linux-gnu-gcc", "-O2", "-nostartfiles", "-nostdlib", "-e", "main", "-o", out, src).Run() == nil {
+		if b, err := os.ReadFile(out); err == nil {
+			seeds = append(seeds, b)
+		}
+	}
 	return seeds
 }
 

@@ -37,6 +37,7 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 	}
 	n := len(data) / entSize
 	order := f.ByteOrder
+	opd := o.funcDescriptors()
 	for i := 1; i < n; i++ { // entry 0 is the null symbol
 		b := data[i*entSize : (i+1)*entSize]
 		var s rawSym
@@ -47,7 +48,16 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 			s = rawSym{name: order.Uint32(b), value: uint64(order.Uint32(b[4:])), size: uint64(order.Uint32(b[8:])),
 				info: b[12], shndx: elf.SectionIndex(order.Uint16(b[14:]))}
 		}
-		if e, ok := codeSymbol(f, s, strs); ok {
+		e, ok := codeSymbol(f, s, strs)
+		if ok && isOPD(f, e.section) {
+			// An ELFv1 function descriptor: name its code, or nothing
+			// where the descriptors are not readable (a debug file).
+			ok = opd != nil
+			if ok {
+				e, ok = opd.resolve(o, e)
+			}
+		}
+		if ok {
 			out = append(out, e)
 		}
 	}

@@ -32,13 +32,17 @@ var errNoCFI = errors.New("no CFI")
 // ruleFor returns the rule for lookup address lpc (pc is the frame's PC,
 // used to recognize a trampoline by its code).
 func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
-	if v, ok := cache.Rule(lpc); ok {
-		return v.(*rule)
+	rc := rules.In(cache)
+	if r, ok := rc.Get(lpc); ok {
+		return r
 	}
 	r := computeRule(as, cache, lpc, pc)
-	cache.PutRule(lpc, r)
+	rc.Put(lpc, r)
 	return r
 }
+
+// rules is this arch's rule table in each unwind.Cache.
+var rules = unwind.NewRuleKind[*rule]()
 
 func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
 	pi, err := cache.FindProcInfo(as, lpc)

@@ -7,50 +7,26 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
 // dynMemSpace is a synthesized address space: sparse memory in one byte
 // order and registered dynamic info.
 type dynMemSpace struct {
-	order binary.ByteOrder
-	mem   map[uint64]byte
-	dyn   []*unwind.DynInfo
+	*unwindtest.Space
+	dyn []*unwind.DynInfo
 }
 
 func newDynMemSpace(o binary.ByteOrder) *dynMemSpace {
-	return &dynMemSpace{order: o, mem: map[uint64]byte{}}
-}
-
-func (s *dynMemSpace) ByteOrder() binary.ByteOrder { return s.order }
-func (s *dynMemSpace) PtrSize() int                { return 8 }
-func (s *dynMemSpace) ReadMem(addr uint64, p []byte) error {
-	for i := range p {
-		b, ok := s.mem[addr+uint64(i)]
-		if !ok {
-			return fmt.Errorf("%#x: %w", addr+uint64(i), unwind.ErrUnavailable)
+	s := &dynMemSpace{}
+	s.Space = &unwindtest.Space{Order: o, Procs: func(ip uint64) (*unwind.ProcInfo, error) {
+		if d := unwind.NewDynIndex(s.dyn, 1).Lookup(ip); d != nil {
+			return d.ProcInfo(), nil
 		}
-		p[i] = b
-	}
-	return nil
+		return nil, unwind.ErrNoInfo
+	}}
+	return s
 }
-func (s *dynMemSpace) put(addr, v uint64) {
-	var b [8]byte
-	s.order.PutUint64(b[:], v)
-	s.putBytes(addr, b[:])
-}
-func (s *dynMemSpace) putBytes(addr uint64, b []byte) {
-	for i, c := range b {
-		s.mem[addr+uint64(i)] = c
-	}
-}
-func (s *dynMemSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	if d := unwind.NewDynIndex(s.dyn, 1).Lookup(ip); d != nil {
-		return d.ProcInfo(), nil
-	}
-	return nil, unwind.ErrNoInfo
-}
-func (s *dynMemSpace) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
-func (s *dynMemSpace) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
 
 // Addresses of the synthesized frames.
 const (
@@ -113,9 +89,9 @@ func TestDynamicOperations(t *testing.T) {
 				Proc: &unwind.DynProcInfo{Name: "gen", Regions: []*unwind.DynRegion{r}}}
 			s.dyn = []*unwind.DynInfo{d}
 			psp := uint64(calleeSP + 64)
-			s.put(stacked(33), 0x777|3<<7)
-			s.put(psp-8, callerIP)
-			s.put(calleeSP+16, 0x4040)
+			s.PutWord(stacked(33), 0x777|3<<7)
+			s.PutWord(psp-8, callerIP)
+			s.PutWord(calleeSP+16, 0x4040)
 
 			type want struct {
 				ip, sp, pfs, r4, b1 uint64
@@ -161,8 +137,8 @@ func TestDynamicOperations(t *testing.T) {
 func TestDynamicStates(t *testing.T) {
 	s := newDynMemSpace(binary.BigEndian)
 	psp := uint64(calleeSP + 0x200) // a variable frame: psp saved in r35
-	s.put(stacked(35), psp)
-	s.put(stacked(34), callerIP)
+	s.PutWord(stacked(35), psp)
+	s.PutWord(stacked(34), callerIP)
 	regions := []*unwind.DynRegion{
 		{InsnCount: 6, Ops: []unwind.DynOp{
 			unwind.OpSaveReg(unwind.QPTrue, 1, UnwSP, UnwGR+35),
@@ -268,9 +244,9 @@ func TestDynamicTable(t *testing.T) {
 			s := newDynMemSpace(o)
 			const seg, table, info = procStart - 0x100, 0x6000000000001000, 0x6000000000002000
 			// One entry for the procedure's first 0x40 bytes.
-			s.put(table, procStart-seg)
-			s.put(table+8, procStart+0x40-seg)
-			s.put(table+16, info-seg)
+			s.PutWord(table, procStart-seg)
+			s.PutWord(table+8, procStart+0x40-seg)
+			s.PutWord(table+16, info-seg)
 			desc := []byte{
 				0x03,             // R1 prologue, rlen 3
 				0xe0, 0x01, 0x04, // P7 mem_stack_f t=1 size=4 (64 bytes)
@@ -278,9 +254,9 @@ func TestDynamicTable(t *testing.T) {
 				0x28, // R1 body, rlen 8
 				0,    // padding
 			}
-			s.put(info, 1<<48|1) // version 1, one word of descriptors
-			s.putBytes(info+8, desc)
-			s.put(stacked(34), callerIP)
+			s.PutWord(info, 1<<48|1) // version 1, one word of descriptors
+			s.Put(info+8, desc)
+			s.PutWord(stacked(34), callerIP)
 			s.dyn = []*unwind.DynInfo{{StartIP: procStart, EndIP: procStart + 0x100, Format: format,
 				Table: &unwind.DynTableInfo{Name: "tab", Segbase: seg, TableLen: 3, TableData: table}}}
 			caller, err := stepOnce(t, s, calleeFrame(5, 0))

@@ -133,15 +133,16 @@ func whenTarget(ip, start uint64) int64 {
 	return 3*int64((ip&^0xf)-start)/16 + int64(ip&0xf)
 }
 
+// scripts is the IA-64 rule table of each unwind.Cache.
+var scripts = unwind.NewRuleKind[*script]()
+
 // scriptFor returns the script for frame f's ip, from the cache when an
 // earlier step computed it. pr is the frame's predicates, for predicated
 // records; scripts that consulted them are not cached.
 func scriptFor(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (*script, *unwind.ProcInfo, error) {
 	ip, _ := f.Get(IP)
-	if r, ok := cache.Rule(ip); ok {
-		if s, ok := r.(*script); ok {
-			return s, nil, nil
-		}
+	if s, ok := scripts.In(cache).Get(ip); ok {
+		return s, nil, nil
 	}
 	pi, err := cache.FindProcInfo(as, f.LookupPC(IP))
 	if err != nil || pi == nil {
@@ -156,7 +157,7 @@ func scriptFor(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (*scri
 		return nil, pi, err
 	}
 	if !predicated && s != leafScript {
-		cache.PutRule(ip, s)
+		scripts.In(cache).Put(ip, s)
 	}
 	return s, pi, nil
 }

@@ -63,9 +63,9 @@ type dynRule struct {
 // notDynamic is cached for pcs whose info is not registered dynamic info.
 var notDynamic = &dynRule{}
 
-// dynRuleKey keeps dynamic rules apart from ruleFor's, which are keyed by
-// the 4-byte aligned pc itself.
-func dynRuleKey(pc uint64) uint64 { return pc | 1 }
+// dynRules is the table of dynamic rules of each unwind.Cache, keyed by
+// pc.
+var dynRules = unwind.NewRuleKind[*dynRule]()
 
 // stepDynamic steps callee through registered dynamic info when its pc
 // has some. handled is false for a pc without registered info (and for
@@ -74,11 +74,12 @@ func dynRuleKey(pc uint64) uint64 { return pc | 1 }
 func (a Arch) stepDynamic(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (res unwind.StepResult, handled bool, err error) {
 	pc, _ := callee.Get(PC)
 	var dr *dynRule
-	if v, ok := cache.Rule(dynRuleKey(pc)); ok {
-		dr = v.(*dynRule)
+	rc := dynRules.In(cache)
+	if r, ok := rc.Get(pc); ok {
+		dr = r
 	} else {
 		dr = a.dynRuleFor(as, cache, callee.LookupPC(PC), pc)
-		cache.PutRule(dynRuleKey(pc), dr)
+		rc.Put(pc, dr)
 	}
 	if dr == notDynamic || dr.err != nil {
 		return unwind.StepEnd, false, nil

@@ -3,56 +3,11 @@ package pa64
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
-
-// dynSpace is a synthesized target: memory by byte, registered entries.
-type dynSpace struct {
-	order binary.ByteOrder
-	ptr   int
-	mem   map[uint64]byte
-	dyn   *unwind.DynIndex
-}
-
-func (s *dynSpace) ByteOrder() binary.ByteOrder { return s.order }
-func (s *dynSpace) PtrSize() int                { return s.ptr }
-func (s *dynSpace) ReadMem(a uint64, p []byte) error {
-	for i := range p {
-		b, ok := s.mem[a+uint64(i)]
-		if !ok {
-			return fmt.Errorf("%#x: %w", a+uint64(i), unwind.ErrUnavailable)
-		}
-		p[i] = b
-	}
-	return nil
-}
-func (s *dynSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	if d := s.dyn.Lookup(ip); d != nil {
-		return d.ProcInfo(), nil
-	}
-	return nil, unwind.ErrNoInfo
-}
-func (s *dynSpace) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
-func (s *dynSpace) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
-
-func (s *dynSpace) put(a uint64, b []byte) {
-	for i, c := range b {
-		s.mem[a+uint64(i)] = c
-	}
-}
-
-func (s *dynSpace) putWord(a, v uint64) {
-	b := make([]byte, s.ptr)
-	if s.ptr == 4 {
-		s.order.PutUint32(b, uint32(v))
-	} else {
-		s.order.PutUint64(b, v)
-	}
-	s.put(a, b)
-}
 
 // dynCase is one target of the table-driven tests: both byte orders, both
 // word sizes.
@@ -67,12 +22,20 @@ var dynCases = []dynCase{
 	{"hppa-be", binary.BigEndian, false}, {"hppa-le", binary.LittleEndian, false},
 }
 
-func (c dynCase) space(infos ...*unwind.DynInfo) *dynSpace {
+// space is a synthesized target of the case's byte order and word size
+// whose registered entries are infos.
+func (c dynCase) space(infos ...*unwind.DynInfo) *unwindtest.Space {
 	ptr := 4
 	if c.wide {
 		ptr = 8
 	}
-	return &dynSpace{order: c.order, ptr: ptr, mem: map[uint64]byte{}, dyn: unwind.NewDynIndex(infos, 1)}
+	dyn := unwind.NewDynIndex(infos, 1)
+	return &unwindtest.Space{Order: c.order, Ptr: ptr, Procs: func(ip uint64) (*unwind.ProcInfo, error) {
+		if d := dyn.Lookup(ip); d != nil {
+			return d.ProcInfo(), nil
+		}
+		return nil, unwind.ErrNoInfo
+	}}
 }
 
 func dynProc(start, end uint64, regions ...*unwind.DynRegion) *unwind.DynInfo {
@@ -116,9 +79,9 @@ func TestDynamicPrologueTiming(t *testing.T) {
 			}}, &unwind.DynRegion{InsnCount: 12})
 			as := c.space(p)
 			const base = 0x7f000
-			as.putWord(base-16, 0x2000|3)
-			as.putWord(base, 0x44)
-			as.putWord(base+128-2*w, 0x55)
+			as.PutWord(base-16, 0x2000|3)
+			as.PutWord(base, 0x44)
+			as.PutWord(base+128-2*w, 0x55)
 			regs := func(sp uint64) map[int]uint64 {
 				return map[int]uint64{SP: sp, RP: 0x3000, 4: 4, 5: 5, 6: 6, 19: 0x66}
 			}
@@ -171,7 +134,7 @@ func TestDynamicFramePointer(t *testing.T) {
 			}}, &unwind.DynRegion{InsnCount: -10})
 			as := c.space(p)
 			const base = 0x7f000
-			as.putWord(base+8, 0x77)
+			as.PutWord(base+8, 0x77)
 			f, res, err := stepAt(t, a, as, 0x1018, false, map[int]uint64{SP: base + 1064, R3: base, R31: 0x4000, 7: 7, 9: 100})
 			if err != nil || res != unwind.StepCaller {
 				t.Fatal(res, err)
@@ -199,7 +162,7 @@ func TestDynamicEpilogueAndStates(t *testing.T) {
 			p.Proc.Regions[0].SortOps()
 			as := c.space(p)
 			const base = 0x7f000
-			as.putWord(base-16, 0x2000)
+			as.PutWord(base-16, 0x2000)
 			in := map[int]uint64{SP: base + 64, RP: 0x9000}
 			out := map[int]uint64{SP: base, RP: 0x9000}
 			for _, tc := range []struct {
@@ -318,7 +281,7 @@ func TestDynamicTable(t *testing.T) {
 			for i, w := range insns {
 				b := make([]byte, 4)
 				c.order.PutUint32(b, w)
-				as.put(code+uint64(4*i), b)
+				as.Put(code+uint64(4*i), b)
 			}
 			ent := make([]byte, 32)
 			c.order.PutUint32(ent[0:], code-seg)
@@ -327,10 +290,10 @@ func TestDynamicTable(t *testing.T) {
 			c.order.PutUint32(ent[12:], 16)        // 128 bytes
 			c.order.PutUint32(ent[16:], code-seg+0x80)
 			c.order.PutUint32(ent[20:], code-seg+0x8c)
-			as.put(table, ent)
+			as.Put(table, ent)
 			const base = 0x7f000
-			as.putWord(uint64(base+rpSlot), 0x2000)
-			as.putWord(base, 0x44)
+			as.PutWord(uint64(base+rpSlot), 0x2000)
+			as.PutWord(base, 0x44)
 			f, res, err := stepAt(t, a, as, code+8, false, map[int]uint64{SP: base + 128, RP: 0x9000, 4: 4})
 			if err != nil || res != unwind.StepCaller {
 				t.Fatal(res, err)

@@ -23,12 +23,15 @@ func (r *rule) errOr(def error) error {
 	return def
 }
 
+// rules is the PA-RISC rule table of each unwind.Cache.
+var rules = unwind.NewRuleKind[*rule]()
+
 // ruleFor returns the rule for lookup address lpc of a frame whose pc is
 // pc (the prologue scan runs up to pc).
 func (a Arch) ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
 	key := pc
-	if v, ok := cache.Rule(key); ok {
-		return v.(*rule)
+	if r, ok := rules.In(cache).Get(key); ok {
+		return r
 	}
 	r := &rule{}
 	pi, err := cache.FindProcInfo(as, lpc)
@@ -44,6 +47,6 @@ func (a Arch) ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) 
 	} else {
 		r.err = fmt.Errorf("pc %#x: unwind info format %v: %w", lpc, pi.Format, errNoEntry)
 	}
-	cache.PutRule(key, r)
+	rules.In(cache).Put(key, r)
 	return r
 }

@@ -136,44 +136,6 @@ func TestCursorReadOnlyAndSaveLoc(t *testing.T) {
 	}
 }
 
-type countingSpace struct {
-	nullSpace
-	finds int
-}
-
-func (s *countingSpace) FindProcInfo(ip uint64) (*ProcInfo, error) {
-	s.finds++
-	return &ProcInfo{StartIP: ip &^ 0xff, EndIP: ip&^0xff + 0x100}, nil
-}
-
-func TestCacheFindAndFlush(t *testing.T) {
-	s := &countingSpace{}
-	c := NewCache(CacheGlobal)
-	for i := 0; i < 3; i++ {
-		if _, err := c.FindProcInfo(s, 0x1234); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.PutRule(0x1234, "rule")
-	if s.finds != 1 {
-		t.Errorf("%d lookups through the cache, want 1", s.finds)
-	}
-	c.FlushCache(0x1200, 0x1300)
-	if _, ok := c.Rule(0x1234); ok {
-		t.Error("rule survived FlushCache of its range")
-	}
-	c.FindProcInfo(s, 0x1234)
-	if s.finds != 2 {
-		t.Errorf("%d lookups after flush, want 2", s.finds)
-	}
-	c.SetPolicy(CacheNone)
-	c.FindProcInfo(s, 0x1234)
-	c.FindProcInfo(s, 0x1234)
-	if s.finds != 4 {
-		t.Errorf("CacheNone: %d lookups, want 4", s.finds)
-	}
-}
-
 // chainArchWithExtra tells frames apart by a third value, as IA-64 does
 // with bsp.
 type chainArchWithExtra struct{ chainArch }

@@ -72,7 +72,20 @@ type Frame struct {
 	// was executing (frame 0 and frames interrupted by a signal), not a
 	// return address. Lookups use PC-1 for return addresses.
 	ExactPC bool
+
+	// scratch is Scratch's buffer.
+	scratch [ScratchSize]byte
 }
+
+// ScratchSize is the size of a frame's scratch buffer.
+const ScratchSize = 64
+
+// Scratch is a buffer for the arch stepper that fills this frame, for
+// reads of target memory during Step: a buffer local to the stepper
+// escapes to the heap through AddrSpace.ReadMem (an interface call), one
+// allocation per read. Its content is undefined between steps; Reset and
+// CopyFrom leave it alone.
+func (f *Frame) Scratch() []byte { return f.scratch[:] }
 
 // NewFrame returns a frame with room for n registers, none valid.
 func NewFrame(n int) *Frame {

@@ -27,7 +27,7 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	var why error
 	switch r.kind {
 	case ruleCFI:
-		res, err := stepCFI(as, r, callee, caller)
+		res, err := stepCFI(as, &r, callee, caller)
 		if err == nil {
 			return res, nil
 		}

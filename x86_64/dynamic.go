@@ -79,7 +79,8 @@ func dynamicRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, 
 			}
 			return infoRule(as, cache, api, alias, depth+1)
 		}
-		return &rule{kind: ruleCFI, row: row, raCol: RIP, trust: unwind.TrustDynamic}, nil
+		r := cfiRule(row, false, RIP, unwind.TrustDynamic)
+		return &r, nil
 	case unwind.DynFormatTable, unwind.DynFormatRemoteTable:
 		fde, err := tableFDE(as, d, lpc)
 		if err != nil {
@@ -89,7 +90,8 @@ func dynamicRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, 
 		if err != nil {
 			return nil, fmt.Errorf("dynamic table FDE at %#x: %w", lpc, err)
 		}
-		return &rule{kind: ruleCFI, row: row, signal: fde.CIE.Signal, raCol: fde.CIE.RAColumn, trust: unwind.TrustDynamic}, nil
+		r := cfiRule(row, fde.CIE.Signal, fde.CIE.RAColumn, unwind.TrustDynamic)
+		return &r, nil
 	}
 	return nil, fmt.Errorf("dynamic info format %v at %#x: %w", d.Format, lpc, unwind.ErrNoInfo)
 }
@@ -106,7 +108,8 @@ func infoRule(as unwind.AddrSpace, cache *unwind.Cache, pi *unwind.ProcInfo, lpc
 		if err != nil {
 			return nil, err
 		}
-		return &rule{kind: ruleCFI, row: row, signal: fde.CIE.Signal, raCol: fde.CIE.RAColumn}, nil
+		r := cfiRule(row, fde.CIE.Signal, fde.CIE.RAColumn, unwind.TrustNone)
+		return &r, nil
 	case unwind.FormatDynamic, unwind.FormatTable, unwind.FormatRemoteTable:
 		return dynamicRule(as, cache, pi, lpc, depth)
 	}

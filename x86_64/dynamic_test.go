@@ -3,39 +3,34 @@ package x86_64
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
 // dynSpace is a test address space: a stack and registered dynamic info.
 type dynSpace struct {
-	stackBase uint64
-	stack     []byte
-	list      unwind.DynList
+	*unwindtest.Space
+	list unwind.DynList
 }
 
-func (s *dynSpace) ByteOrder() binary.ByteOrder { return binary.LittleEndian }
-func (s *dynSpace) PtrSize() int                { return 8 }
-func (s *dynSpace) ReadMem(addr uint64, p []byte) error {
-	if addr < s.stackBase || addr-s.stackBase+uint64(len(p)) > uint64(len(s.stack)) {
-		return fmt.Errorf("%#x: %w", addr, unwind.ErrUnavailable)
-	}
-	copy(p, s.stack[addr-s.stackBase:])
-	return nil
+func newDynSpace(stackBase uint64, stackSize int) *dynSpace {
+	s := &dynSpace{}
+	s.Space = &unwindtest.Space{Mem: []unwindtest.Region{{Addr: stackBase, Data: make([]byte, stackSize)}},
+		Procs: func(ip uint64) (*unwind.ProcInfo, error) {
+			if d := s.list.Lookup(ip); d != nil {
+				return d.ProcInfo(), nil
+			}
+			return nil, unwind.ErrNoInfo
+		}}
+	return s
 }
-func (s *dynSpace) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
-	if d := s.list.Lookup(ip); d != nil {
-		return d.ProcInfo(), nil
-	}
-	return nil, unwind.ErrNoInfo
-}
-func (s *dynSpace) ProcName(uint64) (string, uint64, error) { return "", 0, unwind.ErrNoInfo }
-func (s *dynSpace) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrNoInfo }
 
+// put writes a word on the stack.
 func (s *dynSpace) put(addr, v uint64) {
-	binary.LittleEndian.PutUint64(s.stack[addr-s.stackBase:], v)
+	r := s.Mem[0]
+	binary.LittleEndian.PutUint64(r.Data[addr-r.Addr:], v)
 }
 
 // step unwinds one frame at pc/rsp/rbp (exact pc) and returns the caller.
@@ -62,7 +57,7 @@ func get(f *unwind.Frame, r int) uint64 { v, _ := f.Get(r); return v }
 // %rbx; sub $0x18,%rsp; body; add; pop %rbx; pop %rbp; ret.
 func TestDynamicOpsThroughPrologue(t *testing.T) {
 	const start, cfa = 0x400000, 0x7000100
-	s := &dynSpace{stackBase: 0x7000000, stack: make([]byte, 0x200)}
+	s := newDynSpace(0x7000000, 0x200)
 	ops := []unwind.DynOp{
 		unwind.OpSpillFPRel(0, 4, RBX, -8),
 		unwind.OpAdd(0, 5, RSP, -0x18),
@@ -115,7 +110,7 @@ func TestDynamicOpsThroughPrologue(t *testing.T) {
 // the CFA is rsp-based, and an alias.
 func TestDynamicOpsStatesAndAlias(t *testing.T) {
 	const start, cfa = 0x500000, 0x7000100
-	s := &dynSpace{stackBase: 0x7000000, stack: make([]byte, 0x200)}
+	s := newDynSpace(0x7000000, 0x200)
 	s.put(cfa-8, 0x666000)
 	s.put(0x7000080, 0xbeef) // rbx spilled rbp-relative (rbp = 0x7000090)
 	body := &unwind.DynRegion{InsnCount: 0x10, Ops: []unwind.DynOp{
@@ -176,10 +171,10 @@ func TestDynamicOpsRejected(t *testing.T) {
 		t.Errorf("unknown tag: %v", err)
 	}
 	// An alias to itself loops: bounded.
-	var s dynSpace
+	s := newDynSpace(0x7000000, 0x200)
 	d.Proc.Regions[0].Ops = []unwind.DynOp{unwind.OpAlias(0, -1, 0x1000)}
 	s.list.Register(d)
-	if _, err := dynamicRule(&s, unwind.NewCache(unwind.CacheNone), d.ProcInfo(), 0x1004, 0); err == nil {
+	if _, err := dynamicRule(s, unwind.NewCache(unwind.CacheNone), d.ProcInfo(), 0x1004, 0); err == nil {
 		t.Error("self alias accepted")
 	}
 }

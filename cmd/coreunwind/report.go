@@ -33,6 +33,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
+	var dflags debuginfodFlags
+	dflags.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -59,7 +61,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
+	client, err := dflags.client(stderr, isTerminal(stderr))
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer closeDebuginfod(client, stderr)
 	opts := analyze.Options{
+		Debuginfod:  client,
 		Sysroot:     sysroot,
 		SearchPath:  searchPath,
 		DebugDirs:   debugDirs,

@@ -48,6 +48,8 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&maxFrames, "max-frames", 256, "frames per thread")
 	fs.IntVar(&listed, "max-cores-listed", triage.DefaultMaxListed, "core names listed per bucket in JSON")
 	fs.BoolVar(&bucketPartial, "bucket-partial", false, "let partial cores (truncated inside the crashing thread's stack) form and join buckets")
+	var dflags debuginfodFlags
+	dflags.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -84,6 +86,14 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: triage: no directory, archive or core given", errUsage))
 	}
 
+	// Progress goes to a terminal only, and not when jsonl lines go to
+	// the same terminal; the batch's line says more than downloads do.
+	progress := isTerminal(stderr) && !(format == "jsonl" && out == "" && isTerminal(stdout))
+	client, err := dflags.client(stderr, false)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer closeDebuginfod(client, stderr)
 	w, closeOut, err := openOutput(out, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
@@ -91,14 +101,11 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := triage.Config{
 		Jobs:       jobs,
-		Analyze:    analyze.Options{Sysroot: sysroot, SearchPath: searchPath, DebugDirs: debugDirs, MaxFrames: maxFrames},
+		Analyze:    analyze.Options{Sysroot: sysroot, SearchPath: searchPath, DebugDirs: debugDirs, MaxFrames: maxFrames, Debuginfod: client},
 		Binaries:   binaries,
 		AllThreads: allThreads,
 		Signer:     triage.Signer{Skip: skipList, Depth: frames},
 	}
-	// Progress goes to a terminal only, and not when jsonl lines go to
-	// the same terminal.
-	progress := isTerminal(stderr) && !(format == "jsonl" && out == "" && isTerminal(stdout))
 	var bar *progressLine
 	if progress {
 		bar = &progressLine{w: stderr, start: time.Now()}

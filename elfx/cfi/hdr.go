@@ -13,6 +13,7 @@ type hdrTable struct {
 	addr       uint64 // .eh_frame_hdr's address (the datarel base)
 	tableOff   uint64 // offset of the table in the section
 	order      binary.ByteOrder
+	le         bool // order is little-endian: field decodes without calling through the interface
 	ptrSize    int
 	enc        uint8
 	entSize    int // bytes per field; an entry is two fields
@@ -66,7 +67,7 @@ func parseHdr(b []byte, addr uint64, order binary.ByteOrder, ptrSize int) (*hdrT
 	}
 	return &hdrTable{
 		data: b[r.pos : r.pos+int(count)*2*size], addr: addr, tableOff: uint64(r.pos),
-		order: order, ptrSize: ptrSize, enc: enc, entSize: size, count: count, ehFramePtr: ehPtr,
+		order: order, le: order == binary.LittleEndian, ptrSize: ptrSize, enc: enc, entSize: size, count: count, ehFramePtr: ehPtr,
 	}, nil
 }
 
@@ -78,17 +79,29 @@ func (h *hdrTable) field(i uint64, k int) uint64 {
 	var v uint64
 	switch h.entSize {
 	case 2:
-		v = uint64(h.order.Uint16(b))
+		if h.le {
+			v = uint64(binary.LittleEndian.Uint16(b))
+		} else {
+			v = uint64(h.order.Uint16(b))
+		}
 		if h.enc&0x08 != 0 {
 			v = uint64(int64(int16(v)))
 		}
 	case 4:
-		v = uint64(h.order.Uint32(b))
+		if h.le {
+			v = uint64(binary.LittleEndian.Uint32(b))
+		} else {
+			v = uint64(h.order.Uint32(b))
+		}
 		if h.enc&0x08 != 0 {
 			v = uint64(int64(int32(v)))
 		}
 	default:
-		v = h.order.Uint64(b)
+		if h.le {
+			v = binary.LittleEndian.Uint64(b)
+		} else {
+			v = h.order.Uint64(b)
+		}
 	}
 	switch h.enc & 0x70 {
 	case PEDataRel:
@@ -102,14 +115,25 @@ func (h *hdrTable) field(i uint64, k int) uint64 {
 // validate checks once that the table is sorted and that every FDE address
 // falls inside the .eh_frame, so lookups can trust it.
 func (h *hdrTable) validate(ehSize, ehAddr uint64) error {
+	// gcc's and the linkers' encoding, little-endian, decoded inline: the
+	// check runs over every entry (75,000 in node's executable), where
+	// field's switches and interface calls cost ten times more.
+	fast := h.le && h.enc == PEDataRel|PESData4 && h.entSize == 4
 	var prev uint64
 	for i := uint64(0); i < h.count; i++ {
-		loc := h.field(i, 0)
+		var loc, fde uint64
+		if fast {
+			e := h.data[i*8 : i*8+8]
+			loc = truncPtr(uint64(int64(int32(binary.LittleEndian.Uint32(e))))+h.addr, h.ptrSize)
+			fde = truncPtr(uint64(int64(int32(binary.LittleEndian.Uint32(e[4:]))))+h.addr, h.ptrSize)
+		} else {
+			loc, fde = h.field(i, 0), h.field(i, 1)
+		}
 		if i > 0 && loc < prev {
 			return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "table not sorted at entry %d", i)
 		}
 		prev = loc
-		if fde := h.field(i, 1); fde < ehAddr || fde-ehAddr >= ehSize {
+		if fde < ehAddr || fde-ehAddr >= ehSize {
 			return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "entry %d points outside .eh_frame", i)
 		}
 	}

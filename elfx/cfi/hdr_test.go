@@ -99,3 +99,47 @@ func TestConcurrentLookups(t *testing.T) {
 		}
 	}
 }
+
+// validate's inline decoding of gcc's table encoding agrees with field's
+// general one: on libc's header and on copies with entries swapped or
+// pointed outside the .eh_frame, both accept or reject alike, at the
+// same entry.
+func TestHdrValidateFastPathAgrees(t *testing.T) {
+	secs, order, ptr := readSections(t, "/usr/lib/x86_64-linux-gnu/libc.so.6")
+	eh, hdr := secs[".eh_frame"], secs[".eh_frame_hdr"]
+	const tableAt = 12
+	n := (len(hdr.data) - tableAt) / 8
+	for trial := 0; trial < 64; trial++ {
+		b := append([]byte(nil), hdr.data...)
+		i := tableAt + (trial*7919%n)*8
+		switch {
+		case trial == 0: // unchanged
+		case trial%2 == 1 && i+16 <= len(b): // swap entries i and i+1
+			e := append([]byte(nil), b[i:i+8]...)
+			copy(b[i:], b[i+8:i+16])
+			copy(b[i+8:], e)
+		default: // the FDE pointer of entry i moves by trial MiB
+			v := binary.LittleEndian.Uint32(b[i+4:])
+			binary.LittleEndian.PutUint32(b[i+4:], v+uint32(trial)<<20)
+		}
+		h, err := parseHdr(b, hdr.addr, order, ptr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !h.le || h.enc != PEDataRel|PESData4 {
+			t.Fatalf("libc's header is not the fast path's case: encoding %#x", h.enc)
+		}
+		fast := h.validate(uint64(len(eh.data)), eh.addr)
+		h.le = false // field through the ByteOrder interface, validate by field
+		slow := h.validate(uint64(len(eh.data)), eh.addr)
+		if fmt.Sprint(fast) != fmt.Sprint(slow) {
+			t.Errorf("trial %d: inline decoding says %v, field says %v", trial, fast, slow)
+		}
+		if trial == 0 && fast != nil {
+			t.Errorf("libc's header rejected: %v", fast)
+		}
+		if trial == 1 && fast == nil {
+			t.Error("swapped entries accepted")
+		}
+	}
+}

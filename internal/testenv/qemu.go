@@ -29,6 +29,7 @@ var (
 	AArch64 = CrossArch{"aarch64", "aarch64-linux-gnu", "qemu-aarch64"}
 	ARMHF   = CrossArch{"arm", "arm-linux-gnueabihf", "qemu-arm"}
 	PPC64LE = CrossArch{"ppc64le", "powerpc64le-linux-gnu", "qemu-ppc64le"}
+	PPC64   = CrossArch{"ppc64", "powerpc64-linux-gnu", "qemu-ppc64"} // big-endian, ELFv1
 	S390X   = CrossArch{"s390x", "s390x-linux-gnu", "qemu-s390x"}
 )
 

@@ -7,6 +7,7 @@ package unwindtest
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -23,8 +24,9 @@ type Space struct {
 	Order binary.ByteOrder // nil: little-endian
 	Ptr   int              // 0: 8
 	// Mem is the target's memory; a read that any byte of misses fails
-	// with unwind.ErrUnavailable.
-	Mem []Region
+	// with unwind.ErrUnavailable. Put adds sparse bytes beside it.
+	Mem   []Region
+	bytes map[uint64]byte
 	// Read, when set, is the target's memory instead of Mem (a core's
 	// ReadMem, say).
 	Read func(addr uint64, p []byte) error
@@ -68,8 +70,30 @@ func (s *Space) ReadMem(addr uint64, p []byte) error {
 			return nil
 		}
 	}
-	return unwind.ErrUnavailable
+	for i := range p {
+		b, ok := s.bytes[addr+uint64(i)]
+		if !ok {
+			return fmt.Errorf("%#x: %w", addr+uint64(i), unwind.ErrUnavailable)
+		}
+		p[i] = b
+	}
+	return nil
 }
+
+// Put writes b at addr into sparse memory (a read may span several
+// Puts; Mem regions are looked at first).
+func (s *Space) Put(addr uint64, b []byte) {
+	if s.bytes == nil {
+		s.bytes = map[uint64]byte{}
+	}
+	for i, c := range b {
+		s.bytes[addr+uint64(i)] = c
+	}
+}
+
+// PutWord writes a word of the space's pointer size and byte order at
+// addr.
+func (s *Space) PutWord(addr, v uint64) { s.Put(addr, s.Words(0, v).Data) }
 
 // FindProcInfo asks Procs.
 func (s *Space) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {

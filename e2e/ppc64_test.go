@@ -1,0 +1,233 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// 64-bit Power cores: elfutils' ppc64le core written by a real POWER
+// kernel, and cores qemu-user writes for programs built here with
+// Debian's cross compilers, little-endian (ELFv2) and big-endian (ELFv1). The references are gdb-multiarch and eu-stack on the core;
+// where both fail on qemu's signal trampoline, a live gdb through qemu's
+// gdbstub.
+
+// ppcArches are the two 64-bit Power ABIs the tests build for: ELFv2
+// little-endian and ELFv1 big-endian (function descriptors, the TOC
+// saved at 40(r1)), each with the prefix of its programs' names.
+var ppcArches = []struct {
+	prefix string
+	arch   testenv.CrossArch
+}{{"ppc", testenv.PPC64LE}, {"ppcbe", testenv.PPC64}}
+
+// ppcStatic are the link flags of the static programs: as on aarch64,
+// -z separate-code keeps the executable's text in qemu's core, which
+// eu-stack needs.
+var ppcStatic = []string{"-static", "-Wl,-z,separate-code"}
+
+func init() {
+	for _, a := range ppcArches {
+		gcc := a.arch.CC()
+		add := func(name, out string, flags ...string) {
+			programs[a.prefix+"-"+name] = cc(gcc, out, flags...)
+		}
+		add("static", "crash", append([]string{"-g", "-O1", "crossarch.c", "-lpthread"}, ppcStatic...)...)
+		add("nofp", "crash", append([]string{"-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread"}, ppcStatic...)...)
+		add("dyn", "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
+		add("nullfn", "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, ppcStatic...)...)
+		// Functions without CFI, built with and without a frame pointer
+		// (r31): the back chain unwinds both.
+		programs[a.prefix+"-nocfi"] = nocfiBuild(a.arch.Triple+"-", nil, ppcStatic)
+		programs[a.prefix+"-nocfi-nofp"] = nocfiBuild(a.arch.Triple+"-", []string{"-fomit-frame-pointer"}, ppcStatic)
+	}
+}
+
+// ppcGDB is gdb-multiarch on a core of arch, with the cross C library
+// as the sysroot.
+func ppcGDB(t *testing.T, arch testenv.CrossArch, exe, core string) map[int]*refbt.Thread {
+	t.Helper()
+	g, _ := runGDBTool(t, "gdb-multiarch", exe, core, "-iex", "set sysroot "+arch.Sysroot(), "-iex", "set print frame-arguments none")
+	return g
+}
+
+// TestPPC64LEElfutilsCore: the core a POWER kernel wrote for elfutils'
+// backtrace-child built with frame pointers and without CFI for its own
+// functions (static, old glibc). gdb and eu-stack are the references, pc
+// for pc on every thread, after dropping eu-stack's repeated frames
+// (sigusr2 and main twice: it takes the link register again after
+// unwinding through it) and the nameless frames each tool ends a thread
+// with (gdb's "0x0 ??" after __libc_start_main): one must be a prefix of
+// the other, and coreunwind must equal the longer. gdb goes further on
+// the worker (clone after start_thread, where eu-stack stops).
+func TestPPC64LEElfutilsCore(t *testing.T) {
+	t.Parallel()
+	core := testenv.ElfutilsFile(t, "backtrace.ppc64le.fp.core")
+	exe := testenv.ElfutilsFile(t, "backtrace.ppc64le.fp.exec")
+	eu, _ := runEuStack(t, exe, core)
+	eu = dedupRef(eu)
+	g := ppcGDB(t, testenv.PPC64LE, exe, core)
+	rep, _ := unwindJSON(t, nil, core, exe)
+	if rep.Core.Arch != "ppc64le" {
+		t.Errorf("arch = %q, want ppc64le", rep.Core.Arch)
+	}
+	compareWithReferences(t, g, eu, rep)
+	for tid, th := range eu {
+		cu := rep.thread(tid)
+		if cu == nil || g[tid] == nil {
+			t.Errorf("thread %d missing: coreunwind %v, gdb %v", tid, cu, g[tid])
+			continue
+		}
+		want, other := pcList(trimUnnamed(th.Frames)), pcList(trimUnnamed(g[tid].Frames))
+		if len(other) > len(want) {
+			want, other = other, want
+		}
+		if fmt.Sprint(want[:len(other)]) != fmt.Sprint(other) {
+			t.Errorf("thread %d: eu-stack and gdb disagree: %x vs %x", tid, pcList(th.Frames), pcList(g[tid].Frames))
+		}
+		var got []uint64
+		for _, f := range cu.Frames {
+			pc, _ := f.pc()
+			got = append(got, pc)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("thread %d: pcs %x, want %x\n%s", tid, got, want, formatFrames(cu, 20))
+		}
+	}
+}
+
+// TestPPC64Qemu: qemu-user cores of programs built here for ppc64le and
+// big-endian ppc64, compared with gdb-multiarch and eu-stack on the same
+// core. eu-stack has no sysroot option, so for the dynamic programs gdb
+// is its only reference (used as both, pcs only), as for the programs
+// without CFI, where eu-stack repeats frames.
+func TestPPC64Qemu(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "gdb-multiarch")
+	cases := []struct {
+		name, prog, mode string
+		sig              int
+		funcs            []string
+	}{
+		{"static-segv", "static", "segv", 11, []string{"crash_leaf", "crash_mid", "crash_top", "worker", "start_thread"}},
+		{"static-abort", "static", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"O2-nofp-segv", "nofp", "segv", 11, []string{"crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"dynamic-abort", "dyn", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"null-function-pointer", "nullfn", "", 11, []string{"dispatch", "main"}},
+		{"no-cfi", "nocfi", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
+		{"no-cfi-no-frame-pointer", "nocfi-nofp", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
+	}
+	for _, a := range ppcArches {
+		for _, tc := range cases {
+			t.Run(a.arch.Name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				var args []string
+				if tc.mode != "" {
+					args = append(args, tc.mode)
+				}
+				c := qemuCrash(t, a.arch, a.prefix+"-"+tc.prog, args...)
+				g := ppcGDB(t, a.arch, c.Exe, c.Core)
+				var flags []string
+				// gdb used as its own second reference: without the "0x0
+				// ??" frame it ends the main thread with (past the entry,
+				// it takes the outermost frame's null lr save word for a
+				// return address), which eu-stack does not print either.
+				eu := pcsOnly(dropNullTail(g))
+				switch tc.prog {
+				case "dyn":
+					flags = []string{"--sysroot", a.arch.Sysroot()}
+				case "nocfi", "nocfi-nofp":
+					expectNoFDE(t, c.Exe, "nocfi_a", "nocfi_b", "nocfi_c")
+				default:
+					eu, _ = runEuStack(t, c.Exe, c.Core)
+				}
+				rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
+				if rep.Core.Arch != a.arch.Name {
+					t.Errorf("arch = %q, want %s", rep.Core.Arch, a.arch.Name)
+				}
+				compareWithReferences(t, g, eu, rep)
+				th := rep.thread(rep.Core.CrashedTID)
+				if th == nil {
+					t.Fatal("no crashed thread")
+				}
+				expectFunctions(t, th, tc.funcs...)
+				if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
+					t.Errorf("signal = %+v, want %d", s, tc.sig)
+				}
+			})
+		}
+	}
+}
+
+// TestPPC64SignalHandlerCrash: the worker raises SIGUSR1 and the handler
+// crashes, so the core holds qemu's rt_sigreturn trampoline and the
+// signal context (ppc64le and big-endian ppc64). gdb-multiarch does not
+// know qemu's trampoline (on the core it prints "?? ()" for it and then
+// "0x0 ??") and eu-stack stops there, so the reference is a live gdb
+// through qemu's gdbstub, stopped twice in the same run (qemu-user has no
+// address randomization): when SIGUSR1 arrives, the thread's stack is
+// exactly what the signal context must give below the signal frame; when
+// SIGSEGV arrives in the handler, gdb's frames up to the trampoline are
+// the frames above it.
+func TestPPC64SignalHandlerCrash(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "gdb-multiarch")
+	for _, a := range ppcArches {
+		t.Run(a.arch.Name, func(t *testing.T) {
+			t.Parallel()
+			c := qemuCrash(t, a.arch, a.prefix+"-static", "signal")
+			rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+			live := qemuLiveStops(t, a.arch, c.Exe, []string{"signal"}, 2)
+			atSignal, inHandler := live[0], live[1]
+			th := rep.thread(rep.Core.CrashedTID)
+			if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
+				t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
+			}
+			want := append(append(pcList(inHandler[:2]), 0), pcList(trimUnnamed(atSignal))...)
+			if len(th.Frames) != len(want) {
+				t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
+					len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
+			}
+			for i, f := range th.Frames {
+				pc, _ := f.pc()
+				if i != 2 && pc != want[i] {
+					t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
+				}
+			}
+			// Frame 2 is the trampoline the handler returns to: qemu's
+			// page holding "li r0,172; sc", read from the core by gdb.
+			tramp, _ := th.Frames[2].pc()
+			mem := runTool(t, testenv.NeedTool(t, "gdb-multiarch"), "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", tramp), c.Exe, c.Core)
+			if !strings.Contains(mem, "0x380000ac\t0x44000002") {
+				t.Errorf("frame 2 (pc %#x) is not the rt_sigreturn trampoline; gdb reads:\n%s", tramp, mem)
+			}
+			if f := th.Frames[3]; f.Trust != "context" {
+				t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
+			}
+			expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
+		})
+	}
+}
+
+// TestPPC64LEPprofAndTriage: the pprof profile and the triage bucket of
+// a ppc64le core agree with its JSON report (checkPprofAndTriage).
+func TestPPC64LEPprofAndTriage(t *testing.T) {
+	t.Parallel()
+	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC64LE, "ppc-static", "segv"))
+}
+
+// dropNullTail is a copy of a reference without the frames of pc 0 that
+// end its threads.
+func dropNullTail(ref map[int]*refbt.Thread) map[int]*refbt.Thread {
+	out := map[int]*refbt.Thread{}
+	for tid, th := range ref {
+		fs := th.Frames
+		for len(fs) > 0 && fs[len(fs)-1].HasPC && fs[len(fs)-1].PC == 0 {
+			fs = fs[:len(fs)-1]
+		}
+		out[tid] = &refbt.Thread{TID: tid, Frames: fs}
+	}
+	return out
+}

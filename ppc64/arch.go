@@ -1,0 +1,132 @@
+// Package ppc64 unwinds 64-bit PowerPC Linux stacks, little-endian
+// (ELFv2, "ppc64le") and big-endian (ELFv1, "ppc64"): the register file
+// in DWARF numbering, the core's register notes, DWARF CFI stepping with
+// the return address in lr, the TOC pointer restored across calls
+// between modules, the rt_sigreturn trampoline of the kernel's vDSO and
+// of qemu-user, and the back-chain, link-register and stack-scan
+// fallbacks for code without CFI. It registers itself with package
+// unwind under both names; import it for its side effect.
+package ppc64
+
+import (
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
+)
+
+func init() {
+	unwind.Register(Arch{})
+	unwind.Register(Arch{bigEndian: true})
+}
+
+// Arch is the 64-bit PowerPC unwinder. The two ABIs unwind alike (the
+// back chain at 0(r1), the lr save slot at 16 of the caller's frame, the
+// same DWARF numbering); where the TOC save slot differs, the
+// instruction that reloads r2 says which it is. The byte order comes from
+// the address space, so bigEndian only names the arch.
+type Arch struct{ bigEndian bool }
+
+// Name is the arch name the corefile reports for EM_PPC64.
+func (a Arch) Name() string {
+	if a.bigEndian {
+		return "ppc64"
+	}
+	return "ppc64le"
+}
+
+func (Arch) NumRegs() int         { return NumRegs }
+func (Arch) RegName(r int) string { return RegName(uint64(r)) }
+func (Arch) PCReg() int           { return PC }
+func (Arch) SPReg() int           { return SP }
+
+// Step finds callee's caller: from the signal context where the code is
+// the rt_sigreturn trampoline, by CFI where the address has it, else (in
+// an interrupted frame) by the link register, else by the back chain,
+// else by scanning the stack for a return address. Each method records
+// its trust in caller. callee.ExactPC, not the depth, tells frame 0 and
+// signal-interrupted frames from callers.
+func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	pc, _ := callee.Get(PC)
+	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
+	var why error
+	switch r.kind {
+	case ruleCFI:
+		res, err := stepCFI(as, r, callee, caller)
+		if err == nil {
+			return res, nil
+		}
+		why = err
+	case ruleSigreturn:
+		err := stepSigreturn(as, callee, caller)
+		if err == nil {
+			return unwind.StepCaller, nil
+		}
+		why = err
+	default:
+		why = r.err
+	}
+	caller.Reset()
+	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	if r.kind == ruleNone && !callee.ExactPC && isOutermost(as, callee) {
+		return unwind.StepEnd, nil
+	}
+	caller.Reset()
+	if stepBackChain(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
+	if stepScan(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	if why == nil {
+		why = unwind.ErrNoInfo
+	}
+	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (link register, back chain and stack scan found no caller)", pc, why)
+}
+
+// isOutermost reports whether a caller frame without unwind info is the
+// outermost one: its back chain is zero, or leads to a frame whose lr
+// save slot is zero (the ABI ends the chain with a null back chain; the
+// first frame glibc's _start and clone build has no return address), or
+// it is in _start, the ELF entry point. gdb stops at the entry function
+// the same way. Scanning above either would only find stale return
+// addresses.
+func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
+	if sp, ok := f.Get(SP); ok {
+		bc, err := readWord(as, sp)
+		if err == nil && bc == 0 {
+			return true
+		}
+		if err == nil && bc > sp && bc-sp <= maxFrameSize {
+			if ra, err := readWord(as, bc+lrSaveOff); err == nil && ra == 0 {
+				return true
+			}
+		}
+	}
+	name, _, err := as.ProcName(f.LookupPC(PC))
+	return err == nil && (name == "_start" || name == "._start")
+}
+
+// IsSignalFrame reports whether f is the signal trampoline: its CFI has
+// the 'S' augmentation or its code is the rt_sigreturn sequence.
+func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
+	pc, _ := f.Get(PC)
+	r := ruleFor(as, cache, f.LookupPC(PC), pc)
+	return r.signal || r.kind == ruleSigreturn
+}
+
+// readWord reads a 64-bit word of target memory.
+func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) { return cfirow.ReadSized(as, addr, 8) }
+
+// readInsn reads the 32-bit instruction at addr, in the target's byte
+// order (Power instructions follow the data endianness).
+func readInsn(as unwind.AddrSpace, addr uint64) (uint32, bool) {
+	if addr%4 != 0 {
+		return 0, false
+	}
+	v, err := cfirow.ReadSized(as, addr, 4)
+	return uint32(v), err == nil
+}

@@ -1,0 +1,94 @@
+package ppc64_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/fuzzspace"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/ppc64"
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
+)
+
+// fuzzStackAddr is where the fuzzed stack is mapped.
+const fuzzStackAddr = 0x7ff000000000
+
+// FuzzStep steps through a real ppc64le program's text and CFI with a
+// stack and registers from the fuzzer: CFI rows, the TOC reload, the
+// trampoline check and its context (the seed puts "li r0,172; sc" and a
+// signal context on the stack, which is readable, so a pc there is the
+// trampoline), the link register, the back chain and the scan all run
+// on hostile input.
+func FuzzStep(f *testing.F) {
+	exe := testenv.BuildCross(f, testenv.PPC64LE, f.TempDir(), "prog", `
+#include <stdio.h>
+__attribute__((noinline)) int leaf(int *p) { return *p; }
+__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
+int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
+`, "-O2", "-static")
+	prog := fuzzspace.Open(f, exe)
+	leafSym, _ := prog.Obj.LookupSymbol("leaf")
+	midSym, _ := prog.Obj.LookupSymbol("mid")
+	le := binary.LittleEndian
+	// A back chain: the frame at the stack's start links to one 64 bytes
+	// up, whose lr save slot returns into mid.
+	chain := make([]byte, 256)
+	le.PutUint64(chain[0:], fuzzStackAddr+64)
+	le.PutUint64(chain[64+16:], midSym.Addr+12)
+	// A trampoline and a signal context: code at 0, the ucontext 128
+	// bytes up, its regs pointer pointing at its gp_regs.
+	sig := make([]byte, 1024)
+	le.PutUint32(sig[0:], 0x380000ac)
+	le.PutUint32(sig[4:], 0x44000002)
+	uc := uint64(128)
+	le.PutUint64(sig[uc+168+56:], fuzzStackAddr+uc+168+64)
+	le.PutUint64(sig[uc+168+64+32*8:], midSym.Addr+8) // nip
+	le.PutUint64(sig[uc+168+64+1*8:], fuzzStackAddr+512)
+	f.Add(chain, leafSym.Addr, uint64(fuzzStackAddr), midSym.Addr+8, true)
+	f.Add(chain, uint64(0), uint64(fuzzStackAddr), midSym.Addr+8, true)
+	f.Add(chain, midSym.Addr+20, uint64(fuzzStackAddr+32), uint64(0), false)
+	f.Add(sig, uint64(fuzzStackAddr), uint64(fuzzStackAddr), uint64(0), false)
+	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, lr uint64, exact bool) {
+		as := &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}
+		callee := unwind.NewFrame(ppc64.NumRegs)
+		callee.Set(ppc64.PC, pc, unwind.SaveLoc{})
+		callee.Set(ppc64.SP, sp, unwind.SaveLoc{})
+		callee.Set(ppc64.LR, lr, unwind.SaveLoc{})
+		callee.Set(ppc64.TOC, 0x10008000, unwind.SaveLoc{})
+		callee.ExactPC = exact
+		fuzzspace.Walk(t, ppc64.Arch{}, as, callee)
+	})
+}
+
+// FuzzFrameFromThread: register notes of any size and content give a
+// frame or an error.
+func FuzzFrameFromThread(f *testing.F) {
+	gregs := make([]byte, 48*8)
+	for i := range gregs {
+		gregs[i] = byte(i)
+	}
+	f.Add(gregs, make([]byte, 33*8))
+	f.Add(gregs[:100], []byte(nil))
+	f.Fuzz(func(t *testing.T, gregs, fp []byte) {
+		th := &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: binary.LittleEndian}
+		fr, err := ppc64.Arch{}.FrameFromThread(th)
+		if err != nil {
+			return
+		}
+		if _, ok := fr.Get(ppc64.PC); !ok {
+			t.Fatal("frame 0 without a pc")
+		}
+	})
+}
+
+// TestDynListAddr: the ppc64 code of _U_dyn_info_list_addr is not
+// decoded, and the error says so with unwind.ErrNoInfo (the analyzer
+// then falls back to the symbol table).
+func TestDynListAddr(t *testing.T) {
+	as := &unwindtest.Space{}
+	if _, err := (ppc64.Arch{}).DynListAddr(as, nil, 0, 0x1000); !errors.Is(err, unwind.ErrNoInfo) {
+		t.Errorf("DynListAddr: %v, want an error wrapping ErrNoInfo", err)
+	}
+}
