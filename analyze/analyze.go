@@ -118,6 +118,8 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
+	r.Mappings = memoryMap(c)
+	r.Crash = crashAnalysis(s, r)
 	return r, nil
 }
 
@@ -177,6 +179,7 @@ type rawFrame struct {
 	trust      unwind.Trust
 	signal     bool
 	exactPC    bool
+	regs       []report.Register
 }
 
 // walkThread unwinds one thread: its report (without frames) and its
@@ -207,6 +210,9 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		f := cur.Frame()
 		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
 		rf.sp, rf.hasSP = f.Get(arch.SPReg())
+		if len(frames) < MaxRegisterFrames {
+			rf.regs = frameRegisters(arch, f)
+		}
 		if rf.signal {
 			// The trampoline's PC is where the handler returns to: its
 			// first instruction. pc-1 would name whatever precedes it
@@ -262,6 +268,34 @@ func warmModules(t *target, walks [][]rawFrame) {
 		}
 	}
 	wg.Wait()
+}
+
+// MaxRegisterFrames bounds the frames per thread whose registers the
+// report lists: a million-frame recursion would otherwise hold tens of
+// registers per frame (gigabytes); past it, frames repeat what was shown.
+const MaxRegisterFrames = 4096
+
+// frameRegisters lists the registers the unwinder knows in f, by
+// number, with where each came from: "context" for frame 0's (and a
+// signal context's) registers the core saved, else the SaveLoc kind.
+func frameRegisters(arch unwind.Arch, f *unwind.Frame) []report.Register {
+	var out []report.Register
+	for r := range f.Regs {
+		v, ok := f.Get(r)
+		if !ok {
+			continue
+		}
+		loc := f.Locs[r]
+		reg := report.Register{Name: arch.RegName(r), Value: report.Hex(v), How: loc.Kind.String()}
+		switch {
+		case f.Trust == unwind.TrustContext && loc.Kind == unwind.LocSame:
+			reg.How = "context"
+		case loc.Kind == unwind.LocMem:
+			reg.Address = report.Ptr(report.Hex(loc.Addr))
+		}
+		out = append(out, reg)
+	}
+	return out
 }
 
 // initialFrame builds frame 0 of a thread from what the core saved.

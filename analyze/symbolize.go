@@ -49,6 +49,9 @@ func (s *symbolizer) frames(out []report.Frame, f *rawFrame, th *threadNamer) []
 		fr.Module, fr.ModuleOffset = sf.Module, sf.ModuleOffset
 		fr.Function, fr.FunctionOffset = sf.Function, sf.FunctionOffset
 		fr.File, fr.Line, fr.Column, fr.Inlined = sf.File, sf.Line, sf.Column, sf.Inlined
+		if !fr.Inlined {
+			fr.Registers = f.regs
+		}
 	}
 	return out
 }

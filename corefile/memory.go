@@ -17,6 +17,15 @@ type Segment struct {
 	Flags                        elf.ProgFlag // elf.PF_R, PF_W, PF_X
 }
 
+// Present is how many bytes from s.Vaddr the core file holds: s.Filesz,
+// less where the file was cut short.
+func (c *Core) Present(s Segment) uint64 {
+	if i := c.findRange(s.Vaddr); i >= 0 && c.ranges[i].start == s.Vaddr {
+		return c.ranges[i].avail
+	}
+	return 0
+}
+
 // memRange is a Segment prepared for lookup: [start, end) in the process,
 // of which the first avail bytes are present in the core data at off (less
 // than filesz when the core file is truncated).

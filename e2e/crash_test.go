@@ -11,6 +11,9 @@ type crash struct {
 	Dir  string // the working directory the program ran in
 	Exe  string // the executable that crashed
 	Core string // the core the kernel wrote
+	// Output is what the program printed (stdout and stderr) before it
+	// died: glibc's and libstdc++'s own words about the crash.
+	Output string
 }
 
 // crashProgram runs exe with args in a fresh temporary directory
@@ -18,6 +21,6 @@ type crash struct {
 func crashProgram(t *testing.T, exe string, env []string, args ...string) crash {
 	t.Helper()
 	dir := t.TempDir()
-	core, _ := testenv.CrashIn(t, dir, exe, env, args...)
-	return crash{Dir: dir, Exe: exe, Core: core}
+	core, out := testenv.CrashIn(t, dir, exe, env, args...)
+	return crash{Dir: dir, Exe: exe, Core: core, Output: string(out)}
 }

@@ -63,6 +63,7 @@ var programs = map[string]program{
 	"overflow":     cc("gcc", "overflow", "-g", "-O0", "overflow.c"),
 	"altstack":     cc("gcc", "altstack", "-g", "-O0", "-pthread", "altstack.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
+	"crashkinds":   cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {
 		tools: []string{"rustc"},
@@ -98,6 +99,7 @@ var programs = map[string]program{
 	"i386-null-O2-nofp":      i386cc("nullderef", "-g", "-O2", "-fomit-frame-pointer", "nullderef.c"),
 	"i386-null-static":       cc(testenv.I386.CC(), "nullderef", "-g", "-O1", "-static", "nullderef.c"),
 	"i386-abort":             i386cc("abort", "-g", "-O0", "abort.c"),
+	"i386-crashkinds":        i386cc("crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"i386-sighandler":        i386cc("sighandler", "-g", "-O1", "sighandler.c"),
 	"i386-sighandler-static": cc(testenv.I386.CC(), "sighandler", "-g", "-O1", "-static", "sighandler.c"),
 	"i386-sigtramp":          i386cc("sigtramp", "-g", "-O1", "sigtramp_i386.c"),

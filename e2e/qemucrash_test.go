@@ -30,8 +30,8 @@ func qemuCrash(t *testing.T, arch testenv.CrossArch, prog string, args ...string
 	if err := os.WriteFile(local, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	core, _ := testenv.CrashUnderQemu(t, arch, local, args...)
-	return crash{Dir: dir, Exe: local, Core: core}
+	core, out := testenv.CrashUnderQemu(t, arch, local, args...)
+	return crash{Dir: dir, Exe: local, Core: core, Output: string(out)}
 }
 
 // qemuLiveStops runs exe under arch's qemu-user gdbstub and gdb-multiarch,

@@ -61,6 +61,9 @@ func fixNil(r *Report) {
 	if r.Threads == nil {
 		r.Threads = []Thread{}
 	}
+	if r.Mappings == nil {
+		r.Mappings = []Mapping{}
+	}
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}

@@ -224,6 +224,8 @@ func (e *jsonEnc) report(r *Report) {
 	e.close('}')
 	e.key("core")
 	e.core(&r.Core)
+	e.key("crash")
+	e.crash(r.Crash)
 	e.key("modules")
 	e.open('[')
 	for i := range r.Modules {
@@ -231,6 +233,8 @@ func (e *jsonEnc) report(r *Report) {
 		e.module(&r.Modules[i])
 	}
 	e.close(']')
+	e.key("mappings")
+	e.mappings(r.Mappings)
 	e.key("threads")
 	e.open('[')
 	for i := range r.Threads {
@@ -329,7 +333,7 @@ func (e *jsonEnc) thread(t *Thread) {
 
 // frameFieldNames are a frame's keys in the order frame writes them.
 var frameFieldNames = [...]string{"index", "pc", "exact_pc", "sp", "cfa", "trust", "module",
-	"module_offset", "function", "function_offset", "file", "line", "column", "inlined"}
+	"module_offset", "function", "function_offset", "file", "line", "column", "inlined", "registers"}
 
 // frameLayout is, for frames written at one depth, the bytes before each
 // field (comma, newline, indentation, key) and before the closing brace:
@@ -391,5 +395,130 @@ func (e *jsonEnc) frame(f *Frame) {
 	e.intPtr(f.Column)
 	e.b = append(e.b, l.fields[13]...)
 	e.bool(f.Inlined)
+	e.b = append(e.b, l.fields[14]...)
+	// registers nests a list: it writes at the depth of the frame's
+	// fields, as open would have left it.
+	e.depth++
+	e.registers(f.Registers)
+	e.depth--
 	e.b = append(e.b, l.end...)
+}
+
+func (e *jsonEnc) crash(c *Crash) {
+	if c == nil {
+		e.null()
+		return
+	}
+	e.open('{')
+	e.key("summary")
+	e.str(c.Summary)
+	e.key("kind")
+	e.str(c.Kind)
+	e.key("details")
+	e.strList(c.Details)
+	e.key("instruction")
+	if in := c.Instruction; in == nil {
+		e.null()
+	} else {
+		e.open('{')
+		e.key("address")
+		e.hex(in.Address)
+		e.key("text")
+		e.str(in.Text)
+		e.key("bytes")
+		e.str(in.Bytes)
+		e.key("memory_address")
+		e.hexPtr(in.MemoryAddress)
+		e.key("registers")
+		e.registers(in.Registers)
+		e.close('}')
+	}
+	e.key("access")
+	if a := c.Access; a == nil {
+		e.null()
+	} else {
+		e.open('{')
+		e.key("kind")
+		e.str(a.Kind)
+		e.key("address")
+		e.hex(a.Address)
+		e.key("mapping")
+		e.mapping(a.Mapping)
+		e.close('}')
+	}
+	e.key("abort_message")
+	e.strPtr(c.AbortMessage)
+	e.key("exception_type")
+	e.strPtr(c.ExceptionType)
+	e.key("recursion")
+	e.strList(c.Recursion)
+	e.key("registers")
+	e.registers(c.Registers)
+	e.close('}')
+}
+
+// strList writes a list that is null when nil, as encoding/json does.
+func (e *jsonEnc) strList(l []string) {
+	if l == nil {
+		e.null()
+		return
+	}
+	e.strs(l)
+}
+
+func (e *jsonEnc) registers(l []Register) {
+	if l == nil {
+		e.null()
+		return
+	}
+	e.open('[')
+	for i := range l {
+		e.item()
+		r := &l[i]
+		e.open('{')
+		e.key("name")
+		e.str(r.Name)
+		e.key("value")
+		e.hex(r.Value)
+		e.key("how")
+		e.str(r.How)
+		e.key("address")
+		e.hexPtr(r.Address)
+		e.close('}')
+	}
+	e.close(']')
+}
+
+func (e *jsonEnc) mappings(l []Mapping) {
+	if l == nil {
+		e.null()
+		return
+	}
+	e.open('[')
+	for i := range l {
+		e.item()
+		e.mapping(&l[i])
+	}
+	e.close(']')
+}
+
+func (e *jsonEnc) mapping(m *Mapping) {
+	if m == nil {
+		e.null()
+		return
+	}
+	e.open('{')
+	e.key("start")
+	e.hex(m.Start)
+	e.key("end")
+	e.hex(m.End)
+	e.key("perms")
+	e.str(m.Perms)
+	e.key("offset")
+	e.hex(m.Offset)
+	e.key("path")
+	e.strPtr(m.Path)
+	e.key("dumped_size")
+	e.hex(m.DumpedSize)
+	e.close('}')
 }

@@ -10,12 +10,85 @@ type Hex uint64
 // schema contract: field names, types and meanings do not change without
 // bumping Schema.
 type Report struct {
-	Schema   string   `json:"schema"`
-	Tool     Tool     `json:"tool"`
-	Core     Core     `json:"core"`
-	Modules  []Module `json:"modules"`
-	Threads  []Thread `json:"threads"`
-	Warnings []string `json:"warnings"`
+	Schema  string   `json:"schema"`
+	Tool    Tool     `json:"tool"`
+	Core    Core     `json:"core"`
+	Crash   *Crash   `json:"crash"`
+	Modules []Module `json:"modules"`
+	// Mappings is the process's memory map, as gdb's info proc mappings
+	// prints it, with permissions and what the core holds of each.
+	Mappings []Mapping `json:"mappings"`
+	Threads  []Thread  `json:"threads"`
+	Warnings []string  `json:"warnings"`
+}
+
+// Crash is why the process died, as far as the core proves it: nothing
+// here is a guess. nil when the core records no crash.
+type Crash struct {
+	// Summary says what happened in one sentence a developer can act on
+	// ("read of field at offset 0x18 of a NULL pointer (rax = 0x0)").
+	Summary string `json:"summary"`
+	// Kind names the finding for programs (see report-json.md).
+	Kind string `json:"kind"`
+	// Details are further facts, one sentence each.
+	Details     []string     `json:"details"`
+	Instruction *Instruction `json:"instruction"`
+	Access      *Access      `json:"access"`
+	// AbortMessage is glibc's __abort_msg: a failed assertion's or a
+	// fatal library error's text.
+	AbortMessage *string `json:"abort_message"`
+	// ExceptionType is the C++ type of the exception in flight when
+	// std::terminate was called, demangled.
+	ExceptionType *string `json:"exception_type"`
+	// Recursion is the cycle of functions that overflowed the stack,
+	// innermost first; nil unless Kind is stack_overflow and the frames
+	// repeat.
+	Recursion []string `json:"recursion"`
+	// Registers of the crashing frame.
+	Registers []Register `json:"registers"`
+}
+
+// Instruction is the instruction the crashing thread stopped at.
+type Instruction struct {
+	Address Hex    `json:"address"`
+	Text    string `json:"text"` // as gdb's x/i prints it (AT&T syntax on x86)
+	Bytes   string `json:"bytes"`
+	// MemoryAddress is the computed address of its memory operand.
+	MemoryAddress *Hex `json:"memory_address"`
+	// Registers it names or addresses memory with, with their values.
+	Registers []Register `json:"registers"`
+}
+
+// Access is the memory access that faulted.
+type Access struct {
+	Kind    string   `json:"kind"` // read | write | read_write | execute
+	Address Hex      `json:"address"`
+	Mapping *Mapping `json:"mapping"` // the mapping holding Address, null when none does
+}
+
+// Register is one register's value in a frame and how the unwinder
+// recovered it (the unwind.SaveLoc kind): context (saved by the kernel
+// in the core), same (unchanged from the callee), memory (saved on the
+// stack at Address), register (copied from another register), value
+// (computed, like the stack pointer from the CFA).
+type Register struct {
+	Name    string `json:"name"`
+	Value   Hex    `json:"value"`
+	How     string `json:"how"`
+	Address *Hex   `json:"address"`
+}
+
+// Mapping is one mapping of the process's address space.
+type Mapping struct {
+	Start Hex    `json:"start"`
+	End   Hex    `json:"end"`
+	Perms string `json:"perms"` // "r-x": read, write, execute, '-' where denied
+	// Offset in Path's file; Path null for anonymous memory (heap,
+	// stacks) and the kernel's own ([vdso], [vvar], ...) unnamed by the core.
+	Offset Hex     `json:"offset"`
+	Path   *string `json:"path"`
+	// DumpedSize is how many bytes from Start the core holds.
+	DumpedSize Hex `json:"dumped_size"`
 }
 
 // Tool names the program that wrote the report.
@@ -98,6 +171,9 @@ type Frame struct {
 	Line           *int    `json:"line"`
 	Column         *int    `json:"column"`
 	Inlined        bool    `json:"inlined"`
+	// Registers the unwinder recovered for this frame; null for inlined
+	// frames (they share the registers of the frame they are in).
+	Registers []Register `json:"registers"`
 
 	// Signal marks a signal trampoline frame (text output prints it as
 	// gdb's "<signal handler called>"). Not part of the JSON schema.

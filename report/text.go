@@ -27,6 +27,9 @@ func WriteText(w io.Writer, r *Report) error {
 type TextOptions struct {
 	// NoFold prints every frame, repeated cycles included.
 	NoFold bool
+	// Maps adds the memory map after the header, as gdb's info proc
+	// mappings prints it.
+	Maps bool
 }
 
 // spans is how the writers split a thread's frames into lines.
@@ -41,6 +44,10 @@ func (o TextOptions) spans(frames []Frame) []span {
 func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	bw := bufio.NewWriter(w)
 	writeHeader(bw, r)
+	writeCrash(bw, r)
+	if o.Maps {
+		writeMaps(bw, r.Mappings, r.Core.PointerSize)
+	}
 	for i := range r.Threads {
 		writeThread(bw, &r.Threads[i], r.Core.PointerSize, o)
 	}

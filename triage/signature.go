@@ -80,6 +80,10 @@ func (s *Signer) Sign(r *report.Report) Signature {
 			sig.Frames = []string{first}
 		}
 	}
+	if cf := crashFrames(r); cf != nil {
+		// The crash analysis read it from the core: exact.
+		sig.Frames, sig.Exact = cf, true
+	}
 	if len(sig.Frames) == 0 {
 		sig.Frames = []string{"(no frames)"}
 	}

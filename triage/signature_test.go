@@ -136,3 +136,49 @@ func TestSignExact(t *testing.T) {
 		})
 	}
 }
+
+// A stack overflow buckets by its recursion cycle, an assertion by its
+// message, normalized: the same bug from other builds, paths and entry
+// points of the cycle is one bucket.
+func TestSignCrashAnalysis(t *testing.T) {
+	s := &Signer{}
+	overflow := func(cycle ...string) Signature {
+		r := reportOf("SIGSEGV", "down_b", "down_a", "down_b")
+		r.Crash = &report.Crash{Kind: "stack_overflow", Recursion: cycle}
+		return s.Sign(r)
+	}
+	a, b := overflow("down_a", "down_b(int)"), overflow("down_a", "down_b")
+	if a.ID != b.ID || a.Text != "stack overflow: down_a -> down_b" || !a.Exact {
+		t.Errorf("overflow signatures %+v and %+v", a, b)
+	}
+	assertion := func(msg string, frames ...string) Signature {
+		r := reportOf("SIGABRT", frames...)
+		r.Crash = &report.Crash{Kind: "assertion", AbortMessage: report.Ptr(msg)}
+		return s.Sign(r)
+	}
+	c := assertion("prog: /home/a/src/bank.c:42: check_balance: Assertion `balance >= 0' failed.", "check_balance", "main")
+	d := assertion("./other: /build/src/bank.c:57: check_balance: Assertion `balance >= 0' failed.", "check_balance", "run")
+	e := assertion("prog: /home/a/src/bank.c:42: check_balance: Assertion `balance > 0' failed.", "check_balance", "main")
+	if c.ID != d.ID || c.Text != "assertion: bank.c: check_balance: Assertion `balance >= 0' failed." {
+		t.Errorf("same assertion, two signatures: %q %q", c.Text, d.Text)
+	}
+	if c.ID == e.ID {
+		t.Errorf("different assertions share a signature: %q", c.Text)
+	}
+	// Without the analysis, the frames decide.
+	if f := s.Sign(reportOf("SIGABRT", "check_balance")); f.Text != "check_balance" {
+		t.Errorf("no crash analysis: %q", f.Text)
+	}
+}
+
+func FuzzNormalizeAssertion(f *testing.F) {
+	f.Add("prog: /a/b.c:42: f: Assertion `x' failed.")
+	f.Add("b.c:1: Assertion `x' failed.")
+	f.Add("::::")
+	f.Fuzz(func(t *testing.T, msg string) {
+		n := NormalizeAssertion(msg)
+		if len(n) > len(msg) {
+			t.Fatalf("normalized %q grew to %q", msg, n)
+		}
+	})
+}

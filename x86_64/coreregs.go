@@ -33,3 +33,14 @@ func (Arch) FrameFromThread(th *unwind.ThreadState) (*unwind.Frame, error) {
 	f.ExactPC = true
 	return f, nil
 }
+
+// fsBaseSlot is fs_base's slot in struct user_regs_struct.
+const fsBaseSlot = 21
+
+// ThreadPointer is fs_base: the TCB that x86-64 TLS is addressed from.
+func (Arch) ThreadPointer(th *unwind.ThreadState) (uint64, bool) {
+	if len(th.GRegs) < userRegsSize {
+		return 0, false
+	}
+	return th.Order.Uint64(th.GRegs[fsBaseSlot*8:]), true
+}

@@ -30,6 +30,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
+	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
@@ -92,7 +93,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
-	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold}, out, stdout); err != nil {
+	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, Maps: *maps}, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitOutput
 	}

@@ -1,0 +1,92 @@
+package analyze
+
+import (
+	"debug/elf"
+
+	"github.com/coreunwind/coreunwind/analyze/crashinfo"
+	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// crashAnalysis explains the crash of the report's crashed thread (see
+// package crashinfo); nil when no thread crashed.
+func crashAnalysis(s *Session, r *report.Report) *report.Crash {
+	c := s.Core
+	if c.Signal == nil || s.arch == nil || !crashed(c) {
+		return nil
+	}
+	var rt *report.Thread
+	for i := range r.Threads {
+		if r.Threads[i].Crashed {
+			rt = &r.Threads[i]
+		}
+	}
+	th := c.Thread(c.CrashedTID)
+	if rt == nil || th == nil {
+		return nil
+	}
+	ts := &unwind.ThreadState{GRegs: th.GRegs, FPRegs: th.FPRegs, Notes: th.Notes, Order: s.target.ByteOrder(), Mem: s.target}
+	f0, err := s.arch.FrameFromThread(ts)
+	if err != nil {
+		return nil
+	}
+	sig := c.Signal
+	in := &crashinfo.Input{
+		Arch:     s.arch,
+		Mem:      s.target,
+		Signal:   crashinfo.Signal{Name: sig.Name(), Code: sig.Code, CodeName: sig.CodeName(), Addr: sig.Addr, HasAddr: sig.HasAddr},
+		Frame0:   f0,
+		Frames:   rt.Frames,
+		Mappings: r.Mappings,
+		DataSymbol: func(name string) (uint64, bool) {
+			return s.target.symbolAddr(name, elf.STT_OBJECT)
+		},
+		CodeSymbol: func(name string) (uint64, bool) {
+			return s.target.symbolAddr(name, elf.STT_FUNC)
+		},
+		Section: s.target.sectionAt,
+	}
+	if !sig.Detailed {
+		in.Signal.Code = 0 // pr_cursig only: the code means nothing
+	}
+	if tpa, ok := s.arch.(unwind.ThreadPointerArch); ok {
+		in.ThreadPointer = func() (uint64, bool) { return tpa.ThreadPointer(ts) }
+	}
+	return crashinfo.Analyze(in)
+}
+
+// symbolAddr is the run-time address of the first defined symbol called
+// name of type typ in the modules' dynamic symbol tables, then their full
+// symbol tables (a static executable's).
+func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
+	for _, tables := range []func(*elf.File) ([]elf.Symbol, error){(*elf.File).DynamicSymbols, (*elf.File).Symbols} {
+		for _, m := range t.modules {
+			if m.obj == nil || m.obj.ELF() == nil {
+				continue
+			}
+			syms, _ := tables(m.obj.ELF())
+			for _, sym := range syms {
+				if sym.Name == name && elf.ST_TYPE(sym.Info) == typ && sym.Section != elf.SHN_UNDEF {
+					return sym.Value + m.bias, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// sectionAt names the allocated section holding file offset off of the
+// module recorded as path, "" if none.
+func (t *target) sectionAt(path string, off uint64) string {
+	for _, m := range t.modules {
+		if m.obj == nil || m.obj.ELF() == nil || m.core.Path != path {
+			continue
+		}
+		for _, sec := range m.obj.ELF().Sections {
+			if sec.Type != elf.SHT_NOBITS && sec.Flags&elf.SHF_ALLOC != 0 && off >= sec.Offset && off-sec.Offset < sec.Size {
+				return sec.Name
+			}
+		}
+	}
+	return ""
+}

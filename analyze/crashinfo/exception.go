@@ -1,0 +1,165 @@
+package crashinfo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// terminate explains std::terminate: when it came from __cxa_throw, no
+// handler caught the exception; its type is read from libstdc++'s
+// per-thread exception globals, where __cxa_throw left it (it calls
+// __cxa_begin_catch before std::terminate).
+func (a *analysis) terminate(t int) {
+	a.c.Kind = "terminate"
+	a.c.Summary = "std::terminate() called" + a.callerOf(t, " by ")
+	if t+1 < len(a.in.Frames) && a.frameNamed("__cxa_throw") == t+1 {
+		a.c.Kind = "uncaught_exception"
+		a.c.Summary = "uncaught C++ exception, thrown" + a.callerOf(t+1, " by ")
+	}
+	typ, err := a.currentExceptionType()
+	if err != nil {
+		a.c.Details = append(a.c.Details, fmt.Sprintf("the exception's type could not be read: %v", err))
+		return
+	}
+	if typ == "" {
+		return
+	}
+	a.c.ExceptionType = &typ
+	if a.c.Kind == "uncaught_exception" {
+		a.c.Summary = "uncaught C++ exception of type " + typ + a.callerOf(t+1, ", thrown by ")
+	} else {
+		a.c.Summary += " while handling an exception of type " + typ
+	}
+}
+
+// Itanium C++ ABI layout (libstdc++'s unwind-cxx.h) on LP64: the
+// __cxa_exception header starts with the type_info pointer; its
+// _Unwind_Exception, whose first word is the exception class, is at 80.
+const (
+	cxaUnwindHeaderOff = 80
+	gnuCxxClass        = 0x474e5543432b2b00 // "GNUCC++\0": a primary C++ exception
+	maxTypeName        = 1024
+)
+
+// currentExceptionType returns the demangled type of the thread's most
+// recently caught exception, "" when there is none.
+func (a *analysis) currentExceptionType() (string, error) {
+	eh, err := a.ehGlobals()
+	if err != nil {
+		return "", err
+	}
+	m := a.in.Mem
+	hdr, err := readPtr(m, eh)
+	if err != nil {
+		return "", fmt.Errorf("__cxa_eh_globals at %#x: %w", eh, err)
+	}
+	if hdr == 0 {
+		return "", nil
+	}
+	class, err := readPtr(m, hdr+cxaUnwindHeaderOff)
+	if err != nil {
+		return "", fmt.Errorf("exception header at %#x: %w", hdr, err)
+	}
+	if class != gnuCxxClass {
+		return "", fmt.Errorf("exception at %#x is not a primary C++ exception (class %#x)", hdr, class)
+	}
+	ti, err := readPtr(m, hdr)
+	if err != nil {
+		return "", fmt.Errorf("exception header at %#x: %w", hdr, err)
+	}
+	return ReadTypeInfoName(m, ti)
+}
+
+// ReadTypeInfoName reads a std::type_info's name (its second word: the
+// mangled type, '*'-prefixed for types local to one object) and
+// demangles it.
+func ReadTypeInfoName(m Memory, ti uint64) (string, error) {
+	namePtr, err := readPtr(m, ti+uint64(m.PtrSize()))
+	if err != nil {
+		return "", fmt.Errorf("type_info at %#x: %w", ti, err)
+	}
+	b := readUpTo(m, namePtr, maxTypeName)
+	i := bytes.IndexByte(b, 0)
+	if i <= 0 {
+		return "", fmt.Errorf("type name at %#x: not a string", namePtr)
+	}
+	name := strings.TrimPrefix(string(b[:i]), "*")
+	if name == "" {
+		return "", fmt.Errorf("type name at %#x: empty", namePtr)
+	}
+	if d := elfx.Demangle("_ZTS" + name); strings.HasPrefix(d, "typeinfo name for ") {
+		return strings.TrimPrefix(d, "typeinfo name for "), nil
+	}
+	return name, nil
+}
+
+// ehGlobals finds libstdc++'s __cxa_eh_globals of the crashed thread:
+// __cxa_get_globals loads the address of its tls_index ({module,
+// offset}) and calls __tls_get_addr; the module's TLS block is the
+// thread's DTV entry (glibc: the DTV pointer is the TCB's second word,
+// 16-byte entries whose first word is the block).
+func (a *analysis) ehGlobals() (uint64, error) {
+	if a.in.CodeSymbol == nil || a.in.ThreadPointer == nil {
+		return 0, errors.New("no symbols or thread pointer")
+	}
+	fn, ok := a.in.CodeSymbol("__cxa_get_globals")
+	if !ok {
+		return 0, errors.New("no __cxa_get_globals (not libstdc++)")
+	}
+	d, ok := a.in.Arch.(unwind.InsnDecoder)
+	if !ok {
+		return 0, fmt.Errorf("no instruction decoder for %s", a.in.Arch.Name())
+	}
+	tlsIndex, found := uint64(0), false
+	pc := fn
+	for range 8 {
+		code := a.readCode(pc, d.MaxInsnLen())
+		in, err := d.DecodeInsn(code, pc, func(int) (uint64, bool) { return 0, false })
+		if err != nil || in.Len == 0 {
+			break
+		}
+		if in.Mem == unwind.MemNone && in.HasMemAddr && in.MemBase == a.in.Arch.PCReg() {
+			tlsIndex, found = in.MemAddr, true // lea tls_index(%rip), %rdi
+			break
+		}
+		if in.Class == unwind.InsnCall || in.Class == unwind.InsnReturn {
+			break
+		}
+		pc += uint64(in.Len)
+	}
+	if !found {
+		return 0, fmt.Errorf("__cxa_get_globals at %#x: no tls_index load in its first instructions", fn)
+	}
+	mod, err := readPtr(a.in.Mem, tlsIndex)
+	if err != nil {
+		return 0, fmt.Errorf("tls_index at %#x: %w", tlsIndex, err)
+	}
+	off, err := readPtr(a.in.Mem, tlsIndex+8)
+	if err != nil {
+		return 0, fmt.Errorf("tls_index at %#x: %w", tlsIndex, err)
+	}
+	tp, ok := a.in.ThreadPointer()
+	if !ok {
+		return 0, errors.New("no thread pointer")
+	}
+	dtv, err := readPtr(a.in.Mem, tp+8)
+	if err != nil {
+		return 0, fmt.Errorf("TCB at %#x: %w", tp, err)
+	}
+	if mod == 0 || mod > 1<<16 {
+		return 0, fmt.Errorf("tls_index at %#x: module %d", tlsIndex, mod)
+	}
+	block, err := readPtr(a.in.Mem, dtv+16*mod)
+	if err != nil {
+		return 0, fmt.Errorf("DTV at %#x: %w", dtv, err)
+	}
+	if block == 0 || block == ^uint64(0) {
+		return 0, fmt.Errorf("DTV entry %d is not allocated", mod)
+	}
+	return block + off, nil
+}

@@ -1,0 +1,63 @@
+package crashinfo
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/x86_64"
+)
+
+// FuzzAnalyze: hostile registers, memory, signal and code never make the
+// analysis panic or claim a kind without a summary. Memory is one region
+// of fuzzer bytes at memBase that holds the code at pc, the stack and
+// whatever pointers lead into it; the memory map has it and one guard
+// page below.
+func FuzzAnalyze(f *testing.F) {
+	f.Add([]byte{0x8b, 0x40, 0x18, 0, 0, 0, 0, 0}, "SIGSEGV", 1, uint64(0x18), uint64(0), uint64(memBase+0x800))
+	f.Add([]byte{0x0f, 0x0b}, "SIGILL", 2, uint64(memBase), uint64(0), uint64(memBase+0x800))
+	f.Add([]byte{0xf7, 0x7d, 0xf8, 0, 0, 0, 0, 0, 0, 0}, "SIGFPE", 1, uint64(memBase), uint64(memBase+8), uint64(memBase+0x10))
+	f.Add([]byte{0x89, 0xbd, 0xfc, 0xfd, 0xff, 0xff}, "SIGSEGV", 2, uint64(memBase-0x100), uint64(memBase+0x100), uint64(memBase-0x200))
+	f.Add([]byte{0x48, 0x8b, 0x00}, "SIGSEGV", 0x80, uint64(0), uint64(0x8000000000000000), uint64(memBase))
+	f.Add([]byte{}, "SIGABRT", -6, uint64(0), uint64(0), uint64(memBase))
+	f.Fuzz(func(t *testing.T, mem []byte, sig string, code int, addr, rax, sp uint64) {
+		if len(mem) > 1<<16 {
+			return
+		}
+		arch := x86_64.Arch{}
+		f0 := unwind.NewFrame(arch.NumRegs())
+		for r := range arch.NumRegs() {
+			f0.Set(r, rax+uint64(r)*8, unwind.SaveLoc{Kind: unwind.LocSame})
+		}
+		f0.Set(x86_64.RAX, rax, unwind.SaveLoc{})
+		f0.Set(x86_64.RSP, sp, unwind.SaveLoc{})
+		f0.Set(x86_64.RIP, memBase, unwind.SaveLoc{})
+		end := report.Hex(memBase + uint64(len(mem)))
+		// abort, or an uncaught exception's frames (terminate from
+		// __cxa_throw), by the code's parity.
+		fn, caller := "abort", "main"
+		if code%2 == 0 {
+			fn, caller = "std::terminate()", "__cxa_throw"
+		}
+		in := &Input{
+			Arch:   arch,
+			Mem:    &fakeMem{memBase, mem},
+			Signal: Signal{Name: sig, Code: code, Addr: addr, HasAddr: true},
+			Frame0: f0,
+			Frames: []report.Frame{{Function: &fn}, {Function: &caller, SP: report.Ptr(report.Hex(sp + 16)), PC: report.Hex(binary.LittleEndian.Uint64(append(append([]byte{}, mem...), make([]byte, 8)...)))}},
+			Mappings: []report.Mapping{
+				{Start: memBase - 0x1000, End: memBase, Perms: "---"},
+				{Start: memBase, End: end, Perms: "r-x", Path: report.Ptr("/x")},
+			},
+			DataSymbol:    func(string) (uint64, bool) { return memBase, true },
+			CodeSymbol:    func(string) (uint64, bool) { return memBase, true },
+			ThreadPointer: func() (uint64, bool) { return sp, true },
+			Section:       func(string, uint64) string { return ".rodata" },
+		}
+		c := Analyze(in)
+		if c != nil && (c.Summary == "" || c.Kind == "") {
+			t.Fatalf("kind %q summary %q", c.Kind, c.Summary)
+		}
+	})
+}
