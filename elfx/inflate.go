@@ -18,55 +18,157 @@ import (
 // parallel. Inflating libc's debug info is most of the fixed cost of a
 // report.
 
-// inflateSection decompresses a SHF_COMPRESSED section whose raw bytes
-// are raw (the Elf_Chdr followed by the stream).
-func inflateSection(raw []byte, class elf.Class, order binary.ByteOrder, name string) ([]byte, error) {
+// openCompressed parses a SHF_COMPRESSED section's header (the Elf_Chdr
+// at the start of raw) and returns a reader of the inflated bytes with the
+// size the header claims, bounded by maxInflation.
+func openCompressed(raw []byte, class elf.Class, order binary.ByteOrder, name string) (r io.Reader, size uint64, closeFn func(), err error) {
 	var typ uint32
-	var size uint64
 	var hdr int
 	switch class {
 	case elf.ELFCLASS64:
 		if len(raw) < 24 {
-			return nil, fmt.Errorf("section %s: compression header truncated", name)
+			return nil, 0, nil, fmt.Errorf("section %s: compression header truncated", name)
 		}
 		typ, size, hdr = order.Uint32(raw), order.Uint64(raw[8:]), 24
 	default:
 		if len(raw) < 12 {
-			return nil, fmt.Errorf("section %s: compression header truncated", name)
+			return nil, 0, nil, fmt.Errorf("section %s: compression header truncated", name)
 		}
 		typ, size, hdr = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
 	}
 	stream := raw[hdr:]
 	if size/maxInflation > uint64(len(stream))+1<<20 {
-		return nil, fmt.Errorf("section %s claims %d bytes from %d compressed", name, size, len(stream))
+		return nil, 0, nil, fmt.Errorf("section %s claims %d bytes from %d compressed", name, size, len(stream))
 	}
-	var r io.Reader
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		zr, err := zlib.NewReader(bytes.NewReader(stream))
 		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", name, err)
+			return nil, 0, nil, fmt.Errorf("section %s: %w", name, err)
 		}
-		defer zr.Close()
-		r = zr
+		return zr, size, func() { zr.Close() }, nil
 	case elf.COMPRESS_ZSTD:
 		zr, err := zstd.NewReader(bytes.NewReader(stream), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", name, err)
+			return nil, 0, nil, fmt.Errorf("section %s: %w", name, err)
 		}
-		defer zr.Close()
-		r = zr
+		return zr, size, zr.Close, nil
 	default:
-		return nil, fmt.Errorf("section %s: unknown compression type %d", name, typ)
+		return nil, 0, nil, fmt.Errorf("section %s: unknown compression type %d", name, typ)
 	}
+}
+
+// inflateSection decompresses a SHF_COMPRESSED section whose raw bytes
+// are raw (the Elf_Chdr followed by the stream).
+func inflateSection(raw []byte, class elf.Class, order binary.ByteOrder, name string) ([]byte, error) {
+	r, size, closeFn, err := openCompressed(raw, class, order, name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
 	// The header's size is only a claim: grow with what the stream really
 	// yields (deflate expands at most ~1032:1), never allocate the claim.
 	var buf bytes.Buffer
-	buf.Grow(int(min(size, uint64(len(stream))*4+4096)))
+	buf.Grow(int(min(size, uint64(len(raw))*4+4096)))
 	if n, err := io.CopyN(&buf, r, int64(size)); err != nil {
 		return nil, fmt.Errorf("section %s: inflated %d of the %d bytes its header claims: %w", name, n, size, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// sectionStream is a debug section inflated only as far as it has been
+// read: a backtrace needs a few compile units of libc's 4,000, and the
+// line programs and DIEs they need lie in the first part of the section
+// more often than not. An uncompressed section is all there from the start.
+type sectionStream struct {
+	name string
+	mu   sync.Mutex
+	buf  []byte // the whole section; valid up to done
+	done int
+	r    io.Reader // nil once done or failed
+	stop func()
+	err  error
+}
+
+// inflateChunk is how far past the asked end the stream inflates, so
+// that many small ensures cost few calls into the inflater.
+const inflateChunk = 256 << 10
+
+// newSectionStream opens section s of o for incremental reading. An
+// absent section gives a stream of no bytes.
+func (o *Object) newSectionStream(name string) (*sectionStream, error) {
+	st := &sectionStream{name: name}
+	s := o.section(name)
+	if s == nil {
+		return st, nil
+	}
+	if s.Flags&elf.SHF_COMPRESSED == 0 || o.mapped == nil {
+		b, err := o.sectionData(s)
+		if err != nil {
+			return nil, err
+		}
+		st.buf, st.done = b, len(b)
+		return st, nil
+	}
+	raw, err := o.rawSection(s)
+	if err != nil {
+		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
+	}
+	r, size, closeFn, err := openCompressed(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
+	if err != nil {
+		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
+	}
+	if uint64(int(size)) != size {
+		closeFn()
+		return nil, fmt.Errorf("elfx: %s: section %s claims %d bytes", o.name, s.Name, size)
+	}
+	// The claim is bounded by maxInflation against the compressed bytes.
+	// The buffer's pages are touched only as far as the stream inflates.
+	st.buf, st.r, st.stop = make([]byte, size), r, closeFn
+	return st, nil
+}
+
+// ensure inflates the section up to end (at most its size) and returns
+// the whole section buffer, valid up to at least end. A stream that ends
+// or fails before end gives an error.
+func (st *sectionStream) ensure(end uint64) ([]byte, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if end > uint64(len(st.buf)) {
+		return st.buf, fmt.Errorf("section %s: offset %#x past its end (%#x)", st.name, end, len(st.buf))
+	}
+	if int(end) <= st.done {
+		return st.buf, nil
+	}
+	if st.r == nil {
+		return st.buf, st.err
+	}
+	target := min(len(st.buf), max(int(end), st.done+inflateChunk))
+	n, err := io.ReadFull(st.r, st.buf[st.done:target])
+	st.done += n
+	if st.done == len(st.buf) || err != nil {
+		st.stop()
+		st.r = nil
+		if err != nil {
+			st.err = fmt.Errorf("section %s: inflated %d of the %d bytes its header claims: %w", st.name, st.done, len(st.buf), err)
+		}
+	}
+	if int(end) > st.done {
+		return st.buf, st.err
+	}
+	return st.buf, nil
+}
+
+// all inflates the whole section.
+func (st *sectionStream) all() ([]byte, error) {
+	b, err := st.ensure(uint64(len(st.buf)))
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, nil
+	}
+	return b, nil
 }
 
 // sectionsData returns the contents of several sections (nil entries for

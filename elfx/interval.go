@@ -49,3 +49,10 @@ func (x *intervalIndex) each(pc uint64, fn func(idx int32) bool) {
 		}
 	}
 }
+
+// covers reports whether some interval contains pc.
+func (x *intervalIndex) covers(pc uint64) bool {
+	found := false
+	x.each(pc, func(int32) bool { found = true; return false })
+	return found
+}
