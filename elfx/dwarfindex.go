@@ -14,7 +14,7 @@ import (
 // dwarfIndex is the address index over one object's DWARF: compile unit
 // ranges built once, everything inside a unit built on its first use.
 type dwarfIndex struct {
-	name string // object name, for errors
+	name string      // object name, for errors
 	d    *dwarf.Data // nil for a lazy index until a unit needs all of it
 	cus  []*cuIndex
 	byPC intervalIndex // over cus
