@@ -21,6 +21,15 @@ type Cache struct {
 	byFile  map[fileKey]*cacheEntry
 	byBuild map[string]*Object
 	objects []*Object
+	symbols *SymbolCache // nil: lookups are not kept on disk
+}
+
+// SetSymbolCache makes objects opened from now on keep their symbol and
+// source lookups in sc (nil: nowhere); Close writes them back.
+func (c *Cache) SetSymbolCache(sc *SymbolCache) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.symbols = sc
 }
 
 // fileKey identifies a file version without reading it.
@@ -85,6 +94,10 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	// symbols and tables it carries itself.
 	_, _ = o.AttachDebugFile(debugDirs)
 	c.mu.Lock()
+	sc := c.symbols
+	c.mu.Unlock()
+	o.attachSymbolCache(sc)
+	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id := buildKey(o, path); id != "" {
 		if shared, ok := c.byBuild[id]; ok {
@@ -104,6 +117,7 @@ func (c *Cache) Close() error {
 	defer c.mu.Unlock()
 	var errs []error
 	for _, o := range c.objects {
+		o.flushSymbolCache()
 		errs = append(errs, o.Close())
 	}
 	c.objects = nil

@@ -24,7 +24,21 @@ const maxInlineDepth = 256
 // function (assembly), the function name comes from the symbol table. Go
 // binaries without DWARF use .gopclntab. An object without debug
 // information gives an empty slice and a nil error.
-func (o *Object) SourceFrames(addr uint64) (frames []SourceFrame, err error) {
+func (o *Object) SourceFrames(addr uint64) ([]SourceFrame, error) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if f, ok := m.sourceFrames(addr); ok {
+			return f, nil
+		}
+	}
+	f, err := o.sourceFrames(addr)
+	if m != nil && err == nil {
+		m.addSourceFrames(addr, f)
+	}
+	return f, err
+}
+
+func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
 	x, err := o.dwarfIndex()
 	if err != nil {
 		return nil, err

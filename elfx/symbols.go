@@ -48,6 +48,20 @@ const maxAliasScan = 16
 // preceding unsized symbol in the same section, which is how gdb prints
 // foo+123 for hand-written assembly without sizes.
 func (o *Object) Symbol(addr uint64) (Symbol, bool) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := m.symbol(addr); ok {
+			return r.sym, r.ok
+		}
+	}
+	s, ok := o.lookupSymbol(addr)
+	if m != nil {
+		m.addSymbol(addr, symResult{s, ok})
+	}
+	return s, ok
+}
+
+func (o *Object) lookupSymbol(addr uint64) (Symbol, bool) {
 	t := o.symbols()
 	syms := t.byAddr
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1

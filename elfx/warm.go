@@ -16,3 +16,12 @@ func (o *Object) Warm() {
 	o.dwarfIndex()
 	wg.Wait()
 }
+
+// WarmFor warms the object for lookups at these link-time addresses:
+// not at all when the symbol cache already holds every one of them.
+func (o *Object) WarmFor(addrs []uint64) {
+	if m := o.state().memo.Load(); m != nil && m.covers(addrs) {
+		return
+	}
+	o.Warm()
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -31,6 +32,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
+	cacheDir, noCache := symbolCacheFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -65,6 +67,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		CrashedOnly: threads == "crashed",
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
+	}
+	if !*noCache && !*unwindOnly {
+		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)

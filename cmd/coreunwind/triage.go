@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
 )
@@ -48,6 +49,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&maxFrames, "max-frames", 256, "frames per thread")
 	fs.IntVar(&listed, "max-cores-listed", triage.DefaultMaxListed, "core names listed per bucket in JSON")
 	fs.BoolVar(&bucketPartial, "bucket-partial", false, "let partial cores (truncated inside the crashing thread's stack) form and join buckets")
+	cacheDir, noCache := symbolCacheFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -95,6 +97,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		Binaries:   binaries,
 		AllThreads: allThreads,
 		Signer:     triage.Signer{Skip: skipList, Depth: frames},
+	}
+	if !*noCache {
+		cfg.Analyze.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
 	// Progress goes to a terminal only, and not when jsonl lines go to
 	// the same terminal.

@@ -31,6 +31,9 @@ Flags (before or after the arguments):
   --search-path DIR      also look for files by name in DIR (repeatable)
   --debug-dir DIR        separate debug files root (repeatable; default /usr/lib/debug)
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
+  --cache-dir DIR        symbol cache directory (default $XDG_CACHE_HOME/coreunwind,
+                         else ~/.cache/coreunwind)
+  --no-cache             do not read or write the symbol cache (also COREUNWIND_NO_CACHE=1)
   --version              print the version and exit
   -h, --help             print this help
 
@@ -48,7 +51,7 @@ Triage (many cores grouped by crash signature):
   --skip-frames FILE     skip list from FILE (replaces the default; @default includes it)
   --print-skip           print the skip list in effect
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
-  --sysroot, --search-path, --debug-dir, --max-frames  as above
+  --sysroot, --search-path, --debug-dir, --max-frames, --cache-dir, --no-cache  as above
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
   --bucket-partial       let partial cores (truncated inside the crashing thread's
