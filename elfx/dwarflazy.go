@@ -1,10 +1,12 @@
 package elfx
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -88,6 +90,10 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 			l.sec[i] = restData[j]
 			j++
 		}
+	}
+	if !allSelfContained(l.sec[0]) {
+		l.info.keep()
+		l.line.keep()
 	}
 	x := &dwarfIndex{name: o.name, lazy: l}
 	byOff := map[uint64]int32{}
@@ -191,7 +197,7 @@ func parseAranges(b []byte, order binary.ByteOrder) (out []arangeUnit, ok bool) 
 // abbreviation table is, and where its first DIE starts.
 func (l *lazyDWARF) unitHeader(off uint64) (end, abbrevOff, die uint64, err error) {
 	size := uint64(len(l.info.buf))
-	info, err := l.info.ensure(min(off+24, size))
+	info, err := l.info.ensure(off, min(off+24, size))
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -211,7 +217,7 @@ func (l *lazyDWARF) unitHeader(off uint64) (end, abbrevOff, die uint64, err erro
 		return 0, 0, 0, fmt.Errorf("unit length %#x runs past the end of .debug_info", length)
 	}
 	end = off + hdr + length
-	if info, err = l.info.ensure(end); err != nil {
+	if info, err = l.info.ensure(off, end); err != nil {
 		return 0, 0, 0, err
 	}
 	p := off + hdr
@@ -304,7 +310,7 @@ func (l *lazyDWARF) ensureLines(e *dwarf.Entry) error {
 	if start+4 > size {
 		return nil // debug/dwarf reports the bad offset
 	}
-	line, err := l.line.ensure(min(start+12, size))
+	line, err := l.line.ensure(start, min(start+12, size))
 	if err != nil {
 		return err
 	}
@@ -313,7 +319,7 @@ func (l *lazyDWARF) ensureLines(e *dwarf.Entry) error {
 		length, hdr = l.order.Uint64(line[start+4:]), 12
 	}
 	end := min(size, start+hdr+min(length, size))
-	_, err = l.line.ensure(end)
+	_, err = l.line.ensure(start, end)
 	return err
 }
 
@@ -335,6 +341,27 @@ func (l *lazyDWARF) globalData() (*dwarf.Data, error) {
 		l.global, l.globalErr = newDWARFData(l.name, sec, true)
 	})
 	return l.global, l.globalErr
+}
+
+// preload reads, in section order, the units that cover addrs: the
+// streams then inflate each section once, from its start to the last
+// unit needed, keeping only what those units need.
+func (x *dwarfIndex) preload(addrs []uint64) {
+	seen := map[int32]bool{}
+	var cus []*cuIndex
+	for _, a := range addrs {
+		x.byPC.each(a, func(i int32) bool {
+			if !seen[i] {
+				seen[i] = true
+				cus = append(cus, x.cus[i])
+			}
+			return true
+		})
+	}
+	slices.SortFunc(cus, func(a, b *cuIndex) int { return cmp.Compare(a.off, b.off) })
+	for _, cu := range cus {
+		cu.load(x)
+	}
 }
 
 // fullIndex is the eager index over every unit, for addresses that
@@ -370,8 +397,29 @@ const (
 // .debug_abbrev uses no form that refers outside the unit. Anything it
 // cannot parse counts as not self-contained.
 func selfContained(abbrev []byte, off uint64) bool {
+	_, ok := abbrevTable(abbrev, off)
+	return ok
+}
+
+// allSelfContained reports whether every abbreviation table in the
+// section is self-contained: then no unit is read through the whole
+// section, and the streams may give back the pages they pass.
+func allSelfContained(abbrev []byte) bool {
+	for off := uint64(0); off < uint64(len(abbrev)); {
+		end, ok := abbrevTable(abbrev, off)
+		if !ok {
+			return false
+		}
+		off = end
+	}
+	return true
+}
+
+// abbrevTable parses the abbreviation table at off: where it ends, and
+// whether it is self-contained (false too when it cannot be parsed).
+func abbrevTable(abbrev []byte, off uint64) (end uint64, self bool) {
 	if off >= uint64(len(abbrev)) {
-		return false
+		return 0, false
 	}
 	b := abbrev[off:]
 	uleb := func() (uint64, bool) {
@@ -389,33 +437,33 @@ func selfContained(abbrev []byte, off uint64) bool {
 	for {
 		code, ok := uleb()
 		if !ok {
-			return false
+			return 0, false
 		}
 		if code == 0 {
-			return true
+			return uint64(len(abbrev) - len(b)), true
 		}
 		if _, ok := uleb(); !ok { // tag
-			return false
+			return 0, false
 		}
 		if len(b) == 0 {
-			return false
+			return 0, false
 		}
 		b = b[1:] // has children
 		for {
 			attr, ok1 := uleb()
 			form, ok2 := uleb()
 			if !ok1 || !ok2 {
-				return false
+				return 0, false
 			}
 			if attr == 0 && form == 0 {
 				break
 			}
 			switch form {
 			case formRefAddr, formIndirect, formGNURefAlt:
-				return false
+				return 0, false
 			case 0x21: // DW_FORM_implicit_const: a signed LEB128 follows
 				if _, ok := uleb(); !ok {
-					return false
+					return 0, false
 				}
 			}
 		}

@@ -53,6 +53,25 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 		}
 	}
 	t.Logf("%d addresses in %v", len(addrs), time.Since(start))
+
+	// Preloading two far-apart units gives back the pages of .debug_info
+	// between them; later lookups in those pages inflate them again and
+	// still agree.
+	dropping, err := dbg.newLazyDWARFIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropping.preload([]uint64{addrs[0], addrs[len(addrs)-1]})
+	if info := dropping.lazy.info; info.owned && len(info.dropped) == 0 {
+		t.Error("preloading two far-apart units gave no page of .debug_info back")
+	}
+	for i := len(addrs) - 1; i >= 0; i -= 7 {
+		a := addrs[i]
+		want, _ := eager.sourceFrames(a, o)
+		if got, _ := dropping.sourceFrames(a, o); !reflect.DeepEqual(got, want) {
+			t.Errorf("%#x after pages were given back: %+v, want %+v", a, got, want)
+		}
+	}
 	// An address no unit covers goes to the eager index and gives what
 	// it gives.
 	if got, want := fmt0(lazy.sourceFrames(1, o)), fmt0(eager.sourceFrames(1, o)); !reflect.DeepEqual(got, want) {

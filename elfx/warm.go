@@ -23,5 +23,14 @@ func (o *Object) WarmFor(addrs []uint64) {
 	if m := o.state().memo.Load(); m != nil && m.covers(addrs) {
 		return
 	}
-	o.Warm()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o.symbols()
+	}()
+	if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
+		x.preload(addrs)
+	}
+	wg.Wait()
 }
