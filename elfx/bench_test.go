@@ -23,7 +23,9 @@ func BenchmarkOpen(b *testing.B) {
 // benchAddrs spreads addresses over the object's functions.
 func benchAddrs(b *testing.B, o *Object) []uint64 {
 	var addrs []uint64
-	for _, s := range o.symbols().byAddr {
+	t := o.symbols()
+	for i := range t.byAddr {
+		s := t.at(i)
 		if s.Size > 4 {
 			addrs = append(addrs, s.Addr+s.Size/3)
 		}

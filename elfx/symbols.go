@@ -28,11 +28,13 @@ type symEntry struct {
 	rank       int8   // lower is preferred among symbols at one address
 }
 
-// symbolTable holds code symbols sorted by address. byAddr has one entry
-// per distinct address (the preferred alias); all keeps every alias for
-// name lookups.
+// symbolTable holds code symbols sorted by address. byAddr indexes all,
+// one entry per distinct address (the preferred alias); all keeps every
+// alias for name lookups. Names of a mapped file are read in place: the
+// strings escape only through demangled and nearestSymbolName, which copy
+// them, as the mapping goes with the object.
 type symbolTable struct {
-	byAddr []symEntry
+	byAddr []int32
 	all    []symEntry
 
 	nameOnce sync.Once
@@ -63,18 +65,17 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 
 func (o *Object) lookupSymbol(addr uint64) (Symbol, bool) {
 	t := o.symbols()
-	syms := t.byAddr
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
+	i := t.below(addr)
 	if i < 0 {
 		return Symbol{}, false
 	}
 	for j := i; j >= 0 && j > i-maxAliasScan; j-- {
-		s := &syms[j]
+		s := t.at(j)
 		if s.Size > 0 && addr-s.Addr < s.Size {
 			return s.demangled(), true
 		}
 	}
-	s := &syms[i]
+	s := t.at(i)
 	if s.Size == 0 && elf.SectionIndex(s.section) == o.sectionIndexOf(addr) {
 		return s.demangled(), true
 	}
@@ -88,13 +89,22 @@ func (o *Object) nearestSymbolName(addr uint64) string {
 	if s, ok := o.Symbol(addr); ok {
 		return s.Name
 	}
-	syms := o.symbols().byAddr
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
-	if i < 0 || elf.SectionIndex(syms[i].section) != o.sectionIndexOf(addr) {
+	t := o.symbols()
+	i := t.below(addr)
+	if i < 0 || elf.SectionIndex(t.at(i).section) != o.sectionIndexOf(addr) {
 		return ""
 	}
-	return Demangle(syms[i].Raw)
+	return strings.Clone(Demangle(t.at(i).Raw))
 }
+
+// below is the index in byAddr of the last address at or below addr, -1
+// for none.
+func (t *symbolTable) below(addr uint64) int {
+	return sort.Search(len(t.byAddr), func(i int) bool { return t.all[t.byAddr[i]].Addr > addr }) - 1
+}
+
+// at is the preferred symbol at byAddr[i].
+func (t *symbolTable) at(i int) *symEntry { return &t.all[t.byAddr[i]] }
 
 // LookupSymbol finds a code symbol by its raw (mangled) or demangled name.
 // Among aliases of one name the preferred one (global, sized) wins.
@@ -127,7 +137,8 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 // demangled on lookup rather than when the table is built: a C++ library
 // has hundreds of thousands of symbols and a backtrace needs a few dozen.
 func (s *symEntry) demangled() Symbol {
-	return Symbol{Name: Demangle(s.Raw), Raw: s.Raw, Addr: s.Addr, Size: s.Size}
+	raw := strings.Clone(s.Raw)
+	return Symbol{Name: Demangle(raw), Raw: raw, Addr: s.Addr, Size: s.Size}
 }
 
 // sectionIndexOf returns the index of the allocated section containing
@@ -180,11 +191,7 @@ func (o *Object) buildSymbols() *symbolTable {
 		}
 		return cmp.Compare(a.tie, b.tie)
 	})
-	sorted := make([]symEntry, len(raw))
-	for i, k := range keys {
-		sorted[i] = raw[uint32(k.tie)]
-	}
-	raw = sorted
+	permute(raw, keys)
 	// Drop exact duplicates (the same symbol from .symtab and .dynsym).
 	all := raw[:0]
 	for i := range raw {
@@ -193,14 +200,40 @@ func (o *Object) buildSymbols() *symbolTable {
 		}
 		all = append(all, raw[i])
 	}
-	var byAddr []symEntry
+	var byAddr []int32
 	for i := range all {
-		if n := len(byAddr); n > 0 && byAddr[n-1].Addr == all[i].Addr {
+		if n := len(byAddr); n > 0 && all[byAddr[n-1]].Addr == all[i].Addr {
 			continue
 		}
-		byAddr = append(byAddr, all[i])
+		byAddr = append(byAddr, int32(i))
 	}
 	return &symbolTable{byAddr: byAddr, all: all}
+}
+
+// permute puts raw in the order of the sorted keys (the low 32 bits of a
+// key's tie are the entry's index), in place: a second copy of node's
+// 185k entries would be 9 MB.
+func permute(raw []symEntry, keys []symKey) {
+	done := make([]bool, len(raw))
+	for i := range raw {
+		if done[i] {
+			continue
+		}
+		// Follow the cycle through i: position j takes the entry at
+		// keys[j]'s index.
+		tmp := raw[i]
+		j := i
+		for {
+			done[j] = true
+			k := int(uint32(keys[j].tie))
+			if k == i {
+				raw[j] = tmp
+				break
+			}
+			raw[j] = raw[k]
+			j = k
+		}
+	}
 }
 
 // symKey is a symbol's sort key: its address, then rank (bits 40..47),

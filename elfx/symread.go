@@ -3,6 +3,7 @@ package elfx
 import (
 	"debug/elf"
 	"strings"
+	"unsafe"
 )
 
 // readCodeSymbols appends the code symbols of one symbol table section
@@ -30,7 +31,14 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 	if err != nil {
 		return out
 	}
-	strs := string(strData) // one copy; names are substrings of it
+	// Names are substrings of the string table: in place in a mapped
+	// file (the table copies them on the way out), else of one copy.
+	var strs string
+	if o.mapped != nil && len(strData) > 0 {
+		strs = unsafe.String(&strData[0], len(strData))
+	} else {
+		strs = string(strData)
+	}
 	entSize := 24
 	if f.Class == elf.ELFCLASS32 {
 		entSize = 16
