@@ -33,9 +33,12 @@ func (h *Hex) UnmarshalJSON(b []byte) error {
 // encoding/json would (see jsonenc.go).
 func WriteJSON(w io.Writer, r *Report) error {
 	fixNil(r)
-	e := jsonEnc{b: make([]byte, 0, 4096+1024*len(r.Threads))}
+	e := jsonEnc{b: make([]byte, 0, jsonFlushSize+4096), w: w}
 	e.report(r)
 	e.b = append(e.b, '\n')
+	if e.err != nil {
+		return e.err
+	}
 	_, err := w.Write(e.b)
 	return err
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -13,6 +14,25 @@ type jsonEnc struct {
 	b     []byte
 	depth int
 	first []bool // per open object or list: nothing written in it yet
+
+	// w, when set, receives b whenever it passes jsonFlushSize: a
+	// report of 5,000 frames is megabytes of JSON, which need not be in
+	// memory at once. err is the first write error.
+	w   io.Writer
+	err error
+}
+
+const jsonFlushSize = 32 << 10
+
+// flush writes out what is buffered once there is enough of it.
+func (e *jsonEnc) flush() {
+	if e.w == nil || len(e.b) < jsonFlushSize {
+		return
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
 }
 
 func (e *jsonEnc) newline() {
@@ -260,6 +280,7 @@ func (e *jsonEnc) thread(t *Thread) {
 	for i := range t.Frames {
 		e.item()
 		e.frame(&t.Frames[i])
+		e.flush()
 	}
 	e.close(']')
 	e.key("truncated")

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -69,4 +70,36 @@ func TestWriteJSONEscapesAsEncodingJSON(t *testing.T) {
 	}
 	sameAsReflection(t, "odd strings", r)
 	sameAsReflection(t, "empty", &report.Report{})
+}
+
+// A report of thousands of frames goes out in pieces as it is encoded:
+// the same bytes as encoding/json's, and a writer's error comes back.
+func TestWriteJSONLargeReport(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "cores", "threads-dyn")
+	r, err := analyze.Analyze(filepath.Join(dir, "core"), analyze.Options{Executable: filepath.Join(dir, "threads")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := &r.Threads[0]
+	for len(th.Frames) < 3000 {
+		th.Frames = append(th.Frames, th.Frames...)
+	}
+	sameAsReflection(t, "3000 frames", r)
+	w := &failingWriter{left: 100 << 10}
+	if err := report.WriteJSON(w, r); err != errWriteFailed {
+		t.Errorf("WriteJSON to a writer that fails after 100 KiB: %v", err)
+	}
+}
+
+var errWriteFailed = errors.New("disk full")
+
+// failingWriter accepts left bytes, then fails.
+type failingWriter struct{ left int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if len(b) > w.left {
+		return 0, errWriteFailed
+	}
+	w.left -= len(b)
+	return len(b), nil
 }
