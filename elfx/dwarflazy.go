@@ -91,10 +91,6 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 			j++
 		}
 	}
-	if !allSelfContained(l.sec[0]) {
-		l.info.keep()
-		l.line.keep()
-	}
 	x := &dwarfIndex{name: o.name, lazy: l}
 	byOff := map[uint64]int32{}
 	var ivs []interval
@@ -276,6 +272,10 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 			return err
 		}
 	} else {
+		// Units refer into each other: the streams keep everything from
+		// now on (what they gave back is inflated again once).
+		l.info.keep()
+		l.line.keep()
 		if d, err = l.globalData(); err != nil {
 			return err
 		}
@@ -399,20 +399,6 @@ const (
 func selfContained(abbrev []byte, off uint64) bool {
 	_, ok := abbrevTable(abbrev, off)
 	return ok
-}
-
-// allSelfContained reports whether every abbreviation table in the
-// section is self-contained: then no unit is read through the whole
-// section, and the streams may give back the pages they pass.
-func allSelfContained(abbrev []byte) bool {
-	for off := uint64(0); off < uint64(len(abbrev)); {
-		end, ok := abbrevTable(abbrev, off)
-		if !ok {
-			return false
-		}
-		off = end
-	}
-	return true
 }
 
 // abbrevTable parses the abbreviation table at off: where it ends, and
