@@ -56,7 +56,13 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 			return r.sym, r.ok
 		}
 	}
-	s, ok := o.lookupSymbol(addr)
+	var s Symbol
+	var ok bool
+	if b, found := o.batchSymbol(addr); found {
+		s, ok = b.sym.sym, b.sym.ok
+	} else {
+		s, ok = o.lookupSymbol(addr)
+	}
 	if m != nil {
 		m.addSymbol(addr, symResult{s, ok})
 	}
@@ -88,6 +94,9 @@ func (o *Object) lookupSymbol(addr uint64) (Symbol, bool) {
 func (o *Object) nearestSymbolName(addr uint64) string {
 	if s, ok := o.Symbol(addr); ok {
 		return s.Name
+	}
+	if b, ok := o.batchSymbol(addr); ok {
+		return b.nearest
 	}
 	t := o.symbols()
 	i := t.below(addr)
@@ -249,6 +258,28 @@ const sttParisCMilli elf.SymType = 13
 // codeSymbol decides whether s names code and ranks it among aliases:
 // functions before untyped labels, global before weak before local.
 func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
+	rank, ok := codeSymbolRank(f, s, strs)
+	if !ok {
+		return symEntry{}, false
+	}
+	return symEntry{Raw: symbolName(strs, s.name), Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
+}
+
+// symbolName is the name at off in the string table, without @VERSION.
+func symbolName(strs string, off uint32) string {
+	name := strs[off:]
+	if end := strings.IndexByte(name, 0); end >= 0 {
+		name = name[:end]
+	}
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// codeSymbolRank is codeSymbol's decision without making the name, which
+// it judges by its first bytes.
+func codeSymbolRank(f *elf.File, s rawSym, strs string) (int8, bool) {
 	typ := elf.ST_TYPE(s.info)
 	if typ == sttParisCMilli && f.Machine == elf.EM_PARISC {
 		typ = elf.STT_FUNC // millicode ($$divU, $$mulI): code with its own calling convention
@@ -259,20 +290,24 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 		// Hand-written assembly and stripped code: accept labels in
 		// executable sections only.
 		if int(s.shndx) >= len(f.Sections) || f.Sections[s.shndx].Flags&elf.SHF_EXECINSTR == 0 {
-			return symEntry{}, false
+			return 0, false
 		}
 	default:
-		return symEntry{}, false
+		return 0, false
 	}
 	if s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE || s.name == 0 || int(s.name) >= len(strs) {
-		return symEntry{}, false
+		return 0, false
 	}
-	name := strs[s.name:]
-	if end := strings.IndexByte(name, 0); end >= 0 {
-		name = name[:end]
+	// The first three bytes decide: empty, an ARM/AArch64/RISC-V mapping
+	// symbol marking code or data ($a, $d, $t, $x and $x.foo forms)
+	// or a local label (.L).
+	var head [3]byte
+	copy(head[:], strs[s.name:min(len(strs), int(s.name)+3)])
+	if head[0] == 0 || head[0] == '.' && head[1] == 'L' {
+		return 0, false
 	}
-	if name == "" || isMappingSymbol(name) || strings.HasPrefix(name, ".L") {
-		return symEntry{}, false
+	if head[0] == '$' && (head[1] == 'a' || head[1] == 'd' || head[1] == 't' || head[1] == 'x') && (head[2] == 0 || head[2] == '.') {
+		return 0, false
 	}
 	var rank int8
 	if typ == elf.STT_NOTYPE {
@@ -285,22 +320,5 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 	default:
 		rank += 4
 	}
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i]
-	}
-	return symEntry{Raw: name, Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
-}
-
-// isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
-// $t, $x and their $x.foo forms), which mark code/data boundaries, not
-// functions.
-func isMappingSymbol(name string) bool {
-	if len(name) < 2 || name[0] != '$' {
-		return false
-	}
-	switch name[1] {
-	case 'a', 'd', 't', 'x':
-		return len(name) == 2 || name[2] == '.'
-	}
-	return false
+	return rank, true
 }

@@ -31,14 +31,7 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 	if err != nil {
 		return out
 	}
-	// Names are substrings of the string table: in place in a mapped
-	// file (the table copies them on the way out), else of one copy.
-	var strs string
-	if o.mapped != nil && len(strData) > 0 {
-		strs = unsafe.String(&strData[0], len(strData))
-	} else {
-		strs = string(strData)
-	}
+	strs := bytesString(strData, o.mapped != nil)
 	entSize := 24
 	if f.Class == elf.ELFCLASS32 {
 		entSize = 16
@@ -60,6 +53,16 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 		}
 	}
 	return out
+}
+
+// bytesString is a string table as a string whose substrings are the
+// names: in place when the bytes are a mapped file's (the symbol table
+// copies names on the way out), else one copy.
+func bytesString(b []byte, mapped bool) string {
+	if mapped && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
 }
 
 // rawSym is one Elf32_Sym or Elf64_Sym.

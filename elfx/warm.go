@@ -27,7 +27,7 @@ func (o *Object) WarmFor(addrs []uint64) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		o.symbols()
+		o.preloadSymbols(addrs)
 	}()
 	if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
 		x.preload(addrs)
