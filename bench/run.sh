@@ -269,14 +269,16 @@ awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind
 	}
 	function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && a > 0 && b > 0) ? a / b : -1 }
 	function fmt(r) { return r < 0 ? "-" : sprintf("%.3fx", r) }
-	function row(c, what, a, b, target,    r, verdict) {
+	function verdict(r, target) { return r < 0 ? "n/a" : target == "" ? "info" : (r <= target ? "PASS" : "MISS") }
+	function row(c, what, a, b, target,    r, rc) {
 		r = ratio(med[c, a], med[c, b])
-		verdict = r < 0 ? "n/a" : target == "" ? "info" : (r <= target ? "PASS" : "MISS")
+		rc = ratio(cpu[c, a], cpu[c, b])
 		printf "%-10s %-34s %9s %9s %9s  %s%s\n", c, what, fmt(r), fmt(ratio(min[c, a], min[c, b])),
-			fmt(ratio(cpu[c, a], cpu[c, b])), verdict, target == "" ? "" : sprintf(" (target <= %sx)", target)
+			fmt(rc), target == "" ? "info" : verdict(r, target) " / " verdict(rc, target),
+			target == "" ? "" : sprintf(" (target <= %sx)", target)
 	}
 	END {
-		printf "%-10s %-34s %9s %9s %9s  %s\n", "case", "ratio", "median", "min", "cpu", "verdict (on the median)"
+		printf "%-10s %-34s %9s %9s %9s  %s\n", "case", "ratio", "median", "min", "cpu", "verdict (median / cpu)"
 		for (i = 1; i <= n; i++) {
 			c = order[i]
 			row(c, "coreunwind / eu-stack", "coreunwind", "eu-stack", "0.5")
