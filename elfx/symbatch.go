@@ -129,11 +129,14 @@ func offer(cs *[]batchCandidate, c batchCandidate) {
 	for i := range l {
 		switch {
 		case l[i].addr == c.addr:
-			if c.key < l[i].key {
+			if c.key < l[i].key && c.nameOK() {
 				l[i] = c
 			}
 			return
 		case l[i].addr < c.addr:
+			if !c.nameOK() {
+				return
+			}
 			if len(l) < maxAliasScan {
 				l = append(l, batchCandidate{})
 			}
@@ -143,10 +146,13 @@ func offer(cs *[]batchCandidate, c batchCandidate) {
 			return
 		}
 	}
-	if len(l) < maxAliasScan {
+	if len(l) < maxAliasScan && c.nameOK() {
 		*cs = append(l, c)
 	}
 }
+
+// nameOK is codeSymbolName for the candidate.
+func (c *batchCandidate) nameOK() bool { return codeSymbolName(c.strs, c.nameOff) }
 
 // batchAnswer applies Symbol's and nearestSymbolName's rules to the
 // candidates of addr (highest address first).
@@ -218,11 +224,14 @@ func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batch
 			s = rawSym{name: bo.Uint32(b), value: uint64(bo.Uint32(b[4:])), size: uint64(bo.Uint32(b[8:])),
 				info: b[12], shndx: elf.SectionIndex(bo.Uint16(b[14:]))}
 		}
-		if rank, ok := codeSymbolRank(f, s, strs); ok {
+		// The name is judged only when the symbol would be kept
+		// (offer): most names are never read, nor their pages touched.
+		// Numbering every entry keeps the table order among the kept.
+		if rank, ok := codeSymbolRankByType(f, s, len(strs)); ok {
 			visit(batchCandidate{addr: s.value, size: s.size, key: candidateKey(rank, s.size, order),
 				section: uint16(s.shndx), nameOff: s.name, strs: strs})
-			order++
 		}
+		order++
 	}
 	return order
 }

@@ -280,6 +280,16 @@ func symbolName(strs string, off uint32) string {
 // codeSymbolRank is codeSymbol's decision without making the name, which
 // it judges by its first bytes.
 func codeSymbolRank(f *elf.File, s rawSym, strs string) (int8, bool) {
+	rank, ok := codeSymbolRankByType(f, s, len(strs))
+	if !ok || !codeSymbolName(strs, s.name) {
+		return 0, false
+	}
+	return rank, true
+}
+
+// codeSymbolRankByType is codeSymbolRank without looking at the name
+// (strLen is the string table's size).
+func codeSymbolRankByType(f *elf.File, s rawSym, strLen int) (int8, bool) {
 	typ := elf.ST_TYPE(s.info)
 	if typ == sttParisCMilli && f.Machine == elf.EM_PARISC {
 		typ = elf.STT_FUNC // millicode ($$divU, $$mulI): code with its own calling convention
@@ -295,18 +305,7 @@ func codeSymbolRank(f *elf.File, s rawSym, strs string) (int8, bool) {
 	default:
 		return 0, false
 	}
-	if s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE || s.name == 0 || int(s.name) >= len(strs) {
-		return 0, false
-	}
-	// The first three bytes decide: empty, an ARM/AArch64/RISC-V mapping
-	// symbol marking code or data ($a, $d, $t, $x and $x.foo forms)
-	// or a local label (.L).
-	var head [3]byte
-	copy(head[:], strs[s.name:min(len(strs), int(s.name)+3)])
-	if head[0] == 0 || head[0] == '.' && head[1] == 'L' {
-		return 0, false
-	}
-	if head[0] == '$' && (head[1] == 'a' || head[1] == 'd' || head[1] == 't' || head[1] == 'x') && (head[2] == 0 || head[2] == '.') {
+	if s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE || s.name == 0 || int(s.name) >= strLen {
 		return 0, false
 	}
 	var rank int8
@@ -321,4 +320,17 @@ func codeSymbolRank(f *elf.File, s rawSym, strs string) (int8, bool) {
 		rank += 4
 	}
 	return rank, true
+}
+
+// codeSymbolName judges a code symbol's name (at off in the string table)
+// by its first three bytes: not empty, not an ARM/AArch64/RISC-V mapping
+// symbol marking code or data ($a, $d, $t, $x and $x.foo forms), not a
+// local label (.L).
+func codeSymbolName(strs string, off uint32) bool {
+	var head [3]byte
+	copy(head[:], strs[off:min(len(strs), int(off)+3)])
+	if head[0] == 0 || head[0] == '.' && head[1] == 'L' {
+		return false
+	}
+	return !(head[0] == '$' && (head[1] == 'a' || head[1] == 'd' || head[1] == 't' || head[1] == 'x') && (head[2] == 0 || head[2] == '.'))
 }
