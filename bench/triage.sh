@@ -115,7 +115,10 @@ triage_run() {
 	buckets=$(grep -c '"id":' "$WORK/triage.json" || true)
 }
 # Cold: no symbol cache. Warm: a second triage with the cache the first
-# one filled (a batch after a batch on the same binaries).
+# one filled (a batch after a batch on the same binaries). A first,
+# unmeasured run brings the cores into the page cache, as eu-stack's
+# measured run below finds them.
+triage_run --no-cache
 triage_run --no-cache
 cold_ms=$cu_ms cold_rss=$cu_rss cold_cpu=$cu_cpu
 rm -rf "$WORK/symcache"
