@@ -57,6 +57,17 @@ func (o *Object) preloadSymbols(addrs []uint64) {
 	if d.syms != nil || len(addrs) == 0 {
 		return
 	}
+	if b := d.batch.Load(); b != nil {
+		// A second batch (the next core of a triage): the table, built
+		// once, serves every batch to come.
+		for _, a := range addrs {
+			if _, ok := b.answers[a]; !ok {
+				o.symbols()
+				return
+			}
+		}
+		return
+	}
 	addrs = slices.Clone(addrs)
 	slices.Sort(addrs)
 	addrs = slices.Compact(addrs)

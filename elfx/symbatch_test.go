@@ -68,3 +68,32 @@ func TestPreloadedSymbolsMatchTable(t *testing.T) {
 		})
 	}
 }
+
+// TestPreloadedSymbolsSecondBatch: the first batch of addresses is
+// answered without the table; a second one with new addresses (the next
+// core of a triage) builds the table once instead of passing over the raw
+// tables again; both give what the table gives.
+func TestPreloadedSymbolsSecondBatch(t *testing.T) {
+	table := libcWithDebug(t)
+	addrs := sampleAddrs(t, mustOpen(t, table.DebugFile()).ELF(), 40)
+	first, second := addrs[:len(addrs)/2], addrs[len(addrs)/2:]
+	o := libcWithDebug(t)
+	o.WarmFor(first)
+	if o.state().syms != nil {
+		t.Fatal("the first batch built the table")
+	}
+	o.WarmFor(first)
+	if o.state().syms != nil {
+		t.Fatal("the same batch again built the table")
+	}
+	o.WarmFor(second)
+	if o.state().syms == nil {
+		t.Fatal("a second batch did not build the table")
+	}
+	for _, a := range addrs {
+		ws, wok := table.Symbol(a)
+		if gs, gok := o.Symbol(a); gs != ws || gok != wok {
+			t.Errorf("Symbol(%#x) = %+v %v, table %+v %v", a, gs, gok, ws, wok)
+		}
+	}
+}
