@@ -31,6 +31,10 @@ type Options struct {
 	// Objects shares opened binaries between cores of a batch; nil opens
 	// a cache for this core only.
 	Objects *elfx.Cache
+	// SymbolCache keeps symbol and source lookups on disk for the next
+	// run (nil: it does not), in the cache opened for this core when
+	// Objects is nil. A batch sets it on its Objects.
+	SymbolCache *elfx.SymbolCache
 	// Files shares the files that fill the cores' memory (nil: each core
 	// maps its own); FindByBuildID names files by build ID (a batch's
 	// --binaries). See corefile.Options.
@@ -249,23 +253,24 @@ func shiftCFA(frames []rawFrame) {
 	}
 }
 
-// warmModules indexes, in parallel, the objects that frames landed in.
+// warmModules indexes, in parallel, the objects that frames landed in,
+// unless the symbol cache already knows every lookup address in them.
 func warmModules(t *target, walks [][]rawFrame) {
-	seen := map[*module]bool{}
-	var wg sync.WaitGroup
+	addrs := map[*module][]uint64{}
 	for _, w := range walks {
 		for _, f := range w {
-			m := t.module(f.lookup)
-			if m == nil || m.obj == nil || seen[m] {
-				continue
+			if m := t.module(f.lookup); m != nil && m.obj != nil {
+				addrs[m] = append(addrs[m], f.lookup-m.bias)
 			}
-			seen[m] = true
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				m.obj.Warm()
-			}()
 		}
+	}
+	var wg sync.WaitGroup
+	for m, a := range addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.obj.WarmFor(a)
+		}()
 	}
 	wg.Wait()
 }

@@ -50,6 +50,7 @@ func newSession(c *corefile.Core, opts Options) *Session {
 	s := &Session{Core: c, objs: opts.Objects, cache: unwind.NewCache(opts.CachePolicy)}
 	if s.objs == nil {
 		s.objs, s.own = elfx.NewCache(), true
+		s.objs.SetSymbolCache(opts.SymbolCache)
 	}
 	debugDirs := opts.DebugDirs
 	if len(debugDirs) == 0 {

@@ -98,9 +98,22 @@ for f in unwind-only no-symbolize no-symbols; do
 	esac
 done
 
+# The symbol cache: the full report runs cold (--no-cache), and once more
+# warm from a cache of its own that a first run fills.
+CU_COLD_FLAG=""
+CU_WARM_FLAG=""
+case $CUHELP in
+*no-cache*)
+	CU_COLD_FLAG=--no-cache
+	CU_WARM_FLAG="--cache-dir $OUTDIR/symcache"
+	rm -rf "$OUTDIR/symcache"
+	;;
+esac
+
 TOOLS="coreunwind"
+[ -n "$CU_WARM_FLAG" ] && TOOLS="$TOOLS coreunwind-warm"
 [ -n "$CU_UNWIND_FLAG" ] && TOOLS="$TOOLS coreunwind-unwind"
-if have eu-stack; then TOOLS="$TOOLS eu-stack"; else say "eu-stack missing (apt-get install -y elfutils)"; fi
+if have eu-stack; then TOOLS="$TOOLS eu-stack eu-stack-names"; else say "eu-stack missing (apt-get install -y elfutils)"; fi
 if have gdb; then TOOLS="$TOOLS gdb"; else say "gdb missing"; fi
 [ -n "$LU" ] && TOOLS="$TOOLS libunwind"
 
@@ -110,11 +123,13 @@ command_for() {
 	core=$2
 	exe=$3
 	case $tool in
-	coreunwind) echo "$CU --format json $CUFLAGS $core $exe" ;;
+	coreunwind) echo "$CU --format json $CUFLAGS $CU_COLD_FLAG $core $exe" ;;
+	coreunwind-warm) echo "$CU --format json $CUFLAGS $CU_WARM_FLAG $core $exe" ;;
 	# Like libunwind-coredump, which prints every IP: one line a frame
 	# (pc and module), none folded.
 	coreunwind-unwind) echo "$CU --format text --no-fold $CUFLAGS $CU_UNWIND_FLAG $core $exe" ;;
 	eu-stack) echo "eu-stack --core=$core -e $exe -i -s -n 0" ;;
+	eu-stack-names) echo "eu-stack --core=$core -e $exe -n 0" ;;
 	gdb) echo "gdb -batch -nx -ex 'thread apply all bt' $exe $core" ;;
 	libunwind) echo "$LU $core" ;;
 	esac
@@ -123,8 +138,8 @@ command_for() {
 # count_frames TOOL FILE: frames (including inlined ones) in a tool's output.
 count_frames() {
 	case $1 in
-	coreunwind) grep -c '"pc":' "$2" || true ;;
-	coreunwind-unwind | eu-stack | gdb) grep -c '^#' "$2" || true ;;
+	coreunwind | coreunwind-warm) grep -c '"pc":' "$2" || true ;;
+	coreunwind-unwind | eu-stack* | gdb) grep -c '^#' "$2" || true ;;
 	libunwind) grep -c '^  #' "$2" || true ;;
 	esac
 }
@@ -153,16 +168,27 @@ time_ms() {
 		return
 	fi
 	sh -c "$cmd" >/dev/null 2>&1 || true # warmup: page cache, debug files
+	# perf stat, when it works, gives each run's CPU time (task-clock).
+	stat=$OUTDIR/out/perf-stat.txt
+	use_perf=no
+	if have perf && perf stat -x, -e task-clock -o "$stat" true >/dev/null 2>&1; then use_perf=yes; fi
 	i=0
 	while [ "$i" -lt "$RUNS" ]; do
+		cpu=-
 		t0=$(now_ns)
-		sh -c "exec $cmd" >/dev/null 2>&1 || true
-		t1=$(now_ns)
-		echo $(((t1 - t0) / 1000))
+		if [ $use_perf = yes ]; then
+			perf stat -x, -e task-clock -o "$stat" sh -c "exec $cmd" >/dev/null 2>&1 || true
+			t1=$(now_ns)
+			cpu=$(awk -F, '/task-clock/ { print $1 }' "$stat")
+		else
+			sh -c "exec $cmd" >/dev/null 2>&1 || true
+			t1=$(now_ns)
+		fi
+		echo "$(((t1 - t0) / 1000)) ${cpu:--}"
 		i=$((i + 1))
-	done | sort -n | awk '{ v[NR] = $1 } END {
+	done | sort -n | awk '{ v[NR] = $1; if ($2 != "-") { c += $2; nc++ } } END {
 		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f %.1f -\n", m / 1000, v[1] / 1000 }'
+		printf "%.1f %.1f %s\n", m / 1000, v[1] / 1000, nc ? sprintf("%.1f", c / nc) : "-" }'
 }
 
 # peak_rss_mb CMD OUT: one run under /usr/bin/time, stdout kept in OUT;
@@ -185,7 +211,13 @@ peak_rss_mb() {
 
 # --- measure ----------------------------------------------------------------
 
-if use_hyperfine; then TIMER="hyperfine (1 warmup, $RUNS runs)"; else TIMER="date +%s%N loop ($RUNS runs)"; fi
+if use_hyperfine; then
+	TIMER="hyperfine (1 warmup, $RUNS runs)"
+elif have perf && perf stat -x, -e task-clock true >/dev/null 2>&1; then
+	TIMER="date +%s%N loop ($RUNS runs, 1 warmup), cpu ms from perf stat task-clock"
+else
+	TIMER="date +%s%N loop ($RUNS runs, 1 warmup)"
+fi
 RESULTS=$OUTDIR/results.tsv
 printf 'case\ttool\tmedian_ms\tmin_ms\tcpu_ms\tpeak_rss_mb\tframes\texit\n' >"$RESULTS"
 
@@ -200,6 +232,8 @@ for dir in "$OUTDIR"/cores/*/; do
 		cmd=$(command_for "$tool" "$core" "$exe")
 		say "  $case / $tool"
 		out=$OUTDIR/out/$case.$tool.txt
+		# The warm run's cache is filled first, by a run not measured.
+		[ "$tool" = coreunwind-warm ] && { sh -c "$cmd" >/dev/null 2>&1 || true; }
 		res=$(peak_rss_mb "$cmd" "$out")
 		rss=${res% *}
 		st=${res#* }
@@ -226,28 +260,36 @@ echo
 awk -F '\t' 'NR == 1 { printf "%-10s %-18s %10s %8s %8s %12s %8s %5s\n", "case", "tool", "median ms", "min ms", "cpu ms", "peak RSS MB", "frames", "exit"; next }
 	{ printf "%-10s %-18s %10s %8s %8s %12s %8s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
 echo
-echo "targets: coreunwind full report <= 0.5x eu-stack and <= 0.05x gdb on every case"
+echo "targets on every case: coreunwind full report (cold, --no-cache) <= 0.5x eu-stack -s -i and <= 0.05x gdb;"
+echo "warm (second run, symbol cache filled) <= 1.0x eu-stack with names only; peak RSS (cold) <= eu-stack -s -i's"
 echo
 awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind || echo coreunwind)" '
 	NR == 1 { next }
 	{
-		med[$1, $2] = $3; min[$1, $2] = $4; cpu[$1, $2] = $5
+		med[$1, $2] = $3; min[$1, $2] = $4; cpu[$1, $2] = $5; rss[$1, $2] = $6
 		if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
 	}
 	function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && a > 0 && b > 0) ? a / b : -1 }
 	function fmt(r) { return r < 0 ? "-" : sprintf("%.3fx", r) }
-	function row(c, what, a, b, target,    r, verdict) {
+	function verdict(r, target) { return r < 0 ? "n/a" : target == "" ? "info" : (r <= target ? "PASS" : "MISS") }
+	function row(c, what, a, b, target,    r, rc) {
 		r = ratio(med[c, a], med[c, b])
-		verdict = r < 0 ? "n/a" : target == "" ? "info" : (r <= target ? "PASS" : "MISS")
+		rc = ratio(cpu[c, a], cpu[c, b])
 		printf "%-10s %-34s %9s %9s %9s  %s%s\n", c, what, fmt(r), fmt(ratio(min[c, a], min[c, b])),
-			fmt(ratio(cpu[c, a], cpu[c, b])), verdict, target == "" ? "" : sprintf(" (target <= %sx)", target)
+			fmt(rc), target == "" ? "info" : verdict(r, target) " / " verdict(rc, target),
+			target == "" ? "" : sprintf(" (target <= %sx)", target)
 	}
 	END {
-		printf "%-10s %-34s %9s %9s %9s  %s\n", "case", "ratio", "median", "min", "cpu", "verdict (on the median)"
+		printf "%-10s %-34s %9s %9s %9s  %s\n", "case", "ratio", "median", "min", "cpu", "verdict (median / cpu)"
 		for (i = 1; i <= n; i++) {
 			c = order[i]
 			row(c, "coreunwind / eu-stack", "coreunwind", "eu-stack", "0.5")
 			row(c, "coreunwind / gdb", "coreunwind", "gdb", "0.05")
+			if ((c, "coreunwind-warm") in med)
+				row(c, "coreunwind-warm / eu-stack-names", "coreunwind-warm", "eu-stack-names", "1.0")
+			r = ratio(rss[c, "coreunwind"], rss[c, "eu-stack"])
+			printf "%-10s %-34s %9s %9s %9s  %s\n", c, "peak RSS coreunwind / eu-stack", fmt(r), "", "",
+				r < 0 ? "n/a" : (r <= 1 ? "PASS" : "MISS") " (target <= 1.0x)"
 			row(c, unwind_tool " / libunwind", unwind_tool, "libunwind", "")
 		}
 	}' "$RESULTS"

@@ -6,7 +6,10 @@
 # until there are $CORES cores (default 1000; PIE, so every core has its
 # own layout), then measures
 #   coreunwind triage -j $JOBS   (all cores, one process, symbolized
-#                                 signatures of the crashing thread)
+#                                 signatures of the crashing thread;
+#                                 cold with --no-cache, then warm: a
+#                                 second batch with the symbol cache
+#                                 the first one filled)
 #   eu-stack --core=CORE -e EXE  (once per core, $JOBS at a time, as a
 #                                 script would run it)
 # and prints cores per second, peak RSS (/usr/bin/time -f %M) and the
@@ -98,15 +101,29 @@ echo "cores: $n in $WORK/cores ($(du -sh "$WORK/cores" | cut -f1) on disk)"
 # now_ns: a clock for elapsed times (date +%s%N is GNU; fine on Debian).
 now_ns() { date +%s%N; }
 
-t0=$(now_ns)
-/usr/bin/time -f "%M %U %S" -o "$WORK/coreunwind.rss" \
-	"$COREUNWIND" triage -j "$JOBS" --binaries "$WORK/bin" --format json -o "$WORK/triage.json" "$WORK/cores" || true
-t1=$(now_ns)
-cu_ms=$(((t1 - t0) / 1000000))
-# (tail -1: time prints a line first when the command exits non-zero.)
-cu_rss=$(tail -1 "$WORK/coreunwind.rss" | cut -d' ' -f1)
-cu_cpu=$(tail -1 "$WORK/coreunwind.rss" | awk '{print $2 + $3}')
-buckets=$(grep -c '"id":' "$WORK/triage.json" || true)
+# triage_run FLAGS...: one timed triage of every core; sets cu_ms, cu_rss,
+# cu_cpu and buckets.
+triage_run() {
+	t0=$(now_ns)
+	/usr/bin/time -f "%M %U %S" -o "$WORK/coreunwind.rss" \
+		"$COREUNWIND" triage "$@" -j "$JOBS" --binaries "$WORK/bin" --format json -o "$WORK/triage.json" "$WORK/cores" || true
+	t1=$(now_ns)
+	cu_ms=$(((t1 - t0) / 1000000))
+	# (tail -1: time prints a line first when the command exits non-zero.)
+	cu_rss=$(tail -1 "$WORK/coreunwind.rss" | cut -d' ' -f1)
+	cu_cpu=$(tail -1 "$WORK/coreunwind.rss" | awk '{print $2 + $3}')
+	buckets=$(grep -c '"id":' "$WORK/triage.json" || true)
+}
+# Cold: no symbol cache. Warm: a second triage with the cache the first
+# one filled (a batch after a batch on the same binaries). A first,
+# unmeasured run brings the cores into the page cache, as eu-stack's
+# measured run below finds them.
+triage_run --no-cache
+triage_run --no-cache
+cold_ms=$cu_ms cold_rss=$cu_rss cold_cpu=$cu_cpu
+rm -rf "$WORK/symcache"
+triage_run --cache-dir "$WORK/symcache"
+triage_run --cache-dir "$WORK/symcache"
 
 find "$WORK/cores" -name 'core.*' | sort >"$WORK/list"
 if [ -n "${EU_SAMPLE:-}" ]; then
@@ -131,10 +148,12 @@ eu_cpu=$(tail -1 "$WORK/eu-stack.rss" | awk '{print $2 + $3}')
 
 # Wall-clock rates depend on what else the machine runs; CPU seconds
 # (user + system) per core are printed beside them.
-awk -v n="$n" -v cu="$cu_ms" -v curss="$cu_rss" -v cucpu="$cu_cpu" -v en="$eu_n" -v eu="$eu_ms" -v eurss="$eu_rss" -v eucpu="$eu_cpu" -v j="$JOBS" -v b="$buckets" 'BEGIN {
-	cur = n / (cu / 1000); eur = en / (eu / 1000)
+awk -v cold="$cold_ms" -v coldrss="$cold_rss" -v coldcpu="$cold_cpu" -v n="$n" -v cu="$cu_ms" -v curss="$cu_rss" -v cucpu="$cu_cpu" -v en="$eu_n" -v eu="$eu_ms" -v eurss="$eu_rss" -v eucpu="$eu_cpu" -v j="$JOBS" -v b="$buckets" 'BEGIN {
+	cur = n / (cu / 1000); eur = en / (eu / 1000); coldr = n / (cold / 1000)
 	printf "%-34s %8s %10s %14s %12s\n", "tool (-j " j ")", "cores", "cores/s", "CPU ms/core", "peak RSS"
-	printf "%-34s %8d %10.1f %14.3f %9.1f MiB\n", "coreunwind triage (" b " buckets)", n, cur, cucpu * 1000 / n, curss / 1024
+	printf "%-34s %8d %10.1f %14.3f %9.1f MiB\n", "coreunwind triage, cold (" b " b.)", n, coldr, coldcpu * 1000 / n, coldrss / 1024
+	printf "%-34s %8d %10.1f %14.3f %9.1f MiB\n", "coreunwind triage, warm cache", n, cur, cucpu * 1000 / n, curss / 1024
 	printf "%-34s %8d %10.1f %14.3f %9.1f MiB\n", "eu-stack, one per core", en, eur, eucpu * 1000 / en, eurss / 1024
-	printf "ratio: coreunwind is %.1fx eu-stack in cores/s, %.1fx in CPU per core (target 20x)\n", cur / eur, (eucpu / en) / (cucpu / n)
+	printf "ratio cold: coreunwind is %.1fx eu-stack in cores/s, %.1fx in CPU per core (target 20x)\n", coldr / eur, (eucpu / en) / (coldcpu / n)
+	printf "ratio warm: coreunwind is %.1fx eu-stack in cores/s, %.1fx in CPU per core (target 20x)\n", cur / eur, (eucpu / en) / (cucpu / n)
 }'

@@ -33,6 +33,9 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(workDir)
+	// The commands' symbol cache goes to the run's directory, not the
+	// user's ~/.cache.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(workDir, "cache"))
 	wd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -22,7 +23,9 @@ func BenchmarkOpen(b *testing.B) {
 // benchAddrs spreads addresses over the object's functions.
 func benchAddrs(b *testing.B, o *Object) []uint64 {
 	var addrs []uint64
-	for _, s := range o.symbols().byAddr {
+	t := o.symbols()
+	for i := range t.byAddr {
+		s := t.at(i)
 		if s.Size > 4 {
 			addrs = append(addrs, s.Addr+s.Size/3)
 		}
@@ -70,5 +73,26 @@ func benchSourceFrames(b *testing.B, o *Object) {
 	for b.Loop() {
 		o.SourceFrames(addrs[i%len(addrs)])
 		i++
+	}
+}
+
+// BenchmarkBuildSymbols builds the symbol table of a large binary
+// ($COREUNWIND_BENCH_SYMBOLS, default /usr/bin/node, else libc) from
+// scratch: read, sort, deduplicate.
+func BenchmarkBuildSymbols(b *testing.B) {
+	path := os.Getenv("COREUNWIND_BENCH_SYMBOLS")
+	if path == "" {
+		path = "/usr/bin/node"
+		if _, err := os.Stat(path); err != nil {
+			paths, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6")
+			if len(paths) == 0 {
+				b.Skip("no node or libc.so.6")
+			}
+			path = paths[0]
+		}
+	}
+	o := mustOpen(b, path)
+	for b.Loop() {
+		o.buildSymbols()
 	}
 }

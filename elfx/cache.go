@@ -24,6 +24,15 @@ type Cache struct {
 
 	fetch      DebugFetcher // nil: local debug files only
 	unwindOnly bool
+	symbols    *SymbolCache // nil: lookups are not kept on disk
+}
+
+// SetSymbolCache makes objects opened from now on keep their symbol and
+// source lookups in sc (nil: nowhere); Close writes them back.
+func (c *Cache) SetSymbolCache(sc *SymbolCache) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.symbols = sc
 }
 
 // SetDebugFetcher makes the cache fetch the separate debug file of an
@@ -108,6 +117,10 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 		}
 	}
 	c.mu.Lock()
+	sc := c.symbols
+	c.mu.Unlock()
+	o.attachSymbolCache(sc)
+	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id := buildKey(o, path); id != "" {
 		if shared, ok := c.byBuild[id]; ok {
@@ -127,6 +140,7 @@ func (c *Cache) Close() error {
 	defer c.mu.Unlock()
 	var errs []error
 	for _, o := range c.objects {
+		o.flushSymbolCache()
 		errs = append(errs, o.Close())
 	}
 	c.objects = nil

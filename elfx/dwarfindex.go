@@ -14,11 +14,17 @@ import (
 // dwarfIndex is the address index over one object's DWARF: compile unit
 // ranges built once, everything inside a unit built on its first use.
 type dwarfIndex struct {
-	name string // object name, for errors
-	d    *dwarf.Data
+	name string      // object name, for errors
+	d    *dwarf.Data // nil for a lazy index until a unit needs all of it
 	cus  []*cuIndex
 	byPC intervalIndex // over cus
 
+	// lazy is set when the index was built from .debug_aranges: units
+	// are read one by one as lookups reach them (dwarflazy.go).
+	lazy *lazyDWARF
+
+	// Both maps are keyed by section offsets (a unit's base plus the
+	// offset in its dwarf.Data).
 	names sync.Map // dwarf.Offset -> string: resolved function names
 	// scopeOf holds, per subprogram DIE seen while indexing a unit, the
 	// names of the namespaces and classes around it ("geo::Point<int>"),
@@ -30,7 +36,10 @@ type dwarfIndex struct {
 // cuIndex is one compile unit. Its line table and scope tree are built
 // together on first use.
 type cuIndex struct {
-	entry *dwarf.Entry
+	off   dwarf.Offset // of the unit header in .debug_info
+	d     *dwarf.Data  // the Data entry and its DIEs come from
+	base  dwarf.Offset // section offset of d's offset 0
+	entry *dwarf.Entry // nil for a lazy unit not read yet
 
 	once    sync.Once
 	err     error
@@ -99,7 +108,7 @@ func newDWARFIndex(name string, d *dwarf.Data) (*dwarfIndex, error) {
 		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagSkeletonUnit && e.Tag != dwarf.TagPartialUnit {
 			continue
 		}
-		cu := &cuIndex{entry: e}
+		cu := &cuIndex{off: e.Offset, d: d, entry: e}
 		idx := int32(len(x.cus))
 		x.cus = append(x.cus, cu)
 		ranges, _ := d.Ranges(e)
@@ -122,14 +131,20 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 	cu.once.Do(func() {
 		defer func() {
 			if p := recover(); p != nil {
-				cu.err = fmt.Errorf("elfx: %s: malformed DWARF unit at %#x (%v)", x.name, cu.entry.Offset, p)
+				cu.err = fmt.Errorf("elfx: %s: malformed DWARF unit at %#x (%v)", x.name, cu.off, p)
 			}
 		}()
-		lerr := cu.loadLines(x.d)
-		serr := cu.loadScopes(x, x.d)
+		if cu.entry == nil {
+			if err := x.lazy.openUnit(cu); err != nil {
+				cu.err = fmt.Errorf("elfx: %s: DWARF unit at %#x: %w", x.name, cu.off, err)
+				return
+			}
+		}
+		lerr := cu.loadLines(x)
+		serr := cu.loadScopes(x)
 		cu.err = errors.Join(lerr, serr)
 		if cu.err != nil {
-			cu.err = fmt.Errorf("elfx: %s: DWARF unit at %#x: %w", x.name, cu.entry.Offset, cu.err)
+			cu.err = fmt.Errorf("elfx: %s: DWARF unit at %#x: %w", x.name, cu.off, cu.err)
 		}
 	})
 	return cu.err
@@ -138,8 +153,13 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 // loadLines reads the whole line program once and splits it into
 // sequences sorted by address. (LineReader.SeekPC assumes sorted
 // sequences and misses PCs when they are not.)
-func (cu *cuIndex) loadLines(d *dwarf.Data) error {
-	lr, err := d.LineReader(cu.entry)
+func (cu *cuIndex) loadLines(x *dwarfIndex) error {
+	if x.lazy != nil {
+		if err := x.lazy.ensureLines(cu.entry); err != nil {
+			return fmt.Errorf("line table: %w", err)
+		}
+	}
+	lr, err := cu.d.LineReader(cu.entry)
 	if err != nil {
 		return fmt.Errorf("line table: %w", err)
 	}
@@ -203,7 +223,7 @@ func hasDirPrefix(name, dir string) bool {
 
 // files is the unit's file table, complete once the line program has
 // been read.
-func (cu *cuIndex) files(*dwarf.Data) []*dwarf.LineFile { return cu.fileTab }
+func (cu *cuIndex) files() []*dwarf.LineFile { return cu.fileTab }
 
 // fileName is a line table file's full path ("" for none).
 func (cu *cuIndex) fileName(f *dwarf.LineFile) string {
@@ -235,7 +255,8 @@ func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
 
 // loadScopes walks the unit's DIEs once, keeping subprograms with code,
 // the inlined subroutines inside them and nothing else.
-func (cu *cuIndex) loadScopes(x *dwarfIndex, d *dwarf.Data) error {
+func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
+	d := cu.d
 	r := d.Reader()
 	r.Seek(cu.entry.Offset)
 	if _, err := r.Next(); err != nil {
@@ -269,7 +290,7 @@ func (cu *cuIndex) loadScopes(x *dwarfIndex, d *dwarf.Data) error {
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
 			if e.Tag == dwarf.TagSubprogram && qual != "" {
-				x.scopeOf.Store(e.Offset, qual)
+				x.scopeOf.Store(cu.base+e.Offset, qual)
 			}
 			ranges, _ := d.Ranges(e)
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
@@ -336,11 +357,11 @@ func joinQual(outer, name string) string {
 // DW_AT_specification chain) qualified by the namespaces and classes
 // around the DIE that carries it; failing that, the first linkage name on
 // the chain demangled without its parameter list.
-func (x *dwarfIndex) funcName(off dwarf.Offset) string {
-	if v, ok := x.names.Load(off); ok {
+func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
+	if v, ok := x.names.Load(cu.base + off); ok {
 		return v.(string)
 	}
-	r := x.d.Reader()
+	r := cu.d.Reader()
 	name, linkage, qual := "", "", ""
 	next := off
 	for depth := 0; depth < 8; depth++ {
@@ -356,7 +377,7 @@ func (x *dwarfIndex) funcName(off dwarf.Offset) string {
 		}
 		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
 			name = s
-			if q, ok := x.scopeOf.Load(next); ok {
+			if q, ok := x.scopeOf.Load(cu.base + next); ok {
 				qual = q.(string)
 			}
 		}
@@ -384,6 +405,6 @@ func (x *dwarfIndex) funcName(off dwarf.Offset) string {
 			name = d
 		}
 	}
-	x.names.Store(off, name)
+	x.names.Store(cu.base+off, name)
 	return name
 }

@@ -50,32 +50,43 @@ func (o *Object) loadDWARF() (*dwarf.Data, error) {
 		}
 		return d, nil
 	}
-	// Only what names, lines and inline chains need: not .debug_frame
-	// (elfx/cfi reads it), .debug_loc/.debug_loclists, .debug_aranges
-	// or .debug_pubnames, which are large and unused here.
-	names := []string{".debug_abbrev", ".debug_info", ".debug_line", ".debug_ranges", ".debug_str",
-		".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists", ".debug_types"}
-	sec, err := o.sectionsData(names)
+	sec, err := o.sectionsData(dwarfSections)
 	if err != nil {
 		return nil, err
 	}
+	return newDWARFData(o.name, sec, true)
+}
+
+// dwarfSections are the sections names, lines and inline chains need:
+// not .debug_frame (elfx/cfi reads it), .debug_loc/.debug_loclists,
+// .debug_aranges or .debug_pubnames, which are large and unused here.
+var dwarfSections = []string{".debug_abbrev", ".debug_info", ".debug_line", ".debug_ranges", ".debug_str",
+	".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists", ".debug_types"}
+
+// newDWARFData builds a dwarf.Data over the contents of dwarfSections
+// (nil for absent ones). withTypes adds DWARF 4's .debug_types, whose
+// type units debug/dwarf parses up front; a single compile unit's Data
+// leaves them out, as names and lines never need them.
+func newDWARFData(name string, sec [][]byte, withTypes bool) (*dwarf.Data, error) {
 	d, err := dwarf.New(sec[0], nil, nil, sec[1], sec[2], nil, sec[3], sec[4])
 	if err != nil {
-		return nil, fmt.Errorf("elfx: %s: DWARF: %w", o.name, err)
+		return nil, fmt.Errorf("elfx: %s: DWARF: %w", name, err)
 	}
 	// DWARF 5 sections; AddTypes for DWARF 4's .debug_types.
-	for i, name := range names[5:] {
+	for i, sname := range dwarfSections[5:] {
 		b := sec[5+i]
 		if b == nil {
 			continue
 		}
-		if name == ".debug_types" {
-			err = d.AddTypes(name, b)
+		if sname == ".debug_types" {
+			if withTypes {
+				err = d.AddTypes(sname, b)
+			}
 		} else {
-			err = d.AddSection(name, b)
+			err = d.AddSection(sname, b)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("elfx: %s: DWARF: %w", o.name, err)
+			return nil, fmt.Errorf("elfx: %s: DWARF: %w", name, err)
 		}
 	}
 	return d, nil

@@ -14,6 +14,10 @@ func (o *Object) dwarfIndex() (*dwarfIndex, error) {
 				d.dwarf, d.dwarfErr = nil, errorf("%s: malformed DWARF (%v)", src.name, p)
 			}
 		}()
+		if x, err := src.newLazyDWARFIndex(); x != nil || err != nil {
+			d.dwarf, d.dwarfErr = x, err
+			return
+		}
 		data, err := src.loadDWARF()
 		if err != nil {
 			d.dwarfErr = err

@@ -6,10 +6,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"sync"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 )
 
 // Compressed debug sections (SHF_COMPRESSED) are inflated here rather
@@ -18,55 +22,266 @@ import (
 // parallel. Inflating libc's debug info is most of the fixed cost of a
 // report.
 
-// inflateSection decompresses a SHF_COMPRESSED section whose raw bytes
-// are raw (the Elf_Chdr followed by the stream).
-func inflateSection(raw []byte, class elf.Class, order binary.ByteOrder, name string) ([]byte, error) {
+// openCompressed parses a SHF_COMPRESSED section's header (the Elf_Chdr
+// at the start of raw) and returns a reader of the inflated bytes with the
+// size the header claims, bounded by maxInflation.
+func openCompressed(raw []byte, class elf.Class, order binary.ByteOrder, name string) (r io.Reader, size uint64, closeFn func(), err error) {
 	var typ uint32
-	var size uint64
 	var hdr int
 	switch class {
 	case elf.ELFCLASS64:
 		if len(raw) < 24 {
-			return nil, fmt.Errorf("section %s: compression header truncated", name)
+			return nil, 0, nil, fmt.Errorf("section %s: compression header truncated", name)
 		}
 		typ, size, hdr = order.Uint32(raw), order.Uint64(raw[8:]), 24
 	default:
 		if len(raw) < 12 {
-			return nil, fmt.Errorf("section %s: compression header truncated", name)
+			return nil, 0, nil, fmt.Errorf("section %s: compression header truncated", name)
 		}
 		typ, size, hdr = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
 	}
 	stream := raw[hdr:]
 	if size/maxInflation > uint64(len(stream))+1<<20 {
-		return nil, fmt.Errorf("section %s claims %d bytes from %d compressed", name, size, len(stream))
+		return nil, 0, nil, fmt.Errorf("section %s claims %d bytes from %d compressed", name, size, len(stream))
 	}
-	var r io.Reader
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
+		// The deflate stream inside the zlib wrapper, read without the
+		// Adler-32 check (4% of a cold report): a damaged stream fails to
+		// inflate or gives DWARF that fails to parse, as a damaged
+		// uncompressed section would.
+		if len(stream) >= 2 && stream[0]&0x0f == 8 && stream[1]&0x20 == 0 && (uint(stream[0])<<8|uint(stream[1]))%31 == 0 {
+			fr := flate.NewReader(bytes.NewReader(stream[2:]))
+			return fr, size, func() { fr.Close() }, nil
+		}
 		zr, err := zlib.NewReader(bytes.NewReader(stream))
 		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", name, err)
+			return nil, 0, nil, fmt.Errorf("section %s: %w", name, err)
 		}
-		defer zr.Close()
-		r = zr
+		return zr, size, func() { zr.Close() }, nil
 	case elf.COMPRESS_ZSTD:
 		zr, err := zstd.NewReader(bytes.NewReader(stream), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", name, err)
+			return nil, 0, nil, fmt.Errorf("section %s: %w", name, err)
 		}
-		defer zr.Close()
-		r = zr
+		return zr, size, zr.Close, nil
 	default:
-		return nil, fmt.Errorf("section %s: unknown compression type %d", name, typ)
+		return nil, 0, nil, fmt.Errorf("section %s: unknown compression type %d", name, typ)
 	}
+}
+
+// inflateSection decompresses a SHF_COMPRESSED section whose raw bytes
+// are raw (the Elf_Chdr followed by the stream).
+func inflateSection(raw []byte, class elf.Class, order binary.ByteOrder, name string) ([]byte, error) {
+	r, size, closeFn, err := openCompressed(raw, class, order, name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
 	// The header's size is only a claim: grow with what the stream really
 	// yields (deflate expands at most ~1032:1), never allocate the claim.
 	var buf bytes.Buffer
-	buf.Grow(int(min(size, uint64(len(stream))*4+4096)))
+	buf.Grow(int(min(size, uint64(len(raw))*4+4096)))
 	if n, err := io.CopyN(&buf, r, int64(size)); err != nil {
 		return nil, fmt.Errorf("section %s: inflated %d of the %d bytes its header claims: %w", name, n, size, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// sectionStream is a debug section inflated only as far as it has been
+// read: a backtrace needs a few compile units of libc's 4,000, and the
+// line programs and DIEs they need lie in the first part of the section
+// more often than not. An uncompressed section is all there from the start.
+//
+// A compressed section inflates into memory of its own, outside the Go
+// heap, and the pages the stream passes without anyone asking for them
+// are given back as it goes: a report keeps the few units its frames need,
+// not the megabytes of .debug_info before them. Asking later for bytes
+// that were given back inflates the section again from its start (Warm
+// reads units in section order, so a report does not).
+type sectionStream struct {
+	name string
+	raw  []byte // compressed bytes (Elf_Chdr and stream); nil when uncompressed
+	meta struct {
+		class elf.Class
+		order binary.ByteOrder
+	}
+
+	mu      sync.Mutex
+	buf     []byte // the whole section; valid up to done except in dropped
+	owned   bool   // buf is an anonymous mapping of ours
+	kept    bool   // give nothing back (units refer into each other)
+	done    int
+	floor   int       // end of the furthest range asked for
+	dropped [][2]int  // page ranges given back
+	freed   int       // end of the last range given back
+	r       io.Reader // nil once done or failed
+	stop    func()
+	err     error
+}
+
+// inflateChunk is how far past the asked end the stream inflates, so
+// that many small ensures cost few calls into the inflater.
+const inflateChunk = 256 << 10
+
+// newSectionStream opens section name of o for incremental reading. An
+// absent section gives a stream of no bytes.
+func (o *Object) newSectionStream(name string) (*sectionStream, error) {
+	st := &sectionStream{name: name}
+	s := o.section(name)
+	if s == nil {
+		return st, nil
+	}
+	if s.Flags&elf.SHF_COMPRESSED == 0 || o.mapped == nil {
+		b, err := o.sectionData(s)
+		if err != nil {
+			return nil, err
+		}
+		st.buf, st.done = b, len(b)
+		return st, nil
+	}
+	raw, err := o.rawSection(s)
+	if err != nil {
+		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
+	}
+	st.raw = raw
+	st.meta.class, st.meta.order = o.ef.Class, o.ef.ByteOrder
+	r, size, closeFn, err := openCompressed(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
+	if err != nil {
+		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
+	}
+	if uint64(int(size)) != size {
+		closeFn()
+		return nil, fmt.Errorf("elfx: %s: section %s claims %d bytes", o.name, s.Name, size)
+	}
+	st.r, st.stop = r, closeFn
+	if size == 0 {
+		return st, nil
+	}
+	// The claim is bounded by maxInflation against the compressed bytes;
+	// pages are touched only as far as the stream inflates.
+	buf, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		closeFn()
+		return nil, fmt.Errorf("elfx: %s: section %s: %w", o.name, s.Name, err)
+	}
+	st.buf, st.owned = buf, true
+	// The dwarf.Data values over the buffer belong to the index that
+	// holds the stream: once the stream is unreachable, so are they.
+	runtime.AddCleanup(st, func(b []byte) { unix.Munmap(b) }, buf)
+	return st, nil
+}
+
+// ensure makes [start, end) of the section available (end at most its
+// size) and returns the whole section buffer. Pages between what was
+// asked before and start that nobody asked for are given back. A stream
+// that ends or fails before end gives an error.
+func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if start > end || end > uint64(len(st.buf)) {
+		return st.buf, fmt.Errorf("section %s: range [%#x,%#x) past its end (%#x)", st.name, start, end, len(st.buf))
+	}
+	lo, hi := int(start), int(end)
+	if st.overlapsDropped(lo, hi) {
+		if err := st.refill(); err != nil {
+			return st.buf, err
+		}
+	}
+	// Pages from the end of what was asked before up to start are
+	// nobody's: give them back as the stream passes them.
+	dropFrom := st.floor
+	st.floor = max(st.floor, hi)
+	if st.owned && !st.kept && lo > dropFrom {
+		st.drop(dropFrom, min(lo, st.done))
+	}
+	for st.done < hi && st.r != nil {
+		n, err := io.ReadFull(st.r, st.buf[st.done:min(len(st.buf), st.done+inflateChunk)])
+		st.done += n
+		if st.done == len(st.buf) || err != nil {
+			st.stop()
+			st.r = nil
+			if err != nil {
+				st.err = fmt.Errorf("section %s: inflated %d of the %d bytes its header claims: %w", st.name, st.done, len(st.buf), err)
+			}
+		}
+		if st.owned && !st.kept && lo > dropFrom {
+			st.drop(dropFrom, min(lo, st.done))
+		}
+	}
+	if hi > st.done {
+		return st.buf, st.err
+	}
+	return st.buf, nil
+}
+
+// keep turns off giving pages back.
+func (st *sectionStream) keep() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.kept = true
+}
+
+// drop gives back the whole pages inside [lo, hi) not given back yet.
+func (st *sectionStream) drop(lo, hi int) {
+	page := os.Getpagesize()
+	lo = (max(lo, st.freed) + page - 1) / page * page
+	hi = hi / page * page
+	if hi-lo < 4*page {
+		return
+	}
+	if unix.Madvise(st.buf[lo:hi], unix.MADV_DONTNEED) == nil {
+		st.dropped = append(st.dropped, [2]int{lo, hi})
+		st.freed = hi
+	}
+}
+
+func (st *sectionStream) overlapsDropped(lo, hi int) bool {
+	for _, d := range st.dropped {
+		if lo < d[1] && d[0] < hi {
+			return true
+		}
+	}
+	return false
+}
+
+// refill inflates the section again from its start to bring back the
+// pages given back, writing nothing else: other lookups may be reading
+// the units kept.
+func (st *sectionStream) refill() error {
+	r, _, closeFn, err := openCompressed(st.raw, st.meta.class, st.meta.order, st.name)
+	if err != nil {
+		return err
+	}
+	tmp := make([]byte, 64<<10)
+	for pos := 0; pos < st.done; {
+		n, err := io.ReadFull(r, tmp[:min(len(tmp), st.done-pos)])
+		for _, d := range st.dropped {
+			if lo, hi := max(pos, d[0]), min(pos+n, d[1]); lo < hi {
+				copy(st.buf[lo:hi], tmp[lo-pos:hi-pos])
+			}
+		}
+		pos += n
+		if err != nil {
+			closeFn()
+			return fmt.Errorf("section %s: inflating again: %w", st.name, err)
+		}
+	}
+	if st.r != nil {
+		st.stop()
+	}
+	st.r, st.stop = r, closeFn
+	if st.done == len(st.buf) || st.err != nil {
+		closeFn()
+		st.r = nil
+	}
+	st.dropped = nil
+	return nil
+}
+
+// all inflates the whole section.
+func (st *sectionStream) all() ([]byte, error) {
+	return st.ensure(0, uint64(len(st.buf)))
 }
 
 // sectionsData returns the contents of several sections (nil entries for

@@ -1,6 +1,10 @@
 package elfx
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // interval is a half-open address range [lo, hi) tagged with the index of
 // whatever it belongs to (a compile unit, a subprogram, a line sequence).
@@ -27,7 +31,7 @@ func newIntervalIndex(iv []interval) intervalIndex {
 		}
 	}
 	iv = kept
-	sort.SliceStable(iv, func(i, j int) bool { return iv[i].lo < iv[j].lo })
+	slices.SortStableFunc(iv, func(a, b interval) int { return cmp.Compare(a.lo, b.lo) })
 	maxHi := make([]uint64, len(iv))
 	var m uint64
 	for i, r := range iv {
@@ -48,4 +52,11 @@ func (x *intervalIndex) each(pc uint64, fn func(idx int32) bool) {
 			}
 		}
 	}
+}
+
+// covers reports whether some interval contains pc.
+func (x *intervalIndex) covers(pc uint64) bool {
+	found := false
+	x.each(pc, func(int32) bool { found = true; return false })
+	return found
 }

@@ -54,6 +54,9 @@ type derived struct {
 	unwind     unwindTables
 
 	symbolValues sync.Map // SymbolValues results, by the names asked
+
+	memo  atomic.Pointer[lookupMemo]  // Symbol and SourceFrames results, with a SymbolCache
+	batch atomic.Pointer[symbolBatch] // Symbol answers preloaded for a report's addresses
 }
 
 // Open maps the file at path and parses its ELF headers. Nothing else is

@@ -24,7 +24,21 @@ const maxInlineDepth = 256
 // function (assembly), the function name comes from the symbol table. Go
 // binaries without DWARF use .gopclntab. An object without debug
 // information gives an empty slice and a nil error.
-func (o *Object) SourceFrames(addr uint64) (frames []SourceFrame, err error) {
+func (o *Object) SourceFrames(addr uint64) ([]SourceFrame, error) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if f, ok := m.sourceFrames(addr); ok {
+			return f, nil
+		}
+	}
+	f, err := o.sourceFrames(addr)
+	if m != nil && err == nil {
+		m.addSourceFrames(addr, f)
+	}
+	return f, err
+}
+
+func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
 	x, err := o.dwarfIndex()
 	if err != nil {
 		return nil, err
@@ -47,6 +61,13 @@ func (o *Object) SourceFrames(addr uint64) (frames []SourceFrame, err error) {
 }
 
 func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
+	if x.lazy != nil && !x.byPC.covers(pc) {
+		full, err := x.lazy.fullIndex()
+		if err != nil {
+			return nil, err
+		}
+		return full.sourceFrames(pc, o)
+	}
 	var out []SourceFrame
 	var firstErr error
 	var lineOnly *lineRow
@@ -85,10 +106,10 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		if haveRow {
 			file, line, col = cu.fileName(row.file), int(row.line), int(row.col)
 		}
-		files := cu.files(x.d)
+		files := cu.files()
 		for k := len(chain) - 1; k >= 0; k-- {
 			s := &cu.scopes[chain[k]]
-			name := x.funcName(s.die)
+			name := x.funcName(cu, s.die)
 			if name == "" && k == 0 {
 				// An out-of-line copy without a name of its own (GCC's
 				// foo.part.0 and foo.cold): the symbol names it.

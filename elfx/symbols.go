@@ -28,11 +28,13 @@ type symEntry struct {
 	rank       int8   // lower is preferred among symbols at one address
 }
 
-// symbolTable holds code symbols sorted by address. byAddr has one entry
-// per distinct address (the preferred alias); all keeps every alias for
-// name lookups.
+// symbolTable holds code symbols sorted by address. byAddr indexes all,
+// one entry per distinct address (the preferred alias); all keeps every
+// alias for name lookups. Names of a mapped file are read in place: the
+// strings escape only through demangled and nearestSymbolName, which copy
+// them, as the mapping goes with the object.
 type symbolTable struct {
-	byAddr []symEntry
+	byAddr []int32
 	all    []symEntry
 
 	nameOnce sync.Once
@@ -48,19 +50,38 @@ const maxAliasScan = 16
 // preceding unsized symbol in the same section, which is how gdb prints
 // foo+123 for hand-written assembly without sizes.
 func (o *Object) Symbol(addr uint64) (Symbol, bool) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := m.symbol(addr); ok {
+			return r.sym, r.ok
+		}
+	}
+	var s Symbol
+	var ok bool
+	if b, found := o.batchSymbol(addr); found {
+		s, ok = b.sym.sym, b.sym.ok
+	} else {
+		s, ok = o.lookupSymbol(addr)
+	}
+	if m != nil {
+		m.addSymbol(addr, symResult{s, ok})
+	}
+	return s, ok
+}
+
+func (o *Object) lookupSymbol(addr uint64) (Symbol, bool) {
 	t := o.symbols()
-	syms := t.byAddr
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
+	i := t.below(addr)
 	if i < 0 {
 		return Symbol{}, false
 	}
 	for j := i; j >= 0 && j > i-maxAliasScan; j-- {
-		s := &syms[j]
+		s := t.at(j)
 		if s.Size > 0 && addr-s.Addr < s.Size {
 			return s.demangled(), true
 		}
 	}
-	s := &syms[i]
+	s := t.at(i)
 	if s.Size == 0 && elf.SectionIndex(s.section) == o.sectionIndexOf(addr) {
 		return s.demangled(), true
 	}
@@ -74,13 +95,25 @@ func (o *Object) nearestSymbolName(addr uint64) string {
 	if s, ok := o.Symbol(addr); ok {
 		return s.Name
 	}
-	syms := o.symbols().byAddr
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr }) - 1
-	if i < 0 || elf.SectionIndex(syms[i].section) != o.sectionIndexOf(addr) {
+	if b, ok := o.batchSymbol(addr); ok {
+		return b.nearest
+	}
+	t := o.symbols()
+	i := t.below(addr)
+	if i < 0 || elf.SectionIndex(t.at(i).section) != o.sectionIndexOf(addr) {
 		return ""
 	}
-	return Demangle(syms[i].Raw)
+	return strings.Clone(Demangle(t.at(i).Raw))
 }
+
+// below is the index in byAddr of the last address at or below addr, -1
+// for none.
+func (t *symbolTable) below(addr uint64) int {
+	return sort.Search(len(t.byAddr), func(i int) bool { return t.all[t.byAddr[i]].Addr > addr }) - 1
+}
+
+// at is the preferred symbol at byAddr[i].
+func (t *symbolTable) at(i int) *symEntry { return &t.all[t.byAddr[i]] }
 
 // LookupSymbol finds a code symbol by its raw (mangled) or demangled name.
 // Among aliases of one name the preferred one (global, sized) wins.
@@ -113,7 +146,8 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 // demangled on lookup rather than when the table is built: a C++ library
 // has hundreds of thousands of symbols and a backtrace needs a few dozen.
 func (s *symEntry) demangled() Symbol {
-	return Symbol{Name: Demangle(s.Raw), Raw: s.Raw, Addr: s.Addr, Size: s.Size}
+	raw := strings.Clone(s.Raw)
+	return Symbol{Name: Demangle(raw), Raw: raw, Addr: s.Addr, Size: s.Size}
 }
 
 // sectionIndexOf returns the index of the allocated section containing
@@ -148,24 +182,25 @@ func (o *Object) buildSymbols() *symbolTable {
 	// __libc_start_main_impl, not its alias __libc_start_main that
 	// follows it in .symtab. raw is in table order, so the index breaks
 	// ties (a pdqsort with an explicit tie-breaker is several times
-	// faster than a stable sort on the 185k symbols of node).
+	// faster than a stable sort on the 185k symbols of node). The sort
+	// moves 16-byte keys, not 48-byte entries: the address, then rank,
+	// sized before unsized and table order packed into one word.
+	keys := make([]symKey, len(raw))
 	for i := range raw {
 		raw[i].order = int32(i)
-	}
-	slices.SortFunc(raw, func(a, b symEntry) int {
-		switch {
-		case a.Addr != b.Addr:
-			return cmp.Compare(a.Addr, b.Addr)
-		case a.rank != b.rank:
-			return int(a.rank) - int(b.rank)
-		case (a.Size != 0) != (b.Size != 0):
-			if a.Size != 0 {
-				return -1
-			}
-			return 1
+		tie := uint64(uint8(raw[i].rank))<<40 | uint64(i)
+		if raw[i].Size == 0 {
+			tie |= 1 << 32
 		}
-		return int(a.order - b.order)
+		keys[i] = symKey{raw[i].Addr, tie}
+	}
+	slices.SortFunc(keys, func(a, b symKey) int {
+		if c := cmp.Compare(a.addr, b.addr); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.tie, b.tie)
 	})
+	permute(raw, keys)
 	// Drop exact duplicates (the same symbol from .symtab and .dynsym).
 	all := raw[:0]
 	for i := range raw {
@@ -174,14 +209,46 @@ func (o *Object) buildSymbols() *symbolTable {
 		}
 		all = append(all, raw[i])
 	}
-	var byAddr []symEntry
+	var byAddr []int32
 	for i := range all {
-		if n := len(byAddr); n > 0 && byAddr[n-1].Addr == all[i].Addr {
+		if n := len(byAddr); n > 0 && all[byAddr[n-1]].Addr == all[i].Addr {
 			continue
 		}
-		byAddr = append(byAddr, all[i])
+		byAddr = append(byAddr, int32(i))
 	}
 	return &symbolTable{byAddr: byAddr, all: all}
+}
+
+// permute puts raw in the order of the sorted keys (the low 32 bits of a
+// key's tie are the entry's index), in place: a second copy of node's
+// 185k entries would be 9 MB.
+func permute(raw []symEntry, keys []symKey) {
+	done := make([]bool, len(raw))
+	for i := range raw {
+		if done[i] {
+			continue
+		}
+		// Follow the cycle through i: position j takes the entry at
+		// keys[j]'s index.
+		tmp := raw[i]
+		j := i
+		for {
+			done[j] = true
+			k := int(uint32(keys[j].tie))
+			if k == i {
+				raw[j] = tmp
+				break
+			}
+			raw[j] = raw[k]
+			j = k
+		}
+	}
+}
+
+// symKey is a symbol's sort key: its address, then rank (bits 40..47),
+// unsized after sized (bit 32) and position in the tables (bits 0..31).
+type symKey struct {
+	addr, tie uint64
 }
 
 // sttParisCMilli is STT_PARISC_MILLI, the symbol type of PA-RISC
@@ -191,6 +258,38 @@ const sttParisCMilli elf.SymType = 13
 // codeSymbol decides whether s names code and ranks it among aliases:
 // functions before untyped labels, global before weak before local.
 func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
+	rank, ok := codeSymbolRank(f, s, strs)
+	if !ok {
+		return symEntry{}, false
+	}
+	return symEntry{Raw: symbolName(strs, s.name), Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
+}
+
+// symbolName is the name at off in the string table, without @VERSION.
+func symbolName(strs string, off uint32) string {
+	name := strs[off:]
+	if end := strings.IndexByte(name, 0); end >= 0 {
+		name = name[:end]
+	}
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// codeSymbolRank is codeSymbol's decision without making the name, which
+// it judges by its first bytes.
+func codeSymbolRank(f *elf.File, s rawSym, strs string) (int8, bool) {
+	rank, ok := codeSymbolRankByType(f, s, len(strs))
+	if !ok || !codeSymbolName(strs, s.name) {
+		return 0, false
+	}
+	return rank, true
+}
+
+// codeSymbolRankByType is codeSymbolRank without looking at the name
+// (strLen is the string table's size).
+func codeSymbolRankByType(f *elf.File, s rawSym, strLen int) (int8, bool) {
 	typ := elf.ST_TYPE(s.info)
 	if typ == sttParisCMilli && f.Machine == elf.EM_PARISC {
 		typ = elf.STT_FUNC // millicode ($$divU, $$mulI): code with its own calling convention
@@ -201,20 +300,13 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 		// Hand-written assembly and stripped code: accept labels in
 		// executable sections only.
 		if int(s.shndx) >= len(f.Sections) || f.Sections[s.shndx].Flags&elf.SHF_EXECINSTR == 0 {
-			return symEntry{}, false
+			return 0, false
 		}
 	default:
-		return symEntry{}, false
+		return 0, false
 	}
-	if s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE || s.name == 0 || int(s.name) >= len(strs) {
-		return symEntry{}, false
-	}
-	name := strs[s.name:]
-	if end := strings.IndexByte(name, 0); end >= 0 {
-		name = name[:end]
-	}
-	if name == "" || isMappingSymbol(name) || strings.HasPrefix(name, ".L") {
-		return symEntry{}, false
+	if s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE || s.name == 0 || int(s.name) >= strLen {
+		return 0, false
 	}
 	var rank int8
 	if typ == elf.STT_NOTYPE {
@@ -227,22 +319,18 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 	default:
 		rank += 4
 	}
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i]
-	}
-	return symEntry{Raw: name, Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
+	return rank, true
 }
 
-// isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
-// $t, $x and their $x.foo forms), which mark code/data boundaries, not
-// functions.
-func isMappingSymbol(name string) bool {
-	if len(name) < 2 || name[0] != '$' {
+// codeSymbolName judges a code symbol's name (at off in the string table)
+// by its first three bytes: not empty, not an ARM/AArch64/RISC-V mapping
+// symbol marking code or data ($a, $d, $t, $x and $x.foo forms), not a
+// local label (.L).
+func codeSymbolName(strs string, off uint32) bool {
+	var head [3]byte
+	copy(head[:], strs[off:min(len(strs), int(off)+3)])
+	if head[0] == 0 || head[0] == '.' && head[1] == 'L' {
 		return false
 	}
-	switch name[1] {
-	case 'a', 'd', 't', 'x':
-		return len(name) == 2 || name[2] == '.'
-	}
-	return false
+	return !(head[0] == '$' && (head[1] == 'a' || head[1] == 'd' || head[1] == 't' || head[1] == 'x') && (head[2] == 0 || head[2] == '.'))
 }

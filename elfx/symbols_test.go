@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -117,5 +118,30 @@ func TestSymbolAliasesAndLabels(t *testing.T) {
 	}
 	if _, ok := o.Symbol(0); ok {
 		t.Error("Symbol(0) found something")
+	}
+}
+
+// TestSymbolNamesOutliveObject: names are read in place from the mapped
+// string table, so the ones handed out must be copies that stay valid
+// once the object is closed and unmapped.
+func TestSymbolNamesOutliveObject(t *testing.T) {
+	paths, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6")
+	if len(paths) == 0 {
+		testenv.Unavailable(t, "no libc.so.6")
+	}
+	o, err := Open(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := o.LookupSymbol("malloc")
+	if !ok {
+		t.Fatal("no malloc")
+	}
+	s, ok := o.Symbol(m.Addr + 1)
+	near := o.nearestSymbolName(m.Addr + 1)
+	o.Close()
+	// Reading an unmapped name would kill the test with SIGSEGV.
+	if !ok || s.Name != "malloc" && !strings.Contains(s.Raw, "malloc") || near != s.Name || m.Raw == "" {
+		t.Errorf("after Close: Symbol %+v %v, nearest %q, LookupSymbol %+v", s, ok, near, m)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"strings"
+	"unsafe"
 )
 
 // readCodeSymbols appends the code symbols of one symbol table section
@@ -31,7 +32,7 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 	if err != nil {
 		return out
 	}
-	strs := string(strData) // one copy; names are substrings of it
+	strs := bytesString(strData, o.mapped != nil)
 	entSize := 24
 	if f.Class == elf.ELFCLASS32 {
 		entSize = 16
@@ -63,6 +64,16 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 		}
 	}
 	return out
+}
+
+// bytesString is a string table as a string whose substrings are the
+// names: in place when the bytes are a mapped file's (the symbol table
+// copies names on the way out), else one copy.
+func bytesString(b []byte, mapped bool) string {
+	if mapped && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
 }
 
 // rawSym is one Elf32_Sym or Elf64_Sym.

@@ -16,3 +16,21 @@ func (o *Object) Warm() {
 	o.dwarfIndex()
 	wg.Wait()
 }
+
+// WarmFor warms the object for lookups at these link-time addresses:
+// not at all when the symbol cache already holds every one of them.
+func (o *Object) WarmFor(addrs []uint64) {
+	if m := o.state().memo.Load(); m != nil && m.covers(addrs) {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o.preloadSymbols(addrs)
+	}()
+	if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
+		x.preload(addrs)
+	}
+	wg.Wait()
+}

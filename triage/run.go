@@ -69,6 +69,7 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 	objs := cfg.Analyze.Objects
 	if objs == nil {
 		objs = elfx.NewCache()
+		objs.SetSymbolCache(cfg.Analyze.SymbolCache)
 		defer objs.Close()
 	}
 	bins := indexBinaries(cfg.Binaries)

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"io"
 	"strings"
+
+	"github.com/coreunwind/coreunwind/elfx"
 )
 
 // stringList is a repeatable flag (--debug-dir A --debug-dir B).
@@ -34,6 +36,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// symbolCacheFlags adds --cache-dir and --no-cache, the on-disk symbol
+// cache's flags.
+func symbolCacheFlags(fs *flag.FlagSet) (dir *string, off *bool) {
+	dir = fs.String("cache-dir", "", "keep the symbol cache in `DIR` (default $XDG_CACHE_HOME/coreunwind or ~/.cache/coreunwind)")
+	off = fs.Bool("no-cache", false, "neither read nor write the symbol cache (also: "+elfx.NoCacheEnv+"=1)")
+	return dir, off
 }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {

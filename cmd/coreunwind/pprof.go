@@ -48,6 +48,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	}
 	// One cache: a library shared by the cores is opened once.
 	objs := elfx.NewCache()
+	objs.SetSymbolCache(opts.SymbolCache)
 	defer objs.Close()
 	opts.Objects = objs
 	var reps []*report.Report

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -35,6 +36,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
 	dflags.register(fs)
+	cacheDir, noCache := symbolCacheFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -75,6 +77,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		CrashedOnly: threads == "crashed",
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
+	}
+	if !*noCache && !*unwindOnly {
+		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
 )
@@ -50,6 +51,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&bucketPartial, "bucket-partial", false, "let partial cores (truncated inside the crashing thread's stack) form and join buckets")
 	var dflags debuginfodFlags
 	dflags.register(fs)
+	cacheDir, noCache := symbolCacheFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
@@ -105,6 +107,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		Binaries:   binaries,
 		AllThreads: allThreads,
 		Signer:     triage.Signer{Skip: skipList, Depth: frames},
+	}
+	if !*noCache {
+		cfg.Analyze.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
 	var bar *progressLine
 	if progress {

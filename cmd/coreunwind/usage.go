@@ -38,6 +38,9 @@ Flags (before or after the arguments):
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --debuginfod, --no-debuginfod  fetch missing executables, libraries and debug files
                          by build ID from the servers in DEBUGINFOD_URLS (on when it is set)
+  --cache-dir DIR        symbol cache directory (default $XDG_CACHE_HOME/coreunwind,
+                         else ~/.cache/coreunwind)
+  --no-cache             do not read or write the symbol cache (also COREUNWIND_NO_CACHE=1)
   --version              print the version and exit
   -h, --help             print this help
 
@@ -55,8 +58,8 @@ Triage (many cores grouped by crash signature):
   --skip-frames FILE     skip list from FILE (replaces the default; @default includes it)
   --print-skip           print the skip list in effect
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
-  --sysroot, --search-path, --debug-dir, --max-frames, --debuginfod  as above
-                         (one download per build ID for the whole batch)
+  --sysroot, --search-path, --debug-dir, --max-frames, --debuginfod, --cache-dir,
+  --no-cache             as above (one download per build ID for the whole batch)
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
   --bucket-partial       let partial cores (truncated inside the crashing thread's

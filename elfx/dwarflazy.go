@@ -1,0 +1,457 @@
+package elfx
+
+import (
+	"cmp"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// A backtrace needs a handful of glibc's 4,000 compile units. Reading the
+// DWARF through one dwarf.Data means inflating all of .debug_info and
+// .debug_line and parsing every unit's abbreviation table first (what
+// dwarf.New does). A lazy index instead maps addresses to units with
+// .debug_aranges, then reads each unit a lookup reaches on its own: the
+// section streams inflate only up to the end of that unit and of its line
+// program, and a dwarf.Data over the unit alone parses its abbreviations
+// only.
+//
+// A unit whose DIEs may refer into other units (DW_FORM_ref_addr: LTO,
+// dwz) cannot be read on its own; it is read through a dwarf.Data over
+// the whole section, built once when such a unit is first met. An address
+// .debug_aranges does not cover goes to the eager index over every unit
+// (newDWARFIndex), which also knows units without address ranges.
+
+// lazyDWARF holds the sections of a lazily read object.
+type lazyDWARF struct {
+	name  string
+	order binary.ByteOrder
+	info  *sectionStream
+	line  *sectionStream
+	sec   [][]byte // dwarfSections' contents, but for .debug_info and .debug_line
+
+	globalOnce sync.Once
+	global     *dwarf.Data
+	globalErr  error
+
+	fullOnce sync.Once
+	full     *dwarfIndex
+	fullErr  error
+}
+
+// newLazyDWARFIndex builds a lazy index over o's DWARF, or returns nil
+// when o has no usable .debug_aranges (or is relocatable, or has
+// .zdebug sections), for the eager index to take over.
+func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
+	if o.ef.Type == elf.ET_REL || o.section(".zdebug_info") != nil || o.section(".debug_aranges") == nil {
+		return nil, nil
+	}
+	ar, err := o.sectionsData([]string{".debug_aranges"})
+	if err != nil {
+		return nil, err
+	}
+	units, ok := parseAranges(ar[0], o.ef.ByteOrder)
+	if !ok || len(units) == 0 {
+		return nil, nil
+	}
+	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder}
+	var rest []string
+	for _, n := range dwarfSections {
+		if n != ".debug_info" && n != ".debug_line" {
+			rest = append(rest, n)
+		}
+	}
+	var wg sync.WaitGroup
+	var restData [][]byte
+	var restErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		restData, restErr = o.sectionsData(rest)
+	}()
+	l.info, err = o.newSectionStream(".debug_info")
+	if err == nil {
+		l.line, err = o.newSectionStream(".debug_line")
+	}
+	wg.Wait()
+	if err == nil {
+		err = restErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.sec = make([][]byte, len(dwarfSections))
+	j := 0
+	for i, n := range dwarfSections {
+		if n != ".debug_info" && n != ".debug_line" {
+			l.sec[i] = restData[j]
+			j++
+		}
+	}
+	x := &dwarfIndex{name: o.name, lazy: l}
+	byOff := map[uint64]int32{}
+	var ivs []interval
+	for _, u := range units {
+		if u.info >= uint64(len(l.info.buf)) {
+			continue // points past .debug_info: corrupt
+		}
+		idx, ok := byOff[u.info]
+		if !ok {
+			idx = int32(len(x.cus))
+			byOff[u.info] = idx
+			x.cus = append(x.cus, &cuIndex{off: dwarf.Offset(u.info)})
+		}
+		ivs = append(ivs, interval{lo: u.lo, hi: u.hi, idx: idx})
+	}
+	if len(x.cus) == 0 {
+		return nil, nil
+	}
+	x.byPC = newIntervalIndex(ivs)
+	return x, nil
+}
+
+// arangeUnit is one address range of .debug_aranges and the offset of its
+// unit in .debug_info.
+type arangeUnit struct {
+	info, lo, hi uint64
+}
+
+// parseAranges reads every set of .debug_aranges (DWARF 2 to 5). ok is
+// false when a set is malformed: the caller then reads every unit.
+func parseAranges(b []byte, order binary.ByteOrder) (out []arangeUnit, ok bool) {
+	for off := uint64(0); off < uint64(len(b)); {
+		rest := b[off:]
+		if len(rest) < 4 {
+			return nil, false
+		}
+		length, hdr, is64 := uint64(order.Uint32(rest)), uint64(4), false
+		if length == 0xffffffff {
+			if len(rest) < 12 {
+				return nil, false
+			}
+			length, hdr, is64 = order.Uint64(rest[4:]), 12, true
+		} else if length >= 0xfffffff0 {
+			return nil, false
+		}
+		if length > uint64(len(rest))-hdr {
+			return nil, false
+		}
+		set := rest[:hdr+length]
+		next := off + hdr + length
+		p := hdr
+		// version (2), debug_info_offset (4 or 8), address_size, segment_selector_size
+		need := p + 2 + 4 + 2
+		if is64 {
+			need += 4
+		}
+		if uint64(len(set)) < need {
+			return nil, false
+		}
+		if v := order.Uint16(set[p:]); v < 2 || v > 5 {
+			return nil, false
+		}
+		p += 2
+		var info uint64
+		if is64 {
+			info, p = order.Uint64(set[p:]), p+8
+		} else {
+			info, p = uint64(order.Uint32(set[p:])), p+4
+		}
+		asize, segSize := uint64(set[p]), uint64(set[p+1])
+		p += 2
+		if (asize != 4 && asize != 8) || segSize != 0 {
+			return nil, false
+		}
+		// Tuples start at a multiple of twice the address size from the
+		// start of the set.
+		tuple := 2 * asize
+		p = (p + tuple - 1) / tuple * tuple
+		for ; p+tuple <= uint64(len(set)); p += tuple {
+			var lo, n uint64
+			if asize == 8 {
+				lo, n = order.Uint64(set[p:]), order.Uint64(set[p+8:])
+			} else {
+				lo, n = uint64(order.Uint32(set[p:])), uint64(order.Uint32(set[p+4:]))
+			}
+			if lo == 0 && n == 0 {
+				break
+			}
+			if lo+n > lo {
+				out = append(out, arangeUnit{info: info, lo: lo, hi: lo + n})
+			}
+		}
+		off = next
+	}
+	return out, true
+}
+
+// unitHeader reads the unit header at off in .debug_info (inflating the
+// section as far as the unit's end): where the unit ends and where its
+// abbreviation table is, and where its first DIE starts.
+func (l *lazyDWARF) unitHeader(off uint64) (end, abbrevOff, die uint64, err error) {
+	size := uint64(len(l.info.buf))
+	info, err := l.info.ensure(off, min(off+24, size))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if off+4 > size {
+		return 0, 0, 0, fmt.Errorf("unit header past the end of .debug_info")
+	}
+	length, hdr, is64 := uint64(l.order.Uint32(info[off:])), uint64(4), false
+	if length == 0xffffffff {
+		if off+12 > size {
+			return 0, 0, 0, fmt.Errorf("unit header past the end of .debug_info")
+		}
+		length, hdr, is64 = l.order.Uint64(info[off+4:]), 12, true
+	} else if length >= 0xfffffff0 {
+		return 0, 0, 0, fmt.Errorf("reserved unit length %#x", length)
+	}
+	if length > size-off-hdr {
+		return 0, 0, 0, fmt.Errorf("unit length %#x runs past the end of .debug_info", length)
+	}
+	end = off + hdr + length
+	if info, err = l.info.ensure(off, end); err != nil {
+		return 0, 0, 0, err
+	}
+	p := off + hdr
+	if p+2 > end {
+		return 0, 0, 0, fmt.Errorf("unit header truncated")
+	}
+	version := l.order.Uint16(info[p:])
+	p += 2
+	unitType := byte(0)
+	if version >= 5 {
+		unitType = info[p]
+		p += 2 // unit_type, address_size
+	}
+	offSize := uint64(4)
+	if is64 {
+		offSize = 8
+	}
+	if p+offSize > end {
+		return 0, 0, 0, fmt.Errorf("unit header truncated")
+	}
+	if is64 {
+		abbrevOff = l.order.Uint64(info[p:])
+	} else {
+		abbrevOff = uint64(l.order.Uint32(info[p:]))
+	}
+	p += offSize
+	switch {
+	case version < 5:
+		p++ // address_size
+	case unitType == dwUTSkeleton || unitType == dwUTSplitCompile:
+		p += 8 // dwo_id
+	case unitType == dwUTType || unitType == dwUTSplitType:
+		p += 8 + offSize // type_signature, type_offset
+	}
+	if p > end {
+		return 0, 0, 0, fmt.Errorf("unit header truncated")
+	}
+	return end, abbrevOff, p, nil
+}
+
+// openUnit reads the unit's top DIE through a dwarf.Data of its own, or
+// through the whole section's when its DIEs may refer outside it.
+func (l *lazyDWARF) openUnit(cu *cuIndex) error {
+	off := uint64(cu.off)
+	end, abbrevOff, die, err := l.unitHeader(off)
+	if err != nil {
+		return err
+	}
+	d := (*dwarf.Data)(nil)
+	base := cu.off
+	if selfContained(l.sec[0], abbrevOff) {
+		sec := append([][]byte(nil), l.sec...)
+		sec[1] = l.info.buf[off:end:end]
+		sec[2] = l.line.buf
+		if d, err = newDWARFData(l.name, sec, false); err != nil {
+			return err
+		}
+	} else {
+		// Units refer into each other: the streams keep everything from
+		// now on (what they gave back is inflated again once).
+		l.info.keep()
+		l.line.keep()
+		if d, err = l.globalData(); err != nil {
+			return err
+		}
+		base = 0
+	}
+	// Seek(0) is the first unit's first DIE; any other offset must be a
+	// DIE's, not the unit header's.
+	r := d.Reader()
+	if base == 0 {
+		r.Seek(dwarf.Offset(die))
+	}
+	e, err := r.Next()
+	if err != nil {
+		return err
+	}
+	if e == nil {
+		return fmt.Errorf("no unit entry")
+	}
+	cu.d, cu.base, cu.entry = d, base, e
+	return nil
+}
+
+// ensureLines inflates .debug_line up to the end of the unit's line
+// program.
+func (l *lazyDWARF) ensureLines(e *dwarf.Entry) error {
+	off, ok := e.Val(dwarf.AttrStmtList).(int64)
+	if !ok || off < 0 {
+		return nil
+	}
+	size := uint64(len(l.line.buf))
+	start := uint64(off)
+	if start+4 > size {
+		return nil // debug/dwarf reports the bad offset
+	}
+	line, err := l.line.ensure(start, min(start+12, size))
+	if err != nil {
+		return err
+	}
+	length, hdr := uint64(l.order.Uint32(line[start:])), uint64(4)
+	if length == 0xffffffff && start+12 <= size {
+		length, hdr = l.order.Uint64(line[start+4:]), 12
+	}
+	end := min(size, start+hdr+min(length, size))
+	_, err = l.line.ensure(start, end)
+	return err
+}
+
+// globalData is a dwarf.Data over the whole of every section.
+func (l *lazyDWARF) globalData() (*dwarf.Data, error) {
+	l.globalOnce.Do(func() {
+		info, err := l.info.all()
+		if err != nil {
+			l.globalErr = fmt.Errorf("elfx: %s: %w", l.name, err)
+			return
+		}
+		line, err := l.line.all()
+		if err != nil {
+			l.globalErr = fmt.Errorf("elfx: %s: %w", l.name, err)
+			return
+		}
+		sec := append([][]byte(nil), l.sec...)
+		sec[1], sec[2] = info, line
+		l.global, l.globalErr = newDWARFData(l.name, sec, true)
+	})
+	return l.global, l.globalErr
+}
+
+// preload reads, in section order, the units that cover addrs: the
+// streams then inflate each section once, from its start to the last
+// unit needed, keeping only what those units need.
+func (x *dwarfIndex) preload(addrs []uint64) {
+	seen := map[int32]bool{}
+	var cus []*cuIndex
+	for _, a := range addrs {
+		x.byPC.each(a, func(i int32) bool {
+			if !seen[i] {
+				seen[i] = true
+				cus = append(cus, x.cus[i])
+			}
+			return true
+		})
+	}
+	slices.SortFunc(cus, func(a, b *cuIndex) int { return cmp.Compare(a.off, b.off) })
+	for _, cu := range cus {
+		cu.load(x)
+	}
+}
+
+// fullIndex is the eager index over every unit, for addresses that
+// .debug_aranges does not cover.
+func (l *lazyDWARF) fullIndex() (*dwarfIndex, error) {
+	l.fullOnce.Do(func() {
+		d, err := l.globalData()
+		if err != nil {
+			l.fullErr = err
+			return
+		}
+		l.full, l.fullErr = newDWARFIndex(l.name, d)
+	})
+	return l.full, l.fullErr
+}
+
+// DWARF 5 unit types with more header after the abbreviation offset.
+const (
+	dwUTType         = 0x02
+	dwUTSkeleton     = 0x04
+	dwUTSplitCompile = 0x05
+	dwUTSplitType    = 0x06
+)
+
+// DWARF forms that refer outside the unit holding them.
+const (
+	formRefAddr   = 0x10
+	formIndirect  = 0x16 // the form comes with each value: could be any
+	formGNURefAlt = 0x1f20
+)
+
+// selfContained reports whether the abbreviation table at off in
+// .debug_abbrev uses no form that refers outside the unit. Anything it
+// cannot parse counts as not self-contained.
+func selfContained(abbrev []byte, off uint64) bool {
+	_, ok := abbrevTable(abbrev, off)
+	return ok
+}
+
+// abbrevTable parses the abbreviation table at off: where it ends, and
+// whether it is self-contained (false too when it cannot be parsed).
+func abbrevTable(abbrev []byte, off uint64) (end uint64, self bool) {
+	if off >= uint64(len(abbrev)) {
+		return 0, false
+	}
+	b := abbrev[off:]
+	uleb := func() (uint64, bool) {
+		var v uint64
+		for shift := uint(0); len(b) > 0 && shift < 64; shift += 7 {
+			c := b[0]
+			b = b[1:]
+			v |= uint64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	for {
+		code, ok := uleb()
+		if !ok {
+			return 0, false
+		}
+		if code == 0 {
+			return uint64(len(abbrev) - len(b)), true
+		}
+		if _, ok := uleb(); !ok { // tag
+			return 0, false
+		}
+		if len(b) == 0 {
+			return 0, false
+		}
+		b = b[1:] // has children
+		for {
+			attr, ok1 := uleb()
+			form, ok2 := uleb()
+			if !ok1 || !ok2 {
+				return 0, false
+			}
+			if attr == 0 && form == 0 {
+				break
+			}
+			switch form {
+			case formRefAddr, formIndirect, formGNURefAlt:
+				return 0, false
+			case 0x21: // DW_FORM_implicit_const: a signed LEB128 follows
+				if _, ok := uleb(); !ok {
+					return 0, false
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package elfx
+
+import (
+	"debug/elf"
+	"slices"
+)
+
+// A report looks a few dozen addresses up in a symbol table that may hold
+// hundreds of thousands of symbols (node: 185k). Building the sorted table
+// reads, names and sorts them all; preloadSymbols instead answers the
+// addresses a report already knows in one pass over the raw tables, keeping
+// per address only the symbols Symbol would look at: the preferred alias
+// at each of the maxAliasScan nearest addresses at or below it. Names are
+// made only for the symbols that win. Any other address still builds the
+// table.
+
+// symbolBatch holds the answers preloadSymbols computed; it is not
+// changed once stored.
+type symbolBatch struct {
+	answers map[uint64]batchAnswer
+}
+
+// batchAnswer is what Symbol and nearestSymbolName give for one address.
+type batchAnswer struct {
+	sym     symResult
+	nearest string
+}
+
+// batchCandidate is the preferred alias at one address (so far).
+type batchCandidate struct {
+	addr, size uint64
+	key        uint64 // rank, unsized, table order: lower is preferred
+	section    uint16
+	nameOff    uint32
+	strs       string
+}
+
+// candidateKey orders aliases at one address as buildSymbols does.
+func candidateKey(rank int8, size uint64, order int) uint64 {
+	k := uint64(uint8(rank))<<40 | uint64(uint32(order))
+	if size == 0 {
+		k |= 1 << 32
+	}
+	return k
+}
+
+// batchTable is one symbol table to read, in buildSymbols' order.
+type batchTable struct {
+	obj *Object
+	typ elf.SectionType
+}
+
+// preloadSymbols answers Symbol and nearestSymbolName for addrs with one
+// pass over the symbol tables, unless the table is built already.
+func (o *Object) preloadSymbols(addrs []uint64) {
+	d := o.state()
+	if d.syms != nil || len(addrs) == 0 {
+		return
+	}
+	if b := d.batch.Load(); b != nil {
+		// A second batch (the next core of a triage): the table, built
+		// once, serves every batch to come.
+		for _, a := range addrs {
+			if _, ok := b.answers[a]; !ok {
+				o.symbols()
+				return
+			}
+		}
+		return
+	}
+	addrs = slices.Clone(addrs)
+	slices.Sort(addrs)
+	addrs = slices.Compact(addrs)
+	tables := []batchTable{{o, elf.SHT_SYMTAB}}
+	if dbg := o.debugObject(); dbg != nil {
+		tables = append(tables, batchTable{dbg, elf.SHT_SYMTAB})
+	}
+	// Each symbol is offered to every address above it: past a few
+	// million offers the sorted table is cheaper.
+	if n := symbolCount(append(tables, batchTable{o, elf.SHT_DYNSYM})); n*len(addrs) > maxBatchOffers {
+		o.symbols()
+		return
+	}
+	// cands[i] holds up to maxAliasScan candidates for addrs[i], sorted
+	// by address, highest first.
+	cands := make([][]batchCandidate, len(addrs))
+	order := 0
+	visit := func(c batchCandidate) {
+		// Every lookup address at or above c.addr may take it.
+		for i := sort64(addrs, c.addr); i < len(addrs); i++ {
+			offer(&cands[i], c)
+		}
+	}
+	for _, t := range tables {
+		order = t.obj.eachCodeSymbol(t.typ, order, visit)
+	}
+	for _, e := range o.miniSymbols(nil) {
+		visit(batchCandidate{addr: e.Addr, size: e.Size, key: candidateKey(e.rank, e.Size, order), section: e.section, strs: e.Raw + "\x00"})
+		order++
+	}
+	o.eachCodeSymbol(elf.SHT_DYNSYM, order, visit)
+
+	b := &symbolBatch{answers: make(map[uint64]batchAnswer, len(addrs))}
+	for i, a := range addrs {
+		b.answers[a] = o.batchAnswer(a, cands[i])
+	}
+	d.batch.Store(b)
+}
+
+// maxBatchOffers bounds preloadSymbols' work (symbols times addresses).
+const maxBatchOffers = 16 << 20
+
+// symbolCount is how many entries the tables have.
+func symbolCount(tables []batchTable) int {
+	n := 0
+	for _, t := range tables {
+		for _, s := range t.obj.ef.Sections {
+			if s.Type == t.typ && s.Entsize > 0 {
+				n += int(s.Size / s.Entsize)
+				break
+			}
+		}
+	}
+	return n
+}
+
+// sort64 is the index of the first address >= v.
+func sort64(addrs []uint64, v uint64) int {
+	i, _ := slices.BinarySearch(addrs, v)
+	return i
+}
+
+// offer puts c among the candidates of one address: the preferred alias
+// at each of the maxAliasScan highest addresses.
+func offer(cs *[]batchCandidate, c batchCandidate) {
+	l := *cs
+	if len(l) == maxAliasScan && c.addr < l[len(l)-1].addr {
+		return // below all the nearest addresses: most symbols
+	}
+	for i := range l {
+		switch {
+		case l[i].addr == c.addr:
+			if c.key < l[i].key && c.nameOK() {
+				l[i] = c
+			}
+			return
+		case l[i].addr < c.addr:
+			if !c.nameOK() {
+				return
+			}
+			if len(l) < maxAliasScan {
+				l = append(l, batchCandidate{})
+			}
+			copy(l[i+1:], l[i:len(l)-1])
+			l[i] = c
+			*cs = l
+			return
+		}
+	}
+	if len(l) < maxAliasScan && c.nameOK() {
+		*cs = append(l, c)
+	}
+}
+
+// nameOK is codeSymbolName for the candidate.
+func (c *batchCandidate) nameOK() bool { return codeSymbolName(c.strs, c.nameOff) }
+
+// batchAnswer applies Symbol's and nearestSymbolName's rules to the
+// candidates of addr (highest address first).
+func (o *Object) batchAnswer(addr uint64, cs []batchCandidate) batchAnswer {
+	var ans batchAnswer
+	if len(cs) == 0 {
+		return ans
+	}
+	for i := range cs {
+		if c := &cs[i]; c.size > 0 && addr-c.addr < c.size {
+			ans.sym = symResult{c.symbol(), true}
+			break
+		}
+	}
+	top := &cs[0]
+	if !ans.sym.ok && top.size == 0 && elf.SectionIndex(top.section) == o.sectionIndexOf(addr) {
+		ans.sym = symResult{top.symbol(), true}
+	}
+	switch {
+	case ans.sym.ok:
+		ans.nearest = ans.sym.sym.Name
+	case elf.SectionIndex(top.section) == o.sectionIndexOf(addr):
+		ans.nearest = top.symbol().Name
+	}
+	return ans
+}
+
+func (c *batchCandidate) symbol() Symbol {
+	e := symEntry{Raw: symbolName(c.strs, c.nameOff), Addr: c.addr, Size: c.size}
+	return e.demangled()
+}
+
+// eachCodeSymbol calls visit with every code symbol of o's table of type
+// typ, numbered from order on; it returns the next number.
+func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batchCandidate)) int {
+	f := o.ef
+	var tab *elf.Section
+	for _, s := range f.Sections {
+		if s.Type == typ {
+			tab = s
+			break
+		}
+	}
+	if tab == nil || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
+		return order
+	}
+	data, err := o.sectionData(tab)
+	if err != nil {
+		return order
+	}
+	strData, err := o.sectionData(f.Sections[tab.Link])
+	if err != nil {
+		return order
+	}
+	strs := bytesString(strData, o.mapped != nil)
+	entSize := 24
+	if f.Class == elf.ELFCLASS32 {
+		entSize = 16
+	}
+	n := len(data) / entSize
+	bo := f.ByteOrder
+	for i := 1; i < n; i++ {
+		b := data[i*entSize : (i+1)*entSize]
+		var s rawSym
+		if entSize == 24 {
+			s = rawSym{name: bo.Uint32(b), info: b[4], shndx: elf.SectionIndex(bo.Uint16(b[6:])),
+				value: bo.Uint64(b[8:]), size: bo.Uint64(b[16:])}
+		} else {
+			s = rawSym{name: bo.Uint32(b), value: uint64(bo.Uint32(b[4:])), size: uint64(bo.Uint32(b[8:])),
+				info: b[12], shndx: elf.SectionIndex(bo.Uint16(b[14:]))}
+		}
+		// The name is judged only when the symbol would be kept
+		// (offer): most names are never read, nor their pages touched.
+		// Numbering every entry keeps the table order among the kept.
+		if rank, ok := codeSymbolRankByType(f, s, len(strs)); ok {
+			visit(batchCandidate{addr: s.value, size: s.size, key: candidateKey(rank, s.size, order),
+				section: uint16(s.shndx), nameOff: s.name, strs: strs})
+		}
+		order++
+	}
+	return order
+}
+
+// batchSymbol returns the preloaded answer for addr, if there is one.
+func (o *Object) batchSymbol(addr uint64) (batchAnswer, bool) {
+	b := o.state().batch.Load()
+	if b == nil {
+		return batchAnswer{}, false
+	}
+	a, ok := b.answers[addr]
+	return a, ok
+}

@@ -1,0 +1,99 @@
+package elfx
+
+import (
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// TestPreloadedSymbolsMatchTable: the one-pass answers for a batch of
+// addresses are what the sorted table gives, for Symbol and for
+// nearestSymbolName, at symbol starts, insides, ends, the bytes before
+// them and gaps, in libc with its debug file (two .symtab and a .dynsym)
+// and in node (185k symbols, C++ aliases) when it is installed. The table
+// itself is checked against gdb and nm in symbols_test.go.
+func TestPreloadedSymbolsMatchTable(t *testing.T) {
+	libcs, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6")
+	if len(libcs) == 0 {
+		testenv.Unavailable(t, "no libc.so.6")
+	}
+	files := []string{libcs[0]}
+	if _, err := os.Stat("/usr/bin/node"); err == nil {
+		files = append(files, "/usr/bin/node")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			open := func() *Object {
+				o := mustOpen(t, path)
+				o.AttachDebugFile(nil)
+				return o
+			}
+			table, batch := open(), open()
+			tab := table.symbols()
+			var addrs []uint64
+			// Enough addresses to exercise every case, few enough that
+			// the batch is not refused as too big (maxBatchOffers).
+			tables := []batchTable{{batch, elf.SHT_SYMTAB}, {batch, elf.SHT_DYNSYM}}
+			if dbg := batch.debugObject(); dbg != nil {
+				tables = append(tables, batchTable{dbg, elf.SHT_SYMTAB})
+			}
+			limit := min(7500, maxBatchOffers/symbolCount(tables)-3)
+			step := max(1, 5*len(tab.byAddr)/limit+1)
+			for i := 0; i < len(tab.byAddr); i += step {
+				s := tab.at(i)
+				addrs = append(addrs, s.Addr, s.Addr-1, s.Addr+s.Size/2, s.Addr+s.Size, s.Addr+s.Size+7)
+			}
+			addrs = append(addrs, 0, 1, ^uint64(0))
+			batch.preloadSymbols(addrs)
+			if batch.state().syms != nil {
+				t.Fatal("preloadSymbols built the table")
+			}
+			for _, a := range addrs {
+				ws, wok := table.Symbol(a)
+				gs, gok := batch.Symbol(a)
+				if ws != gs || wok != gok {
+					t.Errorf("Symbol(%#x): preloaded %+v %v, table %+v %v", a, gs, gok, ws, wok)
+				}
+				if w, g := table.nearestSymbolName(a), batch.nearestSymbolName(a); w != g {
+					t.Errorf("nearestSymbolName(%#x): preloaded %q, table %q", a, g, w)
+				}
+			}
+			if batch.state().syms != nil {
+				t.Error("answering preloaded addresses built the table")
+			}
+			t.Logf("%d addresses, %d symbols", len(addrs), len(tab.all))
+		})
+	}
+}
+
+// TestPreloadedSymbolsSecondBatch: the first batch of addresses is
+// answered without the table; a second one with new addresses (the next
+// core of a triage) builds the table once instead of passing over the raw
+// tables again; both give what the table gives.
+func TestPreloadedSymbolsSecondBatch(t *testing.T) {
+	table := libcWithDebug(t)
+	addrs := sampleAddrs(t, mustOpen(t, table.DebugFile()).ELF(), 40)
+	first, second := addrs[:len(addrs)/2], addrs[len(addrs)/2:]
+	o := libcWithDebug(t)
+	o.WarmFor(first)
+	if o.state().syms != nil {
+		t.Fatal("the first batch built the table")
+	}
+	o.WarmFor(first)
+	if o.state().syms != nil {
+		t.Fatal("the same batch again built the table")
+	}
+	o.WarmFor(second)
+	if o.state().syms == nil {
+		t.Fatal("a second batch did not build the table")
+	}
+	for _, a := range addrs {
+		ws, wok := table.Symbol(a)
+		if gs, gok := o.Symbol(a); gs != ws || gok != wok {
+			t.Errorf("Symbol(%#x) = %+v %v, table %+v %v", a, gs, gok, ws, wok)
+		}
+	}
+}
