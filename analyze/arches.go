@@ -8,5 +8,6 @@ import (
 	_ "github.com/coreunwind/coreunwind/i386"
 	_ "github.com/coreunwind/coreunwind/ia64"
 	_ "github.com/coreunwind/coreunwind/pa64"
+	_ "github.com/coreunwind/coreunwind/riscv64"
 	_ "github.com/coreunwind/coreunwind/x86_64"
 )
