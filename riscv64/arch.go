@@ -27,9 +27,9 @@ func (Arch) PCReg() int           { return PC }
 func (Arch) SPReg() int           { return SP }
 
 // Step finds callee's caller: from the signal context where the code is
-// the rt_sigreturn trampoline, by CFI where the address has it, else (in
-// an interrupted frame) by the return address still in ra, else by the
-// frame-pointer chain, else by scanning the stack for a return address.
+// the rt_sigreturn trampoline, by CFI where the address has it, else by
+// the function's prologue (prologue.go), else (in an interrupted frame)
+// by the return address still in ra, else by the frame-pointer chain, else by scanning the stack for a return address.
 // Each method records its trust in caller. callee.ExactPC, not the
 // depth, tells frame 0 and signal-interrupted frames from callers.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
@@ -51,6 +51,10 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		why = err
 	default:
 		why = r.err
+	}
+	caller.Reset()
+	if p, ok := readPrologue(as, callee.LookupPC(PC)); ok && (p.size > 0 || callee.ExactPC) && stepPrologue(as, p, callee, caller) {
+		return unwind.StepCaller, nil
 	}
 	caller.Reset()
 	if callee.ExactPC && stepReturnAddressReg(as, callee, caller) {
