@@ -328,6 +328,77 @@ func TestRISCV64Live(t *testing.T) {
 			if s := rep.Core.Signal; s == nil || s.Number != tc.sig || live.Signal != tc.sig {
 				t.Errorf("signal = %+v, live gdb %d, want %d", s, live.Signal, tc.sig)
 			}
+			if tc.prog == "rv-nocfi" {
+				rvFramePointerOnly(t, live, th)
+			}
 		})
 	}
+}
+
+// rvFramePointerOnly unwinds the no-CFI core again with a copy of the
+// program without debug info and without the symbols of the CFI-less
+// functions: their prologues
+// cannot be found, so only the frame-pointer chain (s0, with ra at s0-8
+// and the caller's s0 at s0-16) gets through them. The pcs must be the
+// ones found with symbols (which the live gdb confirmed).
+func rvFramePointerOnly(t *testing.T, live rvLive, want *reportThread) {
+	t.Helper()
+	objcopy := testenv.NeedTool(t, rv.Triple+"-objcopy")
+	exe := filepath.Join(t.TempDir(), "nocfi")
+	runTool(t, objcopy, "--strip-debug", "-N", "nocfi_a", "-N", "nocfi_b", "-N", "nocfi_c", live.Exe, exe)
+	rep, _ := unwindJSON(t, nil, live.Core, exe)
+	th := rep.thread(rep.Core.CrashedTID)
+	if th == nil || len(th.Frames) != len(want.Frames) {
+		t.Fatalf("without the nocfi symbols: %v, want the %d frames found with them\n%s", th, len(want.Frames), formatFrames(want, 20))
+	}
+	fp := 0
+	for i, f := range th.Frames {
+		if f.PC != want.Frames[i].PC {
+			t.Errorf("without the nocfi symbols, frame %d: pc %s, want %s\n%s", i, f.PC, want.Frames[i].PC, formatFrames(th, 20))
+		}
+		if f.Trust == "frame_pointer" {
+			fp++
+		}
+	}
+	if fp < 3 {
+		t.Errorf("%d frames by the frame-pointer chain, want 3 (the callers of crash_cb, nocfi_c and nocfi_b)\n%s", fp, formatFrames(th, 20))
+	}
+}
+
+// TestRISCV64SignalHandlerCrash: the worker raises SIGUSR1 and the
+// handler crashes, so the stack holds qemu's rt_sigreturn trampoline and
+// the kernel-layout signal frame. The live gdb stops twice in one run
+// (qemu-user has no address randomization): at SIGUSR1, the worker's
+// stack is what the signal context must give below the trampoline; at
+// SIGSEGV in the handler, gdb's frames are the whole reference (gdb
+// knows the trampoline too).
+func TestRISCV64SignalHandlerCrash(t *testing.T) {
+	t.Parallel()
+	live := rvLiveCore(t, "rv-static", 2, "signal")
+	rep, _ := unwindJSON(t, nil, live.Core, live.Exe)
+	eu, _ := runEuStack(t, live.Exe, live.Core)
+	compareWithReferences(t, live.Threads, eu, rep)
+	th := rep.thread(rep.Core.CrashedTID)
+	atSignal := live.Stops[0]
+	if th == nil || len(th.Frames) < 3+len(atSignal) {
+		t.Fatalf("crashed thread %v; live gdb at the signal %v", th, atSignal)
+	}
+	// Frame 2 is the trampoline the handler returns to: qemu's page
+	// holding "li a7, 139; ecall", read from the core by gdb.
+	tramp, _ := th.Frames[2].pc()
+	gdb := testenv.NeedTool(t, "gdb-multiarch")
+	mem := runTool(t, gdb, "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", tramp), live.Exe, live.Core)
+	if !strings.Contains(mem, "0x08b00893\t0x00000073") {
+		t.Errorf("frame 2 (pc %#x) is not the rt_sigreturn trampoline; gdb reads:\n%s", tramp, mem)
+	}
+	for i, f := range atSignal {
+		pc, _ := th.Frames[3+i].pc()
+		if pc != f.PC {
+			t.Errorf("frame %d: pc %#x, live gdb at SIGUSR1 %#x\n%s", 3+i, pc, f.PC, formatFrames(th, 20))
+		}
+	}
+	if f := th.Frames[3]; f.Trust != "context" {
+		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
+	}
+	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }

@@ -234,15 +234,16 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 }
 
 // isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
-// $t, $x and their $x.foo forms), which mark code/data boundaries, not
-// functions.
+// $t, $x and their $x.foo forms, and RISC-V's $x<ISA string> such as
+// "$xrv64i2p1_m2p0_..." that binutils 2.40 emits where the ISA changes),
+// which mark code/data boundaries, not functions.
 func isMappingSymbol(name string) bool {
 	if len(name) < 2 || name[0] != '$' {
 		return false
 	}
 	switch name[1] {
 	case 'a', 'd', 't', 'x':
-		return len(name) == 2 || name[2] == '.'
+		return len(name) == 2 || name[2] == '.' || name[1] == 'x' && strings.HasPrefix(name[2:], "rv")
 	}
 	return false
 }
