@@ -39,6 +39,7 @@ func init() {
 	add("rv-static", "crash", "-g", "-O1", "crossarch.c", "-lpthread", "-static")
 	add("rv-nofp", "crash", "-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread", "-static")
 	add("rv-fp", "crash", "-g", "-O2", "-fno-omit-frame-pointer", "crossarch.c", "-lpthread", "-static")
+	add("rv-dyn", "crash", "-g", "-O1", "crossarch.c", "-lpthread")
 	add("rv-nullfn", "nullfn", "-g", "-O2", "nullfn.c", "-static")
 	// Functions without CFI, built with frame pointers (-O0): only the
 	// frame-pointer chain gets through them.
@@ -106,9 +107,8 @@ type rvLive struct {
 // rvSignals are the signal numbers of the generic Linux ABI riscv64 uses.
 var rvSignals = map[string]int{"SIGILL": 4, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGUSR1": 10, "SIGSEGV": 11}
 
-// rvLiveCore runs a built program (static: the snapshot holds its own
-// segments, not a dynamic loader's) under qemu-riscv64 -g and
-// gdb-multiarch, continues to the stops-th signal, records the backtraces
+// rvLiveCore runs a built program (its libraries from the cross sysroot)
+// under qemu-riscv64 -g and gdb-multiarch, continues to the stops-th signal, records the backtraces
 // and a snapshot of the process there (testdata/riscv64_snapshot.py) and
 // writes it as an ELF core (writeRVCore).
 func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
@@ -125,17 +125,6 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	if err := os.WriteFile(local, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ef, err := elf.Open(local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	var ranges []string
-	for _, p := range ef.Progs {
-		if p.Type == elf.PT_LOAD {
-			ranges = append(ranges, fmt.Sprintf("(%#x, %#x)", p.Vaddr, p.Vaddr+p.Memsz))
-		}
-	}
 	// The stub serves one connection; gdb retries for tcp connect-timeout
 	// seconds while qemu starts listening on a port the kernel just had
 	// free.
@@ -147,6 +136,7 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	l.Close()
 	q := exec.Command(qemu, append([]string{"-g", strconv.Itoa(port), local}, args...)...)
 	q.Dir = dir
+	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+rv.Sysroot())
 	if err := q.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +145,7 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 		q.Wait()
 	}()
 	snap := filepath.Join(dir, "snapshot.json")
-	gargs := []string{"-batch", "-nx", "-iex", "set print frame-arguments none",
+	gargs := []string{"-batch", "-nx", "-iex", "set print frame-arguments none", "-iex", "set sysroot " + rv.Sysroot(),
 		"-ex", "set tcp connect-timeout 30", "-ex", fmt.Sprintf("target remote 127.0.0.1:%d", port)}
 	for i := 1; i < stops; i++ {
 		gargs = append(gargs, "-ex", "continue", "-ex", fmt.Sprintf(`echo Thread 1.%d (stop %d):\n`, i, i),
@@ -164,7 +154,7 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	gargs = append(gargs, "-ex", "continue", "-ex", `echo === all threads\n`,
 		"-ex", "thread apply all bt -frame-info location-and-address",
 		"-ex", "source "+filepath.Join(repoRoot, "e2e", "testdata", "riscv64_snapshot.py"),
-		"-ex", fmt.Sprintf("python snapshot(%q, [%s])", snap, strings.Join(ranges, ", ")), local)
+		"-ex", fmt.Sprintf("python snapshot(%q)", snap), local)
 	start := time.Now()
 	out := runTool(t, gdb, gargs...)
 	head, all, ok := strings.Cut(out, "=== all threads\n")
@@ -187,7 +177,7 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	live.Signal = rvSignals[sigs[stops-1][1]]
 	// e_flags (at 48 in an ELF64 header) says the float ABI; a riscv64
 	// kernel core carries the program's.
-	live.Core = writeRVCore(t, snap, local, ef, binary.LittleEndian.Uint32(b[48:]), live.Signal)
+	live.Core = writeRVCore(t, snap, local, binary.LittleEndian.Uint32(b[48:]), live.Signal)
 	return live
 }
 
@@ -198,8 +188,9 @@ type rvSnapshot struct {
 		LWP  int      `json:"lwp"`
 		Regs []uint64 `json:"regs"`
 	} `json:"threads"`
-	Auxv string `json:"auxv"`
-	Mem  []struct {
+	Auxv  string `json:"auxv"`
+	Files string `json:"files"`
+	Mem   []struct {
 		Addr uint64 `json:"addr"`
 		Hex  string `json:"hex"`
 	} `json:"mem"`
@@ -212,9 +203,10 @@ var auxvLineRE = regexp.MustCompile(`(?m)^(\d+)\s+\S+\s.*?\s(0x[0-9a-f]+|\d+)(?:
 // writeRVCore writes the snapshot as the kernel lays out a riscv64 core:
 // NT_PRSTATUS per thread (the crashed one first, with the signal), in
 // the kernel's 64-bit struct elf_prstatus with pr_reg a struct
-// user_regs_struct; NT_PRPSINFO; NT_AUXV; one PT_LOAD per run of pages
-// (executable where the program's segment there is).
-func writeRVCore(t *testing.T, path, exePath string, exe *elf.File, eflags uint32, sig int) string {
+// user_regs_struct; NT_PRPSINFO; NT_AUXV; NT_FILE for the program and
+// its shared objects (rvMappings); one PT_LOAD per run of pages
+// (executable where an object's code segment is).
+func writeRVCore(t *testing.T, path, exePath string, eflags uint32, sig int) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -265,15 +257,23 @@ func writeRVCore(t *testing.T, path, exePath string, exe *elf.File, eflags uint3
 		t.Fatalf("gdb's info auxv has no entries:\n%s", s.Auxv)
 	}
 	f.Notes = append(f.Notes, elfcore.Note{Name: "CORE", Type: 6 /* NT_AUXV */, Desc: auxv})
+	maps := rvMappings(t, s.Files, exePath)
+	ntFile := le.AppendUint64(le.AppendUint64(nil, uint64(len(maps))), 4096)
+	var names []byte
+	for _, m := range maps {
+		ntFile = le.AppendUint64(le.AppendUint64(le.AppendUint64(ntFile, m.start), m.end), m.offset/4096)
+		names = append(append(names, m.name...), 0)
+	}
+	f.Notes = append(f.Notes, elfcore.Note{Name: "CORE", Type: 0x46494c45 /* NT_FILE */, Desc: append(ntFile, names...)})
 	for _, m := range s.Mem {
 		data, err := hex.DecodeString(m.Hex)
 		if err != nil {
 			t.Fatal(err)
 		}
 		flags := elf.PF_R | elf.PF_W
-		for _, p := range exe.Progs {
-			if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && m.Addr >= p.Vaddr && m.Addr < p.Vaddr+p.Memsz {
-				flags = p.Flags
+		for _, mp := range maps {
+			if mp.exec && m.Addr >= mp.start && m.Addr < mp.end {
+				flags = elf.PF_R | elf.PF_X
 			}
 		}
 		f.Segments = append(f.Segments, elfcore.Segment{Flags: flags, Vaddr: m.Addr, Data: data})
@@ -300,6 +300,7 @@ func TestRISCV64Live(t *testing.T) {
 		{"static-abort", "rv-static", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
 		{"O2-nofp-segv", "rv-nofp", "segv", 11, []string{"crash_leaf", "crash_mid", "crash_top", "worker"}},
 		{"O2-fp-abort", "rv-fp", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"dynamic-abort", "rv-dyn", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
 		{"null-function-pointer", "rv-nullfn", "", 11, []string{"dispatch", "main"}},
 		{"no-cfi", "rv-nocfi", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
 	}
@@ -314,8 +315,16 @@ func TestRISCV64Live(t *testing.T) {
 			if tc.prog == "rv-nocfi" {
 				expectNoFDE(t, live.Exe, "nocfi_a", "nocfi_b", "nocfi_c")
 			}
-			eu, _ := runEuStack(t, live.Exe, live.Core)
-			rep, _ := unwindJSON(t, nil, live.Core, live.Exe)
+			var flags []string
+			eu := pcsOnly(live.Threads)
+			if tc.prog == "rv-dyn" {
+				// eu-stack has no sysroot option: the live gdb is both
+				// references (pcs only for the second).
+				flags = []string{"--sysroot", rv.Sysroot()}
+			} else {
+				eu, _ = runEuStack(t, live.Exe, live.Core)
+			}
+			rep, _ := unwindJSON(t, flags, live.Core, live.Exe)
 			if rep.Core.Arch != "riscv64" {
 				t.Errorf("arch = %q, want riscv64", rep.Core.Arch)
 			}
@@ -330,6 +339,19 @@ func TestRISCV64Live(t *testing.T) {
 			}
 			if tc.prog == "rv-nocfi" {
 				rvFramePointerOnly(t, live, th)
+			}
+			if tc.prog == "rv-dyn" {
+				// The live gdb stops inside libc after two frames of the
+				// main thread (__pthread_clockjoin_ex has no CFI, and the
+				// cross libc no symbols for it); coreunwind goes on, as
+				// eu-stack does on the static program's core.
+				for i := range rep.Threads {
+					if m := &rep.Threads[i]; m.TID != rep.Core.CrashedTID && len(m.Frames) > 0 && m.Frames[len(m.Frames)-1].Function == "_start" {
+						expectFunctions(t, m, "main", "__libc_start_main", "_start")
+						return
+					}
+				}
+				t.Errorf("no thread of the dynamic program reaches _start")
 			}
 		})
 	}
@@ -401,4 +423,62 @@ func TestRISCV64SignalHandlerCrash(t *testing.T) {
 		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
 	}
 	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
+}
+
+// rvMapping is one file mapping of the process, as NT_FILE lists it.
+type rvMapping struct {
+	start, end, offset uint64
+	name               string // the guest's path: the sysroot's files as /lib/...
+	exec               bool
+}
+
+// textLineRE is a .text line of gdb's "info files": the program's (no
+// "in") or a shared object's.
+var textLineRE = regexp.MustCompile(`(?m)^\s*0x([0-9a-f]+) - 0x[0-9a-f]+ is \.text(?: in (.+))?$`)
+
+// rvMappings derives the process's file mappings from where gdb says each
+// object's .text is loaded: the load bias, applied to the object's
+// PT_LOAD segments (page-aligned, as the kernel and ld.so map them).
+func rvMappings(t *testing.T, files, exePath string) []rvMapping {
+	t.Helper()
+	var maps []rvMapping
+	seen := map[string]bool{}
+	for _, m := range textLineRE.FindAllStringSubmatch(files, -1) {
+		path := m[2]
+		if path == "" {
+			path = exePath
+		}
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		textAddr, _ := strconv.ParseUint(m[1], 16, 64)
+		f, err := elf.Open(path)
+		if err != nil {
+			t.Fatalf("gdb's object %s: %v", path, err)
+		}
+		text := f.Section(".text")
+		if text == nil {
+			f.Close()
+			t.Fatalf("%s has no .text", path)
+		}
+		bias := textAddr - text.Addr
+		name := path
+		if rel, ok := strings.CutPrefix(path, rv.Sysroot()); ok {
+			name = rel
+		}
+		for _, p := range f.Progs {
+			if p.Type != elf.PT_LOAD {
+				continue
+			}
+			start := (bias + p.Vaddr) &^ 4095
+			end := (bias + p.Vaddr + p.Filesz + 4095) &^ 4095
+			maps = append(maps, rvMapping{start: start, end: end, offset: p.Off &^ 4095, name: name, exec: p.Flags&elf.PF_X != 0})
+		}
+		f.Close()
+	}
+	if !seen[exePath] {
+		t.Fatalf("gdb's info files has no .text of the program:\n%s", files)
+	}
+	return maps
 }
