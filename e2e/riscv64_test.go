@@ -482,3 +482,11 @@ func rvMappings(t *testing.T, files, exePath string) []rvMapping {
 	}
 	return maps
 }
+
+// TestRISCV64PprofAndTriage: pprof and triage on a riscv64 core go
+// through the same generic paths as every other arch's.
+func TestRISCV64PprofAndTriage(t *testing.T) {
+	t.Parallel()
+	live := rvLiveCore(t, "rv-static", 1, "segv")
+	checkPprofAndTriage(t, live.crash, "SIGSEGV")
+}
