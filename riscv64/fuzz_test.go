@@ -67,7 +67,7 @@ const fuzzStackAddr = 0x3fff000000
 // description or nothing, never a panic or a save slot outside the frame.
 func FuzzReadPrologue(f *testing.F) {
 	f.Add([]byte{0x19, 0x71, 0x86, 0xfc, 0xa2, 0xf8, 0x00, 0x01, 0x82, 0x80}) // addi sp,-128; sd ra; sd s0; addi s0,sp,128 (c.addi4spn); ret
-	f.Add([]byte{0x01, 0x11, 0xfd, 0x72, 0x22, 0xe8, 0x06, 0xec, 0x16, 0x91})   // addi sp,-32; lui t0,-1; sd s0; sd ra; add sp,sp,t0
+	f.Add([]byte{0x01, 0x11, 0xfd, 0x72, 0x22, 0xe8, 0x06, 0xec, 0x16, 0x91}) // addi sp,-32; lui t0,-1; sd s0; sd ra; add sp,sp,t0
 	f.Fuzz(func(t *testing.T, code []byte) {
 		const start = 0x10000
 		as := &unwindtest.Space{
