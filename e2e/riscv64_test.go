@@ -324,6 +324,17 @@ func TestRISCV64Live(t *testing.T) {
 			} else {
 				eu, _ = runEuStack(t, live.Exe, live.Core)
 			}
+			// The written core is what the process was: gdb reads it
+			// (NT_PRSTATUS in the kernel's layout, the memory) and
+			// prints the live backtraces (then goes on past main, which
+			// the live gdb does not).
+			onCore, _ := runGDBTool(t, "gdb-multiarch", live.Exe, live.Core, "-iex", "set print frame-arguments none", "-iex", "set sysroot "+rv.Sysroot())
+			for tid, th := range live.Threads {
+				want := pcList(th.Frames)
+				if c := onCore[tid]; c == nil || len(c.Frames) < len(want) || fmt.Sprint(pcList(c.Frames)[:len(want)]) != fmt.Sprint(want) {
+					t.Errorf("thread %d: gdb on the written core %v, live %x", tid, c, want)
+				}
+			}
 			rep, _ := unwindJSON(t, flags, live.Core, live.Exe)
 			if rep.Core.Arch != "riscv64" {
 				t.Errorf("arch = %q, want riscv64", rep.Core.Arch)
