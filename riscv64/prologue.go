@@ -237,6 +237,12 @@ func stepPrologue(as unwind.AddrSpace, p prologue, callee, caller *unwind.Frame)
 	if ra == 0 || !stackscan.IsCode(as, ra) || (!afterCall(as, ra) && readable(as, ra-4)) {
 		return false
 	}
+	if pc, _ := callee.Get(PC); !raSaved && sameProc(as, pc, ra-2) {
+		// ra still in the register but pointing back into this function:
+		// the return address of a call it made, past a save the decoder
+		// did not reach (shrink-wrapped code).
+		return false
+	}
 	caller.Set(PC, ra, caller.Locs[RA])
 	caller.Set(SP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})
 	caller.Set(X0, 0, unwind.SaveLoc{Kind: unwind.LocValue})
