@@ -60,6 +60,10 @@ need powerpc64-linux-gnu-gcc gcc-powerpc64-linux-gnu
 need /usr/powerpc64-linux-gnu/lib/libc.so.6 libc6-dev-ppc64-cross
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
+# riscv64: qemu-riscv64 writes no core; the tests write one from what
+# gdb-multiarch reads through qemu's gdbstub.
+need riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu
+need /usr/riscv64-linux-gnu/lib/libc.so.6 libc6-dev-riscv64-cross
 # i386: Debian's i686 cross compiler and C library (never gcc-multilib:
 # apt would remove the cross compilers); the kernel runs the programs.
 need i686-linux-gnu-gcc gcc-i686-linux-gnu

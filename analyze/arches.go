@@ -9,6 +9,7 @@ import (
 	_ "github.com/coreunwind/coreunwind/ia64"
 	_ "github.com/coreunwind/coreunwind/pa64"
 	_ "github.com/coreunwind/coreunwind/ppc64"
+	_ "github.com/coreunwind/coreunwind/riscv64"
 	_ "github.com/coreunwind/coreunwind/s390x"
 	_ "github.com/coreunwind/coreunwind/x86_64"
 )

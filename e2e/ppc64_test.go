@@ -215,7 +215,7 @@ func TestPPC64SignalHandlerCrash(t *testing.T) {
 // a ppc64le core agree with its JSON report (checkPprofAndTriage).
 func TestPPC64LEPprofAndTriage(t *testing.T) {
 	t.Parallel()
-	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC64LE, "ppc-static", "segv"))
+	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC64LE, "ppc-static", "segv"), "SIGSEGV")
 }
 
 // dropNullTail is a copy of a reference without the frames of pc 0 that

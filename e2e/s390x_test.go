@@ -304,7 +304,7 @@ func s390xUnxz(t *testing.T, src, out string) string {
 // s390x core hold the JSON report's crashed stack and crash site.
 func TestS390xPprofAndTriage(t *testing.T) {
 	t.Parallel()
-	checkPprofAndTriage(t, qemuCrash(t, s390x, "s390x-static", "segv"))
+	checkPprofAndTriage(t, qemuCrash(t, s390x, "s390x-static", "segv"), "SIGSEGV")
 }
 
 // TestS390xSignalHandlerCrash: the worker raises SIGUSR1 and the handler

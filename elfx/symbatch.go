@@ -225,6 +225,7 @@ func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batch
 	}
 	n := len(data) / entSize
 	bo := f.ByteOrder
+	opd := o.funcDescriptors()
 	for i := 1; i < n; i++ {
 		b := data[i*entSize : (i+1)*entSize]
 		var s rawSym
@@ -239,8 +240,19 @@ func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batch
 		// (offer): most names are never read, nor their pages touched.
 		// Numbering every entry keeps the table order among the kept.
 		if rank, ok := codeSymbolRankByType(f, s, len(strs)); ok {
-			visit(batchCandidate{addr: s.value, size: s.size, key: candidateKey(rank, s.size, order),
-				section: uint16(s.shndx), nameOff: s.name, strs: strs})
+			e := symEntry{Addr: s.value, section: uint16(s.shndx)}
+			if isOPD(f, e.section) {
+				// An ELFv1 function descriptor names the code it points
+				// to (opd.go), or nothing where .opd is not readable.
+				ok = opd != nil
+				if ok {
+					e, ok = opd.resolve(o, e)
+				}
+			}
+			if ok {
+				visit(batchCandidate{addr: e.Addr, size: s.size, key: candidateKey(rank, s.size, order),
+					section: e.section, nameOff: s.name, strs: strs})
+			}
 		}
 		order++
 	}

@@ -323,14 +323,36 @@ func codeSymbolRankByType(f *elf.File, s rawSym, strLen int) (int8, bool) {
 }
 
 // codeSymbolName judges a code symbol's name (at off in the string table)
-// by its first three bytes: not empty, not an ARM/AArch64/RISC-V mapping
-// symbol marking code or data ($a, $d, $t, $x and $x.foo forms), not a
-// local label (.L).
+// by its first bytes: not empty, not a mapping symbol (isMappingSymbol),
+// not a local label (.L).
 func codeSymbolName(strs string, off uint32) bool {
-	var head [3]byte
-	copy(head[:], strs[off:min(len(strs), int(off)+3)])
+	var head [4]byte
+	copy(head[:], strs[off:min(len(strs), int(off)+4)])
 	if head[0] == 0 || head[0] == '.' && head[1] == 'L' {
 		return false
 	}
-	return !(head[0] == '$' && (head[1] == 'a' || head[1] == 'd' || head[1] == 't' || head[1] == 'x') && (head[2] == 0 || head[2] == '.'))
+	return !mappingSymbolHead(head)
+}
+
+// isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
+// $t, $x and their $x.foo forms, and RISC-V's $x<ISA string> such as
+// "$xrv64i2p1_m2p0_..." that binutils 2.40 emits where the ISA changes),
+// which mark code/data boundaries, not functions.
+func isMappingSymbol(name string) bool {
+	var head [4]byte
+	copy(head[:], name)
+	return mappingSymbolHead(head)
+}
+
+// mappingSymbolHead is isMappingSymbol on a name's first four bytes
+// (zeros past its end).
+func mappingSymbolHead(h [4]byte) bool {
+	if h[0] != '$' {
+		return false
+	}
+	switch h[1] {
+	case 'a', 'd', 't', 'x':
+		return h[2] == 0 || h[2] == '.' || h[1] == 'x' && h[2] == 'r' && h[3] == 'v'
+	}
+	return false
 }

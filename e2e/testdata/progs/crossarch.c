@@ -48,12 +48,21 @@ __attribute__((noinline)) void crash_top(int depth) {
 	__asm__ volatile("");
 }
 
+static volatile int sleeper_started;
+
 static void *worker(void *arg) {
+	/* Crash only once the sleeper runs its own code: a thread caught
+	 * while it is still being created (seen under load on riscv64: the
+	 * live gdb said "PC not saved" and coreunwind stopped with an error
+	 * on one thread) is not what these tests are about. */
+	while (!sleeper_started)
+		;
 	crash_top(0);
 	return arg;
 }
 
 static void *sleeper(void *arg) {
+	sleeper_started = 1;
 	for (;;)
 		pause();
 	return arg;
