@@ -1,0 +1,94 @@
+package arm
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/arm/exidx"
+	"github.com/coreunwind/coreunwind/elfx/cfi"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+type ruleKind uint8
+
+const (
+	ruleNone        ruleKind = iota // nothing known: fall back to heuristics
+	ruleCFI                         // a DWARF CFI row
+	ruleExidx                       // EHABI unwind opcodes
+	ruleCantUnwind                  // EXIDX_CANTUNWIND
+	ruleSigreturn                   // the sigreturn trampoline (struct sigframe)
+	ruleRTSigreturn                 // the rt_sigreturn trampoline (struct rt_sigframe)
+)
+
+// rule is what the unwinder knows about one lookup address, computed once
+// and cached.
+type rule struct {
+	kind   ruleKind
+	row    cfi.Row
+	signal bool // CIE augmentation 'S'
+	raCol  uint64
+	ops    []exidx.Op // ruleExidx
+	err    error      // why there is no rule, for the report
+}
+
+// rules is this arch's rule table in each unwind.Cache.
+var rules = unwind.NewRuleKind[*rule]()
+
+// ruleFor returns the rule for lookup address lpc (pc is the frame's PC,
+// used to recognize the trampolines by their code).
+func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
+	rc := rules.In(cache)
+	if r, ok := rc.Get(lpc); ok {
+		return r
+	}
+	r := computeRule(as, cache, lpc, pc)
+	rc.Put(lpc, r)
+	return r
+}
+
+// computeRule looks at the code first: the trampolines are unwound from
+// the signal context, which holds every register. Then the address
+// space's unwind info: DWARF CFI, else (the address space asks it after
+// CFI, TablesAfterCFI) the EHABI index entry.
+func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
+	switch sigreturnAt(as, pc) {
+	case 119:
+		return &rule{kind: ruleSigreturn}
+	case 173:
+		return &rule{kind: ruleRTSigreturn}
+	}
+	pi, err := cache.FindProcInfo(as, lpc)
+	switch {
+	case err == nil && pi.Format == unwind.FormatCFI:
+		fde, ok := pi.Info.(*cfi.FDE)
+		if !ok {
+			err = fmt.Errorf("pc %#x: CFI proc info carries %T: %w", lpc, pi.Info, unwind.ErrNoInfo)
+			break
+		}
+		row, rerr := fde.RowAt(lpc - pi.Bias)
+		if rerr == nil {
+			return &rule{kind: ruleCFI, row: row, signal: fde.CIE.Signal, raCol: fde.CIE.RAColumn}
+		}
+		err = fmt.Errorf("CFI at %#x: %w", lpc, rerr)
+	case err == nil && pi.Format == unwind.FormatUnwindTable:
+		e, ok := pi.Info.(*exidx.Entry)
+		if !ok {
+			err = fmt.Errorf("pc %#x: unwind table entry is %T: %w", lpc, pi.Info, unwind.ErrNoInfo)
+			break
+		}
+		u, uerr := e.Unwind()
+		if errors.Is(uerr, exidx.ErrCantUnwind) {
+			return &rule{kind: ruleCantUnwind}
+		}
+		if uerr != nil {
+			err = fmt.Errorf("pc %#x: %w", lpc, uerr)
+			break
+		}
+		return &rule{kind: ruleExidx, ops: exidx.Decode(u.Code)}
+	case err == nil:
+		err = fmt.Errorf("pc %#x: unwind info format %v is not decoded for arm: %w", lpc, pi.Format, unwind.ErrNoInfo)
+	case errors.Is(err, unwind.ErrNoInfo):
+		err = fmt.Errorf("no unwind info for pc %#x: %w", lpc, unwind.ErrNoInfo)
+	}
+	return &rule{kind: ruleNone, err: err}
+}
