@@ -27,9 +27,9 @@ func (Arch) SPReg() int           { return SP }
 
 // Step finds callee's caller: from the signal context where the code is
 // a sigreturn trampoline, by DWARF CFI where the address has it, else by
-// the EHABI index; an interrupted frame without either by the link
-// register; else by the ARM frame-pointer chain, else by scanning the
-// stack for a return address. Each method records its trust in caller.
+// the EHABI index; without either, by what the function's prologue
+// pushed, an interrupted frame by the link register, else by the ARM
+// frame-pointer chain, else by scanning the stack for a return address. Each method records its trust in caller.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	pc, _ := callee.Get(PC)
 	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
@@ -48,12 +48,12 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		}
 		why = err
 	case ruleCantUnwind:
-		// EXIDX_CANTUNWIND: _start, clone's child, hand-written leaves.
-		// A caller frame there is the outermost; an interrupted leaf
-		// still has its return address in lr.
-		if !callee.ExactPC {
-			return unwind.StepEnd, nil
-		}
+		// EXIDX_CANTUNWIND: _start and clone's child say so, but ld also
+		// fills the index with it for code compiled without tables
+		// (most of Debian's armhf libc), which gdb unwinds by its
+		// prologue. So does this: a frame there whose prologue is not
+		// understood is the outermost (scanning would find stale
+		// return addresses), unless it was interrupted (lr).
 		why = fmt.Errorf("pc %#x: EXIDX_CANTUNWIND", pc)
 	case ruleSigreturn, ruleRTSigreturn:
 		err := stepSigreturn(as, r.kind == ruleRTSigreturn, callee, caller)
@@ -65,8 +65,15 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		why = r.err
 	}
 	caller.Reset()
+	if stepPrologue(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
 	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
+	}
+	if r.kind == ruleCantUnwind {
+		return unwind.StepEnd, nil
 	}
 	caller.Reset()
 	if stepFramePointer(as, callee, caller) {

@@ -97,6 +97,6 @@ func finishExidx(callee, caller *unwind.Frame, regs [16]uint64, locs [16]unwind.
 	caller.Set(SP, vsp, unwind.SaveLoc{Kind: unwind.LocValue})
 	setReturn(callee, caller, ra, raLoc)
 	caller.CFA, caller.HasCFA = vsp, true
-	caller.Trust = unwind.TrustCFI
+	caller.Trust = unwind.TrustUnwindTable
 	return unwind.StepCaller, nil
 }
