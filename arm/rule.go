@@ -84,6 +84,16 @@ func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule
 			err = fmt.Errorf("pc %#x: %w", lpc, uerr)
 			break
 		}
+		if lpc == pc && !afterSVC(as, pc) {
+			// An interrupted frame (lpc == pc: the exact pc) may be in
+			// a prologue or epilogue, which the index does not
+			// describe: as gdb, trust it only when the thread is
+			// blocked in a system call (libc guarantees the tables
+			// there, for thread cancellation); else the prologue and
+			// the link register decide.
+			err = fmt.Errorf("pc %#x: EXIDX does not describe an interrupted frame outside a system call: %w", pc, unwind.ErrNoInfo)
+			break
+		}
 		return &rule{kind: ruleExidx, ops: exidx.Decode(u.Code)}
 	case err == nil:
 		err = fmt.Errorf("pc %#x: unwind info format %v is not decoded for arm: %w", lpc, pi.Format, unwind.ErrNoInfo)
@@ -91,4 +101,17 @@ func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule
 		err = fmt.Errorf("no unwind info for pc %#x: %w", lpc, unwind.ErrNoInfo)
 	}
 	return &rule{kind: ruleNone, err: err}
+}
+
+// afterSVC reports whether the instruction before pc is a supervisor
+// call, in Thumb (svc #imm8) or ARM (svc #imm24) code. The pc of an
+// interrupted frame does not say its state; both encodings are tried,
+// each where its alignment allows.
+func afterSVC(as unwind.AddrSpace, pc uint64) bool {
+	order := as.ByteOrder()
+	var b [4]byte
+	if pc >= 2 && as.ReadMem(pc-2, b[:2]) == nil && order.Uint16(b[:])&0xff00 == thumbSvc {
+		return true
+	}
+	return pc >= 4 && pc%4 == 0 && as.ReadMem(pc-4, b[:]) == nil && order.Uint32(b[:])&0x0f000000 == 0x0f000000
 }

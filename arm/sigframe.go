@@ -16,6 +16,7 @@ const (
 	armMovR7   = 0xe3a07000 // mov r7, #imm8 (no rotation)
 	thumbMovR7 = 0x2700     // movs r7, #imm8
 	thumbSvc   = 0xdf00     // svc #imm8
+	thumbMovW  = 0xf04f     // mov.w rd, #const (first halfword)
 )
 
 // sigreturnAt returns 119 or 173 when pc is a sigreturn trampoline's
@@ -23,7 +24,7 @@ const (
 // call), else 0.
 func sigreturnAt(as unwind.AddrSpace, pc uint64) int {
 	order := as.ByteOrder()
-	var b [8]byte
+	var b [8]byte // ARM: two words; Thumb-2: three halfwords
 	for _, start := range []uint64{pc, pc - 4} { // ARM
 		if start%4 == 0 && as.ReadMem(start, b[:]) == nil {
 			mov, svc := order.Uint32(b[:]), order.Uint32(b[4:])
@@ -34,11 +35,23 @@ func sigreturnAt(as unwind.AddrSpace, pc uint64) int {
 			}
 		}
 	}
-	for _, start := range []uint64{pc, pc - 2} { // Thumb
+	for _, start := range []uint64{pc, pc - 2} { // Thumb: movs r7, #nr; svc
 		if start%2 == 0 && as.ReadMem(start, b[:4]) == nil {
 			mov, svc := thumbHalf(order, b[:]), thumbHalf(order, b[2:])
 			if mov&0xff00 == thumbMovR7 && svc&0xff00 == thumbSvc {
 				if nr := int(mov & 0xff); nr == 119 || nr == 173 {
+					return nr
+				}
+			}
+		}
+	}
+	// Thumb-2: "mov.w r7, #nr; svc 0", glibc's __default_sa_restorer and
+	// __default_rt_sa_restorer on armhf.
+	for _, start := range []uint64{pc, pc - 4} {
+		if start%2 == 0 && as.ReadMem(start, b[:6]) == nil {
+			hw1, hw2, svc := thumbHalf(order, b[:]), thumbHalf(order, b[2:]), thumbHalf(order, b[4:])
+			if hw1 == thumbMovW && hw2&0xff00 == 0x0700 && svc&0xff00 == thumbSvc {
+				if nr := int(hw2 & 0xff); nr == 119 || nr == 173 {
 					return nr
 				}
 			}

@@ -290,7 +290,13 @@ func TestAArch64SignalHandlerCrash(t *testing.T) {
 // serves a single connection.
 func a64LiveStops(t *testing.T, exe string, args []string, stops int) [][]refbt.Frame {
 	t.Helper()
-	qemu := testenv.NeedTool(t, a64.Qemu)
+	return qemuLiveStops(t, a64, exe, args, stops)
+}
+
+// qemuLiveStops is a64LiveStops for any qemu-user guest arch.
+func qemuLiveStops(t *testing.T, arch testenv.CrossArch, exe string, args []string, stops int) [][]refbt.Frame {
+	t.Helper()
+	qemu := testenv.NeedTool(t, arch.Qemu)
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -300,7 +306,7 @@ func a64LiveStops(t *testing.T, exe string, args []string, stops int) [][]refbt.
 	l.Close()
 	q := exec.Command(qemu, append([]string{"-g", strconv.Itoa(port), exe}, args...)...)
 	q.Dir = filepath.Dir(exe)
-	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+a64.Sysroot())
+	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+arch.Sysroot())
 	if err := q.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/refbt"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// 32-bit ARM (armhf) cores qemu-user writes for programs built here with
+// Debian's cross compiler (Thumb-2 by default), compared with
+// gdb-multiarch on the same core. eu-stack is no reference here: it
+// cannot unwind the static programs' libc code, which has only
+// .ARM.exidx, and stops inside the dynamic libc without libc6-dbg's
+// .debug_frame; gdb reads .ARM.exidx and is used as both references
+// (pcs only for the second).
+
+var armhf = testenv.ARMHF
+
+func init() {
+	gcc, gxx := armhf.CC(), armhf.Triple+"-g++"
+	add := func(name, compiler, out string, flags ...string) {
+		programs[name] = cc(compiler, out, flags...)
+	}
+	static := []string{"-static", "-Wl,-z,separate-code"}
+	add("arm-static", gcc, "crash", append([]string{"-g", "-O1", "crossarch.c", "-lpthread"}, static...)...)
+	add("arm-nofp", gcc, "crash", append([]string{"-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread"}, static...)...)
+	add("arm-marm-fp", gcc, "crash", append([]string{"-g", "-O2", "-marm", "-fno-omit-frame-pointer", "crossarch.c", "-lpthread"}, static...)...)
+	add("arm-dyn", gcc, "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
+	// -O1: at -O2 handler_table tail-calls dispatch, and gdb rebuilds
+	// its frame from DWARF call-site information; gdb is both
+	// references here, and that frame is not on the stack.
+	add("arm-nullfn", gcc, "nullfn", append([]string{"-g", "-O1", "nullfn.c"}, static...)...)
+	add("arm-exception", gxx, "exception", append([]string{"-g", "-O1", "exception.cc"}, static...)...)
+	// Functions with neither CFI nor EXIDX entries (ld covers them with
+	// EXIDX_CANTUNWIND): their prologues are what is left, in Thumb and
+	// in ARM code.
+	programs["arm-nocfi"] = nocfiBuild(armhf.Triple+"-", nil, static)
+	programs["arm-nocfi-marm"] = nocfiBuild(armhf.Triple+"-", []string{"-marm"}, static)
+}
+
+// armCrash copies a built program into a fresh directory and crashes it
+// under qemu-arm.
+func armCrash(t *testing.T, prog string, args ...string) crash {
+	t.Helper()
+	exe := buildProgram(t, prog)
+	dir := t.TempDir()
+	local := filepath.Join(dir, filepath.Base(exe))
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(local, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	core, _ := testenv.CrashUnderQemu(t, armhf, local, args...)
+	return crash{Dir: dir, Exe: local, Core: core}
+}
+
+// armGDB is gdb-multiarch on an arm core, with the cross C library as the
+// sysroot.
+func armGDB(t *testing.T, exe, core string) map[int]*refbt.Thread {
+	t.Helper()
+	g, _ := runGDBTool(t, "gdb-multiarch", exe, core, "-iex", "set sysroot "+armhf.Sysroot(), "-iex", "set print frame-arguments none")
+	// gdb's last frame at pc 0 is where its prologue analyzer read a
+	// zero lr (clone's child, __clone_internal): the end of the stack,
+	// which coreunwind reports by stopping.
+	for _, th := range g {
+		for n := len(th.Frames); n > 0 && th.Frames[n-1].PC == 0; n = len(th.Frames) {
+			th.Frames = th.Frames[:n-1]
+		}
+	}
+	return g
+}
+
+// TestARMQemu: every thread of qemu-user cores against gdb-multiarch:
+// a NULL store and abort through libc (EXIDX in libc, the prologues of
+// libc code without tables), -O2 without frame pointers, ARM code with
+// frame pointers, the dynamic libc through the link map and --sysroot, a
+// call through a null function pointer (the link register), a C++
+// exception reaching std::terminate (extab entries with
+// __gxx_personality_v0), and functions without any unwind info.
+func TestARMQemu(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "gdb-multiarch")
+	cases := []struct {
+		name, prog, mode string
+		sig              int
+		funcs            []string
+	}{
+		{"static-segv", "arm-static", "segv", 11, []string{"crash_leaf", "crash_mid", "crash_top", "worker", "start_thread"}},
+		{"static-abort", "arm-static", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"O2-nofp-segv", "arm-nofp", "segv", 11, []string{"crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"O2-nofp-abort", "arm-nofp", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"marm-fp-abort", "arm-marm-fp", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"dynamic-abort", "arm-dyn", "abort", 6, []string{"raise", "abort", "crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"dynamic-segv", "arm-dyn", "segv", 11, []string{"crash_leaf", "crash_mid", "crash_top", "worker"}},
+		{"null-function-pointer", "arm-nullfn", "", 11, []string{"dispatch", "main"}},
+		{"cxx-terminate", "arm-exception", "", 6, []string{"abort", "std::terminate", "shop::Basket::checkout", "shop::process", "main"}},
+		{"no-unwind-info", "arm-nocfi", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
+		{"no-unwind-info-marm", "arm-nocfi-marm", "", 11, []string{"crash_cb", "nocfi_c", "nocfi_b", "nocfi_a", "main"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var args []string
+			if tc.mode != "" {
+				args = append(args, tc.mode)
+			}
+			c := armCrash(t, tc.prog, args...)
+			g := armGDB(t, c.Exe, c.Core)
+			var flags []string
+			if tc.prog == "arm-dyn" {
+				flags = []string{"--sysroot", armhf.Sysroot()}
+			}
+			rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
+			if rep.Core.Arch != "arm" {
+				t.Errorf("arch = %q, want arm", rep.Core.Arch)
+			}
+			compareWithReferences(t, g, pcsOnly(g), rep)
+			th := &reportThread{}
+			for i := range rep.Threads {
+				if rep.Threads[i].TID == rep.Core.CrashedTID {
+					th = &rep.Threads[i]
+				}
+			}
+			expectFunctions(t, th, tc.funcs...)
+			if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
+				t.Errorf("signal = %+v, want %d", s, tc.sig)
+			}
+		})
+	}
+}
