@@ -24,7 +24,7 @@ const (
 // call), else 0.
 func sigreturnAt(as unwind.AddrSpace, pc uint64) int {
 	order := as.ByteOrder()
-	var b [8]byte // ARM: two words; Thumb-2: three halfwords
+	var b [8]byte                                // ARM: two words; Thumb-2: three halfwords
 	for _, start := range []uint64{pc, pc - 4} { // ARM
 		if start%4 == 0 && as.ReadMem(start, b[:]) == nil {
 			mov, svc := order.Uint32(b[:]), order.Uint32(b[4:])
