@@ -133,3 +133,45 @@ func TestARMQemu(t *testing.T) {
 		})
 	}
 }
+
+// TestARMSignalHandlerCrash: the worker raises SIGUSR1 and the handler
+// crashes; the core holds the signal frame glibc's restorer
+// (__default_rt_sa_restorer: "mov.w r7, #173; svc 0") returns through.
+// gdb-multiarch on the core loses the interrupted frames (it prints a
+// wild pc after "<signal handler called>"), so, as for aarch64, the
+// reference is a live gdb through qemu's gdbstub, stopped when SIGUSR1
+// arrives (the interrupted thread's stack, which the signal context must
+// give) and when SIGSEGV arrives in the handler (the frames above the
+// trampoline).
+func TestARMSignalHandlerCrash(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "gdb-multiarch")
+	c := armCrash(t, "arm-static", "signal")
+	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+	live := qemuLiveStops(t, armhf, c.Exe, []string{"signal"}, 2)
+	atSignal, inHandler := live[0], live[1]
+	var th *reportThread
+	for i := range rep.Threads {
+		if rep.Threads[i].TID == rep.Core.CrashedTID {
+			th = &rep.Threads[i]
+		}
+	}
+	if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
+		t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
+	}
+	want := append(append(pcList(inHandler[:2]), 0), pcList(atSignal)...)
+	if len(th.Frames) < len(want) {
+		t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
+			len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
+	}
+	for i := range want {
+		if pc, _ := th.Frames[i].pc(); i != 2 && pc != want[i] {
+			t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
+		}
+	}
+	t.Logf("%d frames agree with live gdb (%d in the handler, %d at the signal)", len(want)-1, 2, len(atSignal))
+	if f := th.Frames[3]; f.Trust != "context" {
+		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)\n%s", f.Trust, formatFrames(th, 20))
+	}
+	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
+}
