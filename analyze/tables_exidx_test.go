@@ -42,7 +42,8 @@ func TestTablesEXIDXMatchesReadelf(t *testing.T) {
 		build("cc"+mode, arm.Triple+"-g++", mode, "-O2", src("prog.cc"))
 	}
 	build("c-static", arm.CC(), "-O2", "-static", src("prog.c"))
-	build("ops.o", arm.Triple+"-as", src("ops.s"))
+	ops, _ := filepath.Abs("../arm/exidx/testdata/ops.s")
+	build("ops.o", arm.Triple+"-as", ops)
 	files = append(files, arm.Sysroot()+"/lib/libc.so.6")
 	total := 0
 	for _, f := range files {

@@ -115,6 +115,16 @@ func sectionData(s *elf.Section) ([]byte, error) {
 	if s.Size > maxSection {
 		return nil, fmt.Errorf("section %s: %d bytes is more than %d", s.Name, s.Size, maxSection)
 	}
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		return nil, fmt.Errorf("section %s is compressed", s.Name)
+	}
+	// The size must lie within the file before it is allocated.
+	var last [1]byte
+	if s.Size > 0 {
+		if _, err := s.ReadAt(last[:], int64(s.Size-1)); err != nil {
+			return nil, fmt.Errorf("section %s: %d bytes run past the end of the file", s.Name, s.Size)
+		}
+	}
 	return s.Data()
 }
 
