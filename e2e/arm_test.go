@@ -175,3 +175,10 @@ func TestARMSignalHandlerCrash(t *testing.T) {
 	}
 	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }
+
+// TestARMPprofAndTriage: the pprof profile and the triage bucket of an
+// armhf core agree with its JSON report (checkPprofAndTriage).
+func TestARMPprofAndTriage(t *testing.T) {
+	t.Parallel()
+	checkPprofAndTriage(t, armCrash(t, "arm-static", "segv"))
+}
