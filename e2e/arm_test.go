@@ -37,6 +37,7 @@ func init() {
 	// Functions with neither CFI nor EXIDX entries (ld covers them with
 	// EXIDX_CANTUNWIND): their prologues are what is left, in Thumb and
 	// in ARM code.
+	add("arm-sigtramp", gcc, "sigtramp", append([]string{"-g", "-O1", "sigtramp_arm.c"}, static...)...)
 	programs["arm-nocfi"] = nocfiBuild(armhf.Triple+"-", nil, static)
 	programs["arm-nocfi-marm"] = nocfiBuild(armhf.Triple+"-", []string{"-marm"}, static)
 }
@@ -134,46 +135,57 @@ func TestARMQemu(t *testing.T) {
 	}
 }
 
-// TestARMSignalHandlerCrash: the worker raises SIGUSR1 and the handler
-// crashes; the core holds the signal frame glibc's restorer
-// (__default_rt_sa_restorer: "mov.w r7, #173; svc 0") returns through.
-// gdb-multiarch on the core loses the interrupted frames (it prints a
-// wild pc after "<signal handler called>"), so, as for aarch64, the
-// reference is a live gdb through qemu's gdbstub, stopped when SIGUSR1
-// arrives (the interrupted thread's stack, which the signal context must
-// give) and when SIGSEGV arrives in the handler (the frames above the
-// trampoline).
+// TestARMSignalHandlerCrash: a handler that crashes, returning through
+// each kind of trampoline: glibc's restorer (the Thumb-2
+// __default_sa_restorer, "mov.w r7, #119; svc 0", which also has an EXIDX
+// entry restoring every register), and, installed with the raw
+// rt_sigaction (sigtramp_arm.c), an ARM-code "mov r7, #119; svc 0" with
+// struct sigframe, a Thumb "movs r7, #173; svc 0" with struct
+// rt_sigframe, and qemu's own trampoline (no SA_RESTORER). gdb-multiarch
+// on the core loses the interrupted frames (it prints a wild pc after
+// "<signal handler called>"), so, as for aarch64, the reference is a live
+// gdb through qemu's gdbstub, stopped when SIGUSR1 arrives (the
+// interrupted thread's stack, which the signal context must give) and
+// when SIGSEGV arrives in the handler (the frames above the trampoline).
+// The interrupted frame must come from the signal context (trust
+// context), not from unwind tables.
 func TestARMSignalHandlerCrash(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "gdb-multiarch")
-	c := armCrash(t, "arm-static", "signal")
-	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
-	live := qemuLiveStops(t, armhf, c.Exe, []string{"signal"}, 2)
-	atSignal, inHandler := live[0], live[1]
-	var th *reportThread
-	for i := range rep.Threads {
-		if rep.Threads[i].TID == rep.Core.CrashedTID {
-			th = &rep.Threads[i]
-		}
+	cases := []struct{ name, prog, mode, outer string }{
+		{"glibc-restorer", "arm-static", "signal", "worker"},
+		{"arm-sigframe", "arm-sigtramp", "arm-old", "main"},
+		{"thumb-rt_sigframe", "arm-sigtramp", "thumb-rt", "main"},
+		{"qemu-trampoline", "arm-sigtramp", "none-rt", "main"},
 	}
-	if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
-		t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := armCrash(t, tc.prog, tc.mode)
+			rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+			live := qemuLiveStops(t, armhf, c.Exe, []string{tc.mode}, 2)
+			atSignal, inHandler := live[0], live[1]
+			th := rep.thread(rep.Core.CrashedTID)
+			if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
+				t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
+			}
+			want := append(append(pcList(inHandler[:2]), 0), pcList(atSignal)...)
+			if len(th.Frames) < len(want) {
+				t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
+					len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
+			}
+			for i := range want {
+				if pc, _ := th.Frames[i].pc(); i != 2 && pc != want[i] {
+					t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
+				}
+			}
+			t.Logf("%d frames agree with live gdb (2 in the handler, %d at the signal)", len(want)-1, len(atSignal))
+			if f := th.Frames[3]; f.Trust != "context" {
+				t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)\n%s", f.Trust, formatFrames(th, 20))
+			}
+			expectFunctions(t, th, "handler_crash", "on_usr1", "raise", tc.outer)
+		})
 	}
-	want := append(append(pcList(inHandler[:2]), 0), pcList(atSignal)...)
-	if len(th.Frames) < len(want) {
-		t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
-			len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
-	}
-	for i := range want {
-		if pc, _ := th.Frames[i].pc(); i != 2 && pc != want[i] {
-			t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
-		}
-	}
-	t.Logf("%d frames agree with live gdb (%d in the handler, %d at the signal)", len(want)-1, 2, len(atSignal))
-	if f := th.Frames[3]; f.Trust != "context" {
-		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)\n%s", f.Trust, formatFrames(th, 20))
-	}
-	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }
 
 // TestARMPprofAndTriage: the pprof profile and the triage bucket of an
