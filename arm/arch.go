@@ -52,8 +52,10 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		// fills the index with it for code compiled without tables
 		// (most of Debian's armhf libc), which gdb unwinds by its
 		// prologue. So does this: a frame there whose prologue is not
-		// understood is the outermost (scanning would find stale
-		// return addresses), unless it was interrupted (lr).
+		// understood (or has no symbol) is the outermost unless lr (if
+		// interrupted) or the checked frame-pointer chain give a
+		// caller; it is not scanned (above _start or a thread's entry
+		// a scan finds only stale return addresses).
 		why = fmt.Errorf("pc %#x: EXIDX_CANTUNWIND", pc)
 	case ruleSigreturn, ruleRTSigreturn:
 		err := stepSigreturn(as, r.kind == ruleRTSigreturn, callee, caller)
@@ -72,12 +74,12 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
-	if r.kind == ruleCantUnwind {
-		return unwind.StepEnd, nil
-	}
 	caller.Reset()
 	if stepFramePointer(as, callee, caller) {
 		return unwind.StepCaller, nil
+	}
+	if r.kind == ruleCantUnwind {
+		return unwind.StepEnd, nil
 	}
 	caller.Reset()
 	if stepScan(as, callee, caller) {
