@@ -78,6 +78,10 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if stepFramePointer(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
+	caller.Reset()
+	if stepThumbFramePointer(as, callee, caller) {
+		return unwind.StepCaller, nil
+	}
 	if r.kind == ruleCantUnwind {
 		return unwind.StepEnd, nil
 	}

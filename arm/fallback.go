@@ -44,17 +44,17 @@ func sameProc(as unwind.AddrSpace, a, b uint64) bool {
 
 // stepFramePointer follows gcc's ARM-state frame chain: "push {fp, lr};
 // add fp, sp, #4" leaves fp (r11) pointing at the saved lr, with the
-// caller's fp just below it. Thumb code's frame pointer (r7) points at
-// the bottom of the frame after the locals are allocated, not at the
-// saved registers, so it cannot be followed without decoding the
-// prologue; the scan handles Thumb frames. APCS frames (-mapcs-frame,
-// fp at the saved pc) are not recognized. Everything is checked: fp
-// aligned and above sp, the return address after a call, the chain
-// moving toward older frames.
+// caller's fp just below it. It is followed from ARM code only: in
+// Thumb code r11 is an ordinary register (Thumb's frame pointer, r7,
+// points below the locals: stepThumbFramePointer). APCS frames
+// (-mapcs-frame, fp at the saved pc) are not recognized. Everything is
+// checked: fp aligned and above sp, the return address after a call,
+// the chain moving toward older frames.
 func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	fp, ok1 := callee.Get(R11)
 	sp, ok2 := callee.Get(SP)
-	if !ok1 || !ok2 || fp < 4 || fp%4 != 0 || fp < sp || fp-sp > maxFrameSize {
+	cpsr, _ := callee.Get(CPSR)
+	if !ok1 || !ok2 || cpsr&cpsrThumb != 0 || fp < 4 || fp%4 != 0 || fp < sp || fp-sp > maxFrameSize {
 		return false
 	}
 	ra, err1 := readWord(as, fp)
@@ -72,6 +72,51 @@ func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	caller.CFA, caller.HasCFA = fp+4, true
 	caller.Trust = unwind.TrustFramePointer
 	return true
+}
+
+// maxThumbFrame bounds how far above r7 a Thumb frame's saved {r7, lr}
+// pair is looked for: gcc's Thumb prologue "push {r7, lr}; sub sp, #n;
+// add r7, sp, #0" leaves r7 n bytes below the pair.
+const maxThumbFrame = 1024
+
+// stepThumbFramePointer follows gcc's Thumb frame chain, where r7 points
+// below the locals: the prologue pushed {..., r7, lr} above them, so the
+// first word at or above r7 that is a Thumb return address (in code,
+// after a call) is the saved lr, and the word below it the caller's r7.
+// That r7 is kept only when it continues the chain (above the pair, or
+// zero): code without a frame pointer uses r7 as an ordinary register.
+func stepThumbFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+	fp, ok1 := callee.Get(R7)
+	sp, ok2 := callee.Get(SP)
+	cpsr, _ := callee.Get(CPSR)
+	if !ok1 || !ok2 || cpsr&cpsrThumb == 0 || fp%4 != 0 || fp < sp || fp-sp > maxFrameSize {
+		return false
+	}
+	var buf [maxThumbFrame + 8]byte
+	n := uint64(maxThumbFrame)
+	for n > 0 && as.ReadMem(fp, buf[:n+8]) != nil { // the stack may end sooner
+		n /= 2
+	}
+	order := as.ByteOrder()
+	for k := uint64(0); k < n; k += 4 {
+		saved, ra := uint64(order.Uint32(buf[k:])), uint64(order.Uint32(buf[k+4:]))
+		if ra&1 == 0 || !isReturnAddress(as, ra) {
+			continue
+		}
+		pair := fp + k
+		keepCalleeSaved(callee, caller)
+		setReturn(callee, caller, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: pair + 4})
+		caller.Set(SP, pair+8, unwind.SaveLoc{Kind: unwind.LocValue})
+		if saved == 0 || saved > pair+4 && saved-pair <= maxFrameSize {
+			caller.Set(R7, saved, unwind.SaveLoc{Kind: unwind.LocMem, Addr: pair})
+		} else {
+			caller.Valid[R7] = false // not a frame pointer: unknown in the caller
+		}
+		caller.CFA, caller.HasCFA = pair+8, true
+		caller.Trust = unwind.TrustFramePointer
+		return true
+	}
+	return false
 }
 
 // keepCalleeSaved assumes the caller's r4–r10 are the callee's (where

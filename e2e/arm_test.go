@@ -195,40 +195,53 @@ func TestARMPprofAndTriage(t *testing.T) {
 	checkPprofAndTriage(t, armCrash(t, "arm-static", "segv"))
 }
 
-// TestARMStrippedFramePointer: ARM-code functions without unwind info
-// in a stripped program (no symbols, so no prologue to decode; ld's
-// EXIDX_CANTUNWIND filler covers them) are unwound along gcc's
-// frame-pointer chain (r11 → saved lr, saved r11 below). The reference
-// is gdb-multiarch on the same core with the unstripped program (the
-// addresses are the same); gdb itself stops after two frames on the
-// stripped one. coreunwind must give the reference's pcs in order up to
-// nocfi_a, the last ARM frame (main is Thumb code, whose frame pointer
-// r7 is not a chain).
+// TestARMStrippedFramePointer: functions without unwind info in a
+// stripped program (no symbols, so no prologue to decode; ld's
+// EXIDX_CANTUNWIND filler covers them) are unwound along gcc's frame
+// pointers: in ARM code r11 → saved lr with the caller's r11 below it; in
+// Thumb code r7, which points below the locals, with the pushed {r7, lr}
+// above them. The reference is gdb-multiarch on the same core with the
+// unstripped program (the addresses are the same); gdb itself stops
+// after two frames on the stripped one. coreunwind must give the
+// reference's pcs in order: in Thumb code all of them (from main on, the
+// libc code with EXIDX entries), in ARM code up to nocfi_a (main is
+// Thumb code, whose r7 the ARM frames do not chain).
 func TestARMStrippedFramePointer(t *testing.T) {
 	t.Parallel()
 	strip := testenv.NeedTool(t, armhf.Triple+"-strip")
-	c := armCrash(t, "arm-nocfi-marm")
-	stripped := c.Exe + ".stripped"
-	runTool(t, strip, "-o", stripped, c.Exe)
-	g := armGDB(t, c.Exe, c.Core)
-	rep, _ := unwindJSON(t, nil, c.Core, stripped)
-	th := rep.thread(rep.Core.CrashedTID)
-	ref := g[rep.Core.CrashedTID]
-	if th == nil || ref == nil || len(ref.Frames) < 5 {
-		t.Fatalf("crashed thread: coreunwind %v, gdb %v", th, ref)
-	}
-	// crash_cb, nocfi_c, nocfi_b, nocfi_a: the last two by the chain.
-	if len(th.Frames) < 4 {
-		t.Fatalf("coreunwind has %d frames on the stripped program, want at least 4\n%s", len(th.Frames), formatFrames(th, 20))
-	}
-	for i := 0; i < 4; i++ {
-		if pc, _ := th.Frames[i].pc(); pc != ref.Frames[i].PC {
-			t.Errorf("frame %d: pc %#x, gdb on the unstripped program %#x (%s)\n%s", i, pc, ref.Frames[i].PC, ref.Frames[i].Func, formatFrames(th, 20))
-		}
-	}
-	for i := 2; i < 4; i++ {
-		if th.Frames[i].Trust != "frame_pointer" {
-			t.Errorf("frame %d: trust %q, want frame_pointer\n%s", i, th.Frames[i].Trust, formatFrames(th, 20))
-		}
+	for _, tc := range []struct {
+		prog      string
+		n, chains int // frames to compare (0: all), of which the chained ones from frame 2
+	}{{"arm-nocfi-marm", 4, 2}, {"arm-nocfi", 0, 4}} {
+		t.Run(tc.prog, func(t *testing.T) {
+			t.Parallel()
+			c := armCrash(t, tc.prog)
+			stripped := c.Exe + ".stripped"
+			runTool(t, strip, "-o", stripped, c.Exe)
+			g := armGDB(t, c.Exe, c.Core)
+			rep, _ := unwindJSON(t, nil, c.Core, stripped)
+			th := rep.thread(rep.Core.CrashedTID)
+			ref := g[rep.Core.CrashedTID]
+			if th == nil || ref == nil || len(ref.Frames) < 5 {
+				t.Fatalf("crashed thread: coreunwind %v, gdb %v", th, ref)
+			}
+			n := tc.n
+			if n == 0 {
+				n = len(ref.Frames)
+			}
+			if len(th.Frames) < n {
+				t.Fatalf("coreunwind has %d frames on the stripped program, want at least %d\n%s", len(th.Frames), n, formatFrames(th, 20))
+			}
+			for i := 0; i < n; i++ {
+				if pc, _ := th.Frames[i].pc(); pc != ref.Frames[i].PC {
+					t.Errorf("frame %d: pc %#x, gdb on the unstripped program %#x (%s)\n%s", i, pc, ref.Frames[i].PC, ref.Frames[i].Func, formatFrames(th, 20))
+				}
+			}
+			for i := 2; i < 2+tc.chains; i++ {
+				if th.Frames[i].Trust != "frame_pointer" {
+					t.Errorf("frame %d: trust %q, want frame_pointer\n%s", i, th.Frames[i].Trust, formatFrames(th, 20))
+				}
+			}
+		})
 	}
 }
