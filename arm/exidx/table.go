@@ -195,15 +195,14 @@ func (t *Table) readSection(f *elf.File, s *elf.Section) error {
 		}
 	}
 	if f.Type != elf.ET_REL {
-		t.spaces[""] = nil // the loaded image: mapped lazily below
 		return t.mapImage(f)
 	}
 	return nil
 }
 
-// mapImage makes the loaded sections of an executable or shared object
-// readable for extab lookups (every allocated section with data: extab
-// entries live in .ARM.extab, but personality data may point anywhere).
+// mapImage makes an executable's or shared object's .ARM.extab readable
+// for extab lookups, once (under the key "": one image for every index
+// section).
 func (t *Table) mapImage(f *elf.File) error {
 	if t.spaces[""] != nil {
 		return nil
