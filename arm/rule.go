@@ -84,15 +84,27 @@ func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule
 			err = fmt.Errorf("pc %#x: %w", lpc, uerr)
 			break
 		}
-		if lpc == pc && !afterSVC(as, pc) {
-			// An interrupted frame (lpc == pc: the exact pc) may be in
-			// a prologue or epilogue, which the index does not
-			// describe: as gdb, trust it only when the thread is
-			// blocked in a system call (libc guarantees the tables
-			// there, for thread cancellation); else the prologue and
-			// the link register decide.
-			err = fmt.Errorf("pc %#x: EXIDX does not describe an interrupted frame outside a system call: %w", pc, unwind.ErrNoInfo)
-			break
+		// gdb's checks (arm_exidx_unwind_sniffer), where the function
+		// is known from the symbol table (without a symbol there is
+		// no prologue to decode either, and the entry is the best
+		// guess): an entry that begins before the function belongs to
+		// an earlier one (the index marks no ends; ld does not always
+		// fill the gaps with EXIDX_CANTUNWIND); and an interrupted
+		// frame (lpc == pc: the exact pc) may be in a prologue or
+		// epilogue, which the index does not describe, so it is
+		// trusted there only when the thread is blocked in a system
+		// call (libc guarantees the tables at those, for thread
+		// cancellation). Else the prologue and lr decide.
+		if _, off, nerr := as.ProcName(lpc); nerr == nil && off <= lpc {
+			// A Thumb function's symbol has bit 0 set; its entry not.
+			if start := (lpc - off) &^ 1; start > pi.StartIP {
+				err = fmt.Errorf("pc %#x: the EXIDX entry at %#x belongs to a function before %#x: %w", lpc, pi.StartIP, start, unwind.ErrNoInfo)
+				break
+			}
+			if lpc == pc && !afterSVC(as, pc) {
+				err = fmt.Errorf("pc %#x: EXIDX does not describe an interrupted frame outside a system call: %w", pc, unwind.ErrNoInfo)
+				break
+			}
 		}
 		return &rule{kind: ruleExidx, ops: exidx.Decode(u.Code)}
 	case err == nil:

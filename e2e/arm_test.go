@@ -128,6 +128,20 @@ func TestARMQemu(t *testing.T) {
 				}
 			}
 			expectFunctions(t, th, tc.funcs...)
+			if tc.mode == "abort" {
+				// libc's raise and pthread_kill have only EXIDX entries:
+				// the walk through them must use them (the fallbacks
+				// could give the same pcs).
+				exidx := 0
+				for _, f := range th.Frames {
+					if f.Trust == "unwind_table" {
+						exidx++
+					}
+				}
+				if exidx == 0 {
+					t.Errorf("no frame of the crashed thread was found by EXIDX\n%s", formatFrames(th, 20))
+				}
+			}
 			if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
 				t.Errorf("signal = %+v, want %d", s, tc.sig)
 			}
