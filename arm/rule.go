@@ -96,8 +96,7 @@ func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule
 		// call (libc guarantees the tables at those, for thread
 		// cancellation). Else the prologue and lr decide.
 		if _, off, nerr := as.ProcName(lpc); nerr == nil && off <= lpc {
-			// A Thumb function's symbol has bit 0 set; its entry not.
-			if start := (lpc - off) &^ 1; start > pi.StartIP {
+			if start := lpc - off; start > pi.StartIP {
 				err = fmt.Errorf("pc %#x: the EXIDX entry at %#x belongs to a function before %#x: %w", lpc, pi.StartIP, start, unwind.ErrNoInfo)
 				break
 			}

@@ -230,7 +230,15 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 	if i := strings.IndexByte(name, '@'); i > 0 {
 		name = name[:i]
 	}
-	return symEntry{Raw: name, Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
+	addr, size := s.value, s.size
+	if f.Machine == elf.EM_ARM && typ != elf.STT_NOTYPE && addr&1 != 0 {
+		// A Thumb function's value has bit 0 set (the address a
+		// branch-and-exchange to it uses); its code starts at the even
+		// address, where a pc at its first instruction points, and
+		// ends where value+size says.
+		addr, size = addr-1, size+1
+	}
+	return symEntry{Raw: name, Addr: addr, Size: size, section: uint16(s.shndx), rank: rank}, true
 }
 
 // isMappingSymbol reports ARM/AArch64/RISC-V mapping symbols ($a, $d,
