@@ -53,6 +53,8 @@ need /usr/aarch64-linux-gnu/lib/libc.so.6 libc6-dev-arm64-cross
 need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu
 need arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
 need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
+# (and C++ for the armhf extab tables and std::terminate test)
+need arm-linux-gnueabihf-g++ g++-arm-linux-gnueabihf
 need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu
 need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
 # (and big-endian ppc64, ELFv1: function descriptors, qemu-ppc64 cores)

@@ -5,6 +5,7 @@ package analyze
 // them without blank imports of its own.
 import (
 	_ "github.com/coreunwind/coreunwind/aarch64"
+	_ "github.com/coreunwind/coreunwind/arm"
 	_ "github.com/coreunwind/coreunwind/i386"
 	_ "github.com/coreunwind/coreunwind/ia64"
 	_ "github.com/coreunwind/coreunwind/pa64"

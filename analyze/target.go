@@ -54,19 +54,19 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	if m == nil || m.obj == nil {
 		return t.dynProcInfo(ip)
 	}
-	if t.tables != nil {
-		if pi, err := t.tables.FindTableEntry(m.obj.ELF(), ip-m.bias); err == nil && pi != nil {
-			pi.StartIP += m.bias
-			pi.EndIP += m.bias
-			pi.Bias = m.bias
-			if pi.Module == "" {
-				pi.Module = m.core.Path
-			}
+	_, tablesLast := t.tables.(unwind.TablesAfterCFI)
+	if t.tables != nil && !tablesLast {
+		if pi := t.tableEntry(m, ip); pi != nil {
 			return pi, nil
 		}
 	}
 	fde, err := m.obj.FindFDE(ip - m.bias)
 	if err != nil || fde == nil {
+		if t.tables != nil && tablesLast {
+			if pi := t.tableEntry(m, ip); pi != nil {
+				return pi, nil
+			}
+		}
 		return t.dynProcInfo(ip)
 	}
 	return &unwind.ProcInfo{
@@ -78,6 +78,21 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 		Bias:    m.bias,
 		Info:    fde,
 	}, nil
+}
+
+// tableEntry asks the arch's own unwind table of module m for ip.
+func (t *target) tableEntry(m *module, ip uint64) *unwind.ProcInfo {
+	pi, err := t.tables.FindTableEntry(m.obj.ELF(), ip-m.bias)
+	if err != nil || pi == nil {
+		return nil
+	}
+	pi.StartIP += m.bias
+	pi.EndIP += m.bias
+	pi.Bias = m.bias
+	if pi.Module == "" {
+		pi.Module = m.core.Path
+	}
+	return pi
 }
 
 func (t *target) ProcName(ip uint64) (string, uint64, error) {

@@ -240,7 +240,8 @@ func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batch
 		// (offer): most names are never read, nor their pages touched.
 		// Numbering every entry keeps the table order among the kept.
 		if rank, ok := codeSymbolRankByType(f, s, len(strs)); ok {
-			e := symEntry{Addr: s.value, section: uint16(s.shndx)}
+			addr, size := codeRange(f, s)
+			e := symEntry{Addr: addr, section: uint16(s.shndx)}
 			if isOPD(f, e.section) {
 				// An ELFv1 function descriptor names the code it points
 				// to (opd.go), or nothing where .opd is not readable.
@@ -250,7 +251,7 @@ func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batch
 				}
 			}
 			if ok {
-				visit(batchCandidate{addr: e.Addr, size: s.size, key: candidateKey(rank, s.size, order),
+				visit(batchCandidate{addr: e.Addr, size: size, key: candidateKey(rank, size, order),
 					section: e.section, nameOff: s.name, strs: strs})
 			}
 		}

@@ -262,7 +262,19 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 	if !ok {
 		return symEntry{}, false
 	}
-	return symEntry{Raw: symbolName(strs, s.name), Addr: s.value, Size: s.size, section: uint16(s.shndx), rank: rank}, true
+	addr, size := codeRange(f, s)
+	return symEntry{Raw: symbolName(strs, s.name), Addr: addr, Size: size, section: uint16(s.shndx), rank: rank}, true
+}
+
+// codeRange is where a code symbol's code is. A Thumb function's value
+// has bit 0 set (the address a branch-and-exchange to it uses); its code
+// starts at the even address, where a pc at its first instruction
+// points, and ends where value+size says.
+func codeRange(f *elf.File, s rawSym) (addr, size uint64) {
+	if f.Machine == elf.EM_ARM && elf.ST_TYPE(s.info) != elf.STT_NOTYPE && s.value&1 != 0 {
+		return s.value - 1, s.size + 1
+	}
+	return s.value, s.size
 }
 
 // symbolName is the name at off in the string table, without @VERSION.

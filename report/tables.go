@@ -43,6 +43,16 @@ type TableEntry struct {
 	// PA-RISC: the set flags by readelf's names, then the frame size.
 	Descriptor []string `json:"descriptor,omitempty"`
 
+	// ARM EHABI (.ARM.exidx): the index entry's second word as stored;
+	// the .ARM.extab entry it points to; EXIDX_CANTUNWIND; the compact
+	// model's personality routine index (0, 1, 2), absent for a generic
+	// personality (then Personality is its address). Records are the
+	// unwind opcodes.
+	ExidxWord        *Hex `json:"exidx_word,omitempty"`
+	Extab            *Hex `json:"extab,omitempty"`
+	CantUnwind       bool `json:"cantunwind,omitempty"`
+	PersonalityIndex *int `json:"personality_index,omitempty"`
+
 	Handler     *Hex `json:"handler"`
 	Personality *Hex `json:"personality"`
 }
@@ -74,6 +84,14 @@ func WriteTablesText(w io.Writer, t *Tables) error {
 		bw.WriteByte('\n')
 		if len(e.Descriptor) > 0 {
 			fmt.Fprintf(bw, "  %s\n", strings.Join(e.Descriptor, " "))
+		}
+		switch {
+		case e.CantUnwind:
+			fmt.Fprintf(bw, "  [cantunwind]\n")
+		case e.PersonalityIndex != nil:
+			fmt.Fprintf(bw, "  Compact model index: %d\n", *e.PersonalityIndex)
+		case e.ExidxWord != nil && e.Personality != nil:
+			fmt.Fprintf(bw, "  Personality routine: %#x\n", uint64(*e.Personality))
 		}
 		for _, r := range e.Records {
 			fmt.Fprintf(bw, "  %s\n", r)

@@ -100,3 +100,11 @@ func Arches() []string {
 type TableArch interface {
 	FindTableEntry(f *elf.File, addr uint64) (*ProcInfo, error)
 }
+
+// TablesAfterCFI is implemented by a TableArch whose tables are asked
+// only where an object's DWARF CFI has no FDE for the address (ARM's
+// .ARM.exidx: gdb also tries DWARF CFI first, and an object's
+// .debug_frame describes what its index only summarizes).
+type TablesAfterCFI interface {
+	TablesAfterCFI()
+}

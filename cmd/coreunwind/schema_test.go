@@ -28,7 +28,8 @@ int main(int argc, char **argv) {
 // tablesArchFields are the tables example's fields that belong to one
 // architecture's entries (IA-64 info blocks, PA-RISC descriptors) or are
 // there only when needed (padding_records).
-var tablesArchFields = []string{"info_offset", "version", "flags", "length", "records", "descriptor", "padding_records"}
+var tablesArchFields = []string{"info_offset", "version", "flags", "length", "records", "descriptor", "padding_records",
+	"exidx_word", "extab", "cantunwind", "personality_index"}
 
 // The JSON the command writes has exactly the shape of the examples in
 // the schema documents, the contracts its consumers rely on.
@@ -51,6 +52,16 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 		}
 		// The example shows IA-64 and PA-RISC fields together; an
 		// x86_64 entry has neither.
+		schematest.Check(t, schematest.Example(t, "../../report/tables-json.md"), []byte(stdout), schematest.Subset, tablesArchFields...)
+	})
+	t.Run("tables-arm", func(t *testing.T) {
+		// An armhf program's .ARM.exidx: inline, extab and cantunwind
+		// entries, all fields documented.
+		arm := testenv.BuildCross(t, testenv.ARMHF, dir, "schema-arm", schemaProg, "-O1")
+		code, stdout, stderr := runCLI("tables", "--format", "json", arm)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
 		schematest.Check(t, schematest.Example(t, "../../report/tables-json.md"), []byte(stdout), schematest.Subset, tablesArchFields...)
 	})
 	t.Run("triage", func(t *testing.T) {
