@@ -36,27 +36,27 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	pc, _ := callee.Get(PC)
 	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
 	var why error
-	switch r.kind {
-	case ruleCFI:
+	switch r.Kind {
+	case cfirow.KindCFI:
 		res, err := stepCFI(as, r, callee, caller)
 		if err == nil {
 			return res, nil
 		}
 		why = err
-	case ruleSigreturn:
+	case cfirow.KindTrampoline:
 		err := stepSigreturn(as, callee, caller)
 		if err == nil {
 			return unwind.StepCaller, nil
 		}
 		why = err
 	default:
-		why = r.err
+		why = r.Err
 	}
 	caller.Reset()
 	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
-	if r.kind == ruleNone && !callee.ExactPC && isOutermost(as, callee) {
+	if r.Kind == cfirow.KindNone && !callee.ExactPC && isOutermost(as, callee) {
 		return unwind.StepEnd, nil
 	}
 	// A caller frame without CFI: what its prologue saved says whether
@@ -103,7 +103,7 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
 	r := ruleFor(as, cache, f.LookupPC(PC), pc)
-	return r.signal || r.kind == ruleSigreturn
+	return r.Signal || r.Kind == cfirow.KindTrampoline
 }
 
 // readWord reads a 64-bit word of target memory.

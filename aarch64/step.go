@@ -14,19 +14,19 @@ var cfiRegs = cfirow.Regs{N: NumRegs, SP: SP, Preserved: preserved, Name: RegNam
 // rule for x30 (a leaf, a prologue) leaves the return address in the
 // link register. An undefined return address marks the outermost frame
 // (_start, thread_start).
-func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.row, r.raCol, cfiRegs, callee, caller)
+func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, cfiRegs, callee, caller)
 	if err != nil {
 		return unwind.StepEnd, err
 	}
 	if !raDefined {
 		return unwind.StepEnd, nil
 	}
-	ra, _ := caller.Get(int(r.raCol))
-	caller.Set(PC, stripPAC(callee, ra), caller.Locs[r.raCol])
+	ra, _ := caller.Get(int(r.RAColumn))
+	caller.Set(PC, stripPAC(callee, ra), caller.Locs[r.RAColumn])
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
-	if r.signal {
+	if r.Signal {
 		// The caller of a signal trampoline was interrupted, not calling:
 		// its PC is exact, and its registers come from the signal context.
 		caller.ExactPC = true

@@ -14,8 +14,8 @@ var cfiRegs = cfirow.Regs{N: NumRegs, SP: SP, Preserved: preserved, Name: RegNam
 // address in the link register. An undefined return address marks the
 // outermost frame. The caller's r2 is then corrected where the call
 // crossed modules (restoreTOC).
-func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.row, r.raCol, cfiRegs, callee, caller)
+func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, cfiRegs, callee, caller)
 	if err != nil {
 		return unwind.StepEnd, err
 	}
@@ -23,17 +23,17 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 		return unwind.StepEnd, nil
 	}
 	crWords(as, caller)
-	ra, _ := caller.Get(int(r.raCol))
+	ra, _ := caller.Get(int(r.RAColumn))
 	if ra == 0 {
 		// A null saved lr: the outermost frame (glibc's _start and
 		// clone3 leave lr's save slot zero, as gdb's "0x0 ??" frame at
 		// the end of the main thread shows).
 		return unwind.StepEnd, nil
 	}
-	caller.Set(PC, ra, caller.Locs[r.raCol])
+	caller.Set(PC, ra, caller.Locs[r.RAColumn])
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
-	if r.signal {
+	if r.Signal {
 		// The caller of a signal trampoline was interrupted, not calling:
 		// its PC is exact, and its registers come from the signal context.
 		caller.ExactPC = true

@@ -36,21 +36,21 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	pc, _ := callee.Get(PC)
 	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
 	var why error
-	switch r.kind {
-	case ruleCFI:
+	switch r.Kind {
+	case cfirow.KindCFI:
 		res, err := stepCFI(as, r, callee, caller)
 		if err == nil {
 			return res, nil
 		}
 		why = err
-	case ruleSigreturn:
+	case cfirow.KindTrampoline:
 		err := stepSigreturn(as, callee, caller)
 		if err == nil {
 			return unwind.StepCaller, nil
 		}
 		why = err
 	default:
-		why = r.err
+		why = r.Err
 	}
 	caller.Reset()
 	if p, ok := readPrologue(as, callee.LookupPC(PC)); ok && (p.size > 0 || callee.ExactPC) && stepPrologue(as, p, callee, caller) {
@@ -60,7 +60,7 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	if callee.ExactPC && stepReturnAddressReg(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
-	if r.kind == ruleNone && !callee.ExactPC && isOutermost(as, callee) {
+	if r.Kind == cfirow.KindNone && !callee.ExactPC && isOutermost(as, callee) {
 		return unwind.StepEnd, nil
 	}
 	caller.Reset()
@@ -96,7 +96,7 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
 	r := ruleFor(as, cache, f.LookupPC(PC), pc)
-	return r.signal || r.kind == ruleSigreturn
+	return r.Signal || r.Kind == cfirow.KindTrampoline
 }
 
 // setGRegs fills pc and x1–x31 from struct user_regs_struct (NT_PRSTATUS's

@@ -13,25 +13,25 @@ var cfiRegs = cfirow.Regs{N: NumRegs, SP: SP, Preserved: preserved, Name: RegNam
 // the CFA. A row without a rule for ra (a leaf, a prologue) leaves the
 // return address in ra. An undefined return address marks the outermost
 // frame (_start, the clone child).
-func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.row, r.raCol, cfiRegs, callee, caller)
+func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, cfiRegs, callee, caller)
 	if err != nil {
 		return unwind.StepEnd, err
 	}
 	if !raDefined {
 		return unwind.StepEnd, nil
 	}
-	ra, _ := caller.Get(int(r.raCol))
+	ra, _ := caller.Get(int(r.RAColumn))
 	if ra == 0 {
 		// glibc's riscv _start and thread entry clear ra before their
 		// first call: a zero return address ends the stack.
 		return unwind.StepEnd, nil
 	}
-	caller.Set(PC, ra, caller.Locs[r.raCol])
+	caller.Set(PC, ra, caller.Locs[r.RAColumn])
 	caller.Set(X0, 0, unwind.SaveLoc{Kind: unwind.LocValue})
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
-	if r.signal {
+	if r.Signal {
 		// The caller of a signal trampoline was interrupted, not calling:
 		// its PC is exact, and its registers come from the signal context.
 		caller.ExactPC = true

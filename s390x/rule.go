@@ -1,76 +1,18 @@
 package s390x
 
 import (
-	"errors"
-	"fmt"
-
-	"github.com/coreunwind/coreunwind/elfx/cfi"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
-type ruleKind uint8
+// ruleFor is the rule for lookup address lpc (unwind/cfirow: the
+// trampolines' code first, then CFI); pc is the frame's PC.
+func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *cfirow.Rule {
+	return cfirow.RuleFor(as, cache, lpc, pc, "s390x", trampolineAt)
+}
 
+// The trampolines trampolineAt recognizes.
 const (
-	ruleNone        ruleKind = iota // nothing known: fall back to heuristics
-	ruleCFI                         // a CFI row
-	ruleSigreturn                   // the sigreturn trampoline (svc 119), recognized by its code
-	ruleRTSigreturn                 // the rt_sigreturn trampoline (svc 173), recognized by its code
+	ruleSigreturn   = cfirow.KindTrampoline     // sigreturn (svc 119)
+	ruleRTSigreturn = cfirow.KindTrampoline + 1 // rt_sigreturn (svc 173)
 )
-
-// rule is what the unwinder knows about one lookup address, computed once
-// and cached.
-type rule struct {
-	kind   ruleKind
-	row    cfi.Row
-	signal bool // CIE augmentation 'S': the frame is a signal trampoline
-	raCol  uint64
-	err    error // why there is no CFI rule, for the report
-}
-
-// errNoCFI: the address has unwind info, but not DWARF CFI.
-var errNoCFI = errors.New("no CFI")
-
-// ruleFor returns the rule for lookup address lpc (pc is the frame's PC,
-// used to recognize the trampoline by its code).
-func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
-	rc := rules.In(cache)
-	if r, ok := rc.Get(lpc); ok {
-		return r
-	}
-	r := computeRule(as, cache, lpc, pc)
-	rc.Put(lpc, r)
-	return r
-}
-
-// rules is this arch's rule table in each unwind.Cache.
-var rules = unwind.NewRuleKind[*rule]()
-
-// computeRule looks at the code first: a sigreturn trampoline is
-// unwound from the signal context the kernel saved, which holds every
-// register, whatever CFI its page may have.
-func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *rule {
-	if k := trampolineAt(as, pc); k != ruleNone {
-		return &rule{kind: k}
-	}
-	pi, err := cache.FindProcInfo(as, lpc)
-	switch {
-	case err == nil && pi.Format == unwind.FormatCFI:
-		fde, ok := pi.Info.(*cfi.FDE)
-		if !ok {
-			err = fmt.Errorf("pc %#x: CFI proc info carries %T: %w", lpc, pi.Info, errNoCFI)
-			break
-		}
-		row, rerr := fde.RowAt(lpc - pi.Bias)
-		if rerr == nil {
-			return &rule{kind: ruleCFI, row: row, signal: fde.CIE.Signal, raCol: fde.CIE.RAColumn}
-		}
-		err = fmt.Errorf("CFI at %#x: %w", lpc, rerr)
-	case err == nil:
-		// libunwind's dynamic unwind info (JIT code) is modelled for
-		// x86-64 and IA-64 only; its s390x operations are not decoded.
-		err = fmt.Errorf("pc %#x: unwind info format %v is not decoded for s390x: %w", lpc, pi.Format, unwind.ErrNoInfo)
-	case errors.Is(err, unwind.ErrNoInfo):
-		err = fmt.Errorf("no CFI for pc %#x: %w", lpc, unwind.ErrNoInfo)
-	}
-	return &rule{kind: ruleNone, err: err}
-}

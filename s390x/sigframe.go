@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
 // The signal trampolines: "svc 173" (__NR_rt_sigreturn), for handlers
@@ -19,10 +20,10 @@ const (
 )
 
 // trampolineAt says which trampoline's svc is at pc, if any.
-func trampolineAt(as unwind.AddrSpace, pc uint64) ruleKind {
+func trampolineAt(as unwind.AddrSpace, pc uint64) cfirow.Kind {
 	var b [2]byte
 	if pc%2 != 0 || as.ReadMem(pc, b[:]) != nil {
-		return ruleNone
+		return cfirow.KindNone
 	}
 	switch uint16(b[0])<<8 | uint16(b[1]) {
 	case insnSvcRTSigreturn:
@@ -30,7 +31,7 @@ func trampolineAt(as unwind.AddrSpace, pc uint64) ruleKind {
 	case insnSvcSigreturn:
 		return ruleSigreturn
 	}
-	return ruleNone
+	return cfirow.KindNone
 }
 
 // The signal frames (arch/s390/kernel/signal.c; qemu's

@@ -24,22 +24,22 @@ var cfiRegs = cfirow.Regs{N: NumRegs, SP: -1, Preserved: preserved, Name: RegNam
 // or in f0 in a leaf), else CFA-160: the ABI's definition of the CFA. An
 // undefined return address marks the outermost frame (_start,
 // thread_start).
-func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.row, r.raCol, cfiRegs, callee, caller)
+func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, cfiRegs, callee, caller)
 	if err != nil {
 		return unwind.StepEnd, err
 	}
 	if !raDefined {
 		return unwind.StepEnd, nil
 	}
-	if _, ok := caller.Get(SP); !ok || r.row.Rule(SP).Kind == cfi.Unspecified {
+	if _, ok := caller.Get(SP); !ok || r.Row.Rule(SP).Kind == cfi.Unspecified {
 		caller.Set(SP, cfa-frameOffset, unwind.SaveLoc{Kind: unwind.LocValue})
 	}
-	ra, _ := caller.Get(int(r.raCol))
-	caller.Set(PC, ra, caller.Locs[r.raCol])
+	ra, _ := caller.Get(int(r.RAColumn))
+	caller.Set(PC, ra, caller.Locs[r.RAColumn])
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
-	if r.signal {
+	if r.Signal {
 		// The caller of a signal trampoline was interrupted, not calling:
 		// its PC is exact, and its registers come from the signal context.
 		caller.ExactPC = true

@@ -1,0 +1,87 @@
+package cfirow
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/elfx/cfi"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// Kind says what an arch unwinding by DWARF CFI knows about a lookup
+// address.
+type Kind uint8
+
+const (
+	// KindNone: nothing known; the arch falls back to its heuristics.
+	KindNone Kind = iota
+	// KindCFI: a CFI row.
+	KindCFI
+	// KindTrampoline: a signal trampoline recognized by its code. An
+	// arch with several kinds of trampoline numbers them from here.
+	KindTrampoline
+)
+
+// Rule is what is known about one lookup address, computed once and kept
+// in the address space's cache: the rule of every arch whose only unwind
+// format is DWARF CFI (aarch64, ppc64, s390x, riscv64).
+type Rule struct {
+	Kind     Kind
+	Row      cfi.Row
+	Signal   bool   // CIE augmentation 'S': the frame is a signal trampoline
+	RAColumn uint64 // the CIE's return-address column
+	Err      error  // why there is no CFI row, for the report
+}
+
+// ErrNoCFI: the address has unwind info, but not DWARF CFI.
+var ErrNoCFI = errors.New("no CFI")
+
+// rules is the table of Rules in each unwind.Cache (a cache belongs to
+// one address space, so to one arch).
+var rules = unwind.NewRuleKind[*Rule]()
+
+// Trampoline recognizes a signal trampoline by the code at pc: a kind
+// from KindTrampoline on, or KindNone.
+type Trampoline func(as unwind.AddrSpace, pc uint64) Kind
+
+// RuleFor returns the rule for lookup address lpc of arch (its name, for
+// messages); pc is the frame's PC, where trampoline looks at the code.
+// The code comes first: a sigreturn trampoline is unwound from the
+// signal context the kernel saved, which holds every register, whatever
+// CFI its page has.
+func RuleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64, arch string, trampoline Trampoline) *Rule {
+	rc := rules.In(cache)
+	if r, ok := rc.Get(lpc); ok {
+		return r
+	}
+	r := computeRule(as, cache, lpc, pc, arch, trampoline)
+	rc.Put(lpc, r)
+	return r
+}
+
+func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64, arch string, trampoline Trampoline) *Rule {
+	if k := trampoline(as, pc); k != KindNone {
+		return &Rule{Kind: k}
+	}
+	pi, err := cache.FindProcInfo(as, lpc)
+	switch {
+	case err == nil && pi.Format == unwind.FormatCFI:
+		fde, ok := pi.Info.(*cfi.FDE)
+		if !ok {
+			err = fmt.Errorf("pc %#x: CFI proc info carries %T: %w", lpc, pi.Info, ErrNoCFI)
+			break
+		}
+		row, rerr := fde.RowAt(lpc - pi.Bias)
+		if rerr == nil {
+			return &Rule{Kind: KindCFI, Row: row, Signal: fde.CIE.Signal, RAColumn: fde.CIE.RAColumn}
+		}
+		err = fmt.Errorf("CFI at %#x: %w", lpc, rerr)
+	case err == nil:
+		// libunwind's dynamic unwind info (JIT code) is applied on
+		// x86-64, IA-64 and PA-RISC only.
+		err = fmt.Errorf("pc %#x: unwind info format %v is not decoded for %s: %w", lpc, pi.Format, arch, unwind.ErrNoInfo)
+	case errors.Is(err, unwind.ErrNoInfo):
+		err = fmt.Errorf("no CFI for pc %#x: %w", lpc, unwind.ErrNoInfo)
+	}
+	return &Rule{Kind: KindNone, Err: err}
+}
