@@ -33,26 +33,11 @@ func (Arch) SPReg() int           { return SP }
 // records its trust in caller. callee.ExactPC, not the depth, tells frame
 // 0 and signal-interrupted frames from callers.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	pc, _ := callee.Get(PC)
-	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
-	var why error
-	switch r.Kind {
-	case cfirow.KindCFI:
-		res, err := stepCFI(as, r, callee, caller)
-		if err == nil {
-			return res, nil
-		}
-		why = err
-	case cfirow.KindTrampoline:
-		err := stepSigreturn(as, callee, caller)
-		if err == nil {
-			return unwind.StepCaller, nil
-		}
-		why = err
-	default:
-		why = r.Err
+	res, done, r, why := cfirow.StepKnown(cfiSteps{}, as, cache, "aarch64", sigreturnKind, PC, callee, caller)
+	if done {
+		return res, why
 	}
-	caller.Reset()
+	pc, _ := callee.Get(PC)
 	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
@@ -83,6 +68,16 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (link register, frame records and stack scan found no caller)", pc, why)
 }
 
+// cfiSteps is what cfirow.StepKnown applies for this arch.
+type cfiSteps struct{}
+
+func (cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	return stepCFI(as, r, callee, caller)
+}
+func (cfiSteps) StepTrampoline(as unwind.AddrSpace, _ cfirow.Kind, callee, caller *unwind.Frame) error {
+	return stepSigreturn(as, callee, caller)
+}
+
 // isOutermost reports whether a caller frame without unwind info is the
 // outermost one: its x29 is zero (AAPCS64 6.2.3: a zero frame record ends
 // the chain; _start and thread entry points clear x29 before their first
@@ -103,7 +98,7 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
 	r := ruleFor(as, cache, f.LookupPC(PC), pc)
-	return r.Signal || r.Kind == cfirow.KindTrampoline
+	return r.IsSignalFrame()
 }
 
 // readWord reads a 64-bit word of target memory.

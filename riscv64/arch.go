@@ -33,26 +33,11 @@ func (Arch) SPReg() int           { return SP }
 // Each method records its trust in caller. callee.ExactPC, not the
 // depth, tells frame 0 and signal-interrupted frames from callers.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	pc, _ := callee.Get(PC)
-	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
-	var why error
-	switch r.Kind {
-	case cfirow.KindCFI:
-		res, err := stepCFI(as, r, callee, caller)
-		if err == nil {
-			return res, nil
-		}
-		why = err
-	case cfirow.KindTrampoline:
-		err := stepSigreturn(as, callee, caller)
-		if err == nil {
-			return unwind.StepCaller, nil
-		}
-		why = err
-	default:
-		why = r.Err
+	res, done, r, why := cfirow.StepKnown(cfiSteps{}, as, cache, "riscv64", sigreturnKind, PC, callee, caller)
+	if done {
+		return res, why
 	}
-	caller.Reset()
+	pc, _ := callee.Get(PC)
 	if p, ok := readPrologue(as, callee.LookupPC(PC)); ok && (p.size > 0 || callee.ExactPC) && stepPrologue(as, p, callee, caller) {
 		return unwind.StepCaller, nil
 	}
@@ -77,6 +62,16 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (ra, frame pointer and stack scan found no caller)", pc, why)
 }
 
+// cfiSteps is what cfirow.StepKnown applies for this arch.
+type cfiSteps struct{}
+
+func (cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	return stepCFI(as, r, callee, caller)
+}
+func (cfiSteps) StepTrampoline(as unwind.AddrSpace, _ cfirow.Kind, callee, caller *unwind.Frame) error {
+	return stepSigreturn(as, callee, caller)
+}
+
 // isOutermost reports whether a caller frame without unwind info is the
 // outermost one: its s0 is zero (glibc's _start and the kernel's initial
 // state leave it so, and code built with frame pointers never has a zero
@@ -96,7 +91,7 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
 	r := ruleFor(as, cache, f.LookupPC(PC), pc)
-	return r.Signal || r.Kind == cfirow.KindTrampoline
+	return r.IsSignalFrame()
 }
 
 // setGRegs fills pc and x1–x31 from struct user_regs_struct (NT_PRSTATUS's

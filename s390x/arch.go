@@ -34,26 +34,11 @@ func (Arch) SPReg() int           { return SP }
 // address. Each method records its trust in caller. callee.ExactPC, not
 // the depth, tells frame 0 and signal-interrupted frames from callers.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	pc, _ := callee.Get(PC)
-	r := ruleFor(as, cache, callee.LookupPC(PC), pc)
-	var why error
-	switch r.Kind {
-	case cfirow.KindCFI:
-		res, err := stepCFI(as, r, callee, caller)
-		if err == nil {
-			return res, nil
-		}
-		why = err
-	case ruleSigreturn, ruleRTSigreturn:
-		err := stepSigreturn(as, r.Kind == ruleRTSigreturn, callee, caller)
-		if err == nil {
-			return unwind.StepCaller, nil
-		}
-		why = err
-	default:
-		why = r.Err
+	res, done, r, why := cfirow.StepKnown(cfiSteps{}, as, cache, "s390x", trampolineAt, PC, callee, caller)
+	if done {
+		return res, why
 	}
-	caller.Reset()
+	pc, _ := callee.Get(PC)
 	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
@@ -74,6 +59,16 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (link register, back chain and stack scan found no caller)", pc, why)
 }
 
+// cfiSteps is what cfirow.StepKnown applies for this arch.
+type cfiSteps struct{}
+
+func (cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	return stepCFI(as, r, callee, caller)
+}
+func (cfiSteps) StepTrampoline(as unwind.AddrSpace, k cfirow.Kind, callee, caller *unwind.Frame) error {
+	return stepSigreturn(as, k == ruleRTSigreturn, callee, caller)
+}
+
 // isOutermost reports whether a caller frame without unwind info is the
 // outermost one: it is in _start, the ELF entry point, or in
 // thread_start, where glibc's clone starts a thread (older glibc gives
@@ -89,7 +84,7 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
 	r := ruleFor(as, cache, f.LookupPC(PC), pc)
-	return r.Signal || r.Kind == ruleSigreturn || r.Kind == ruleRTSigreturn
+	return r.IsSignalFrame()
 }
 
 // readWord reads a 64-bit word of target memory.

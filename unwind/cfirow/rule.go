@@ -85,3 +85,45 @@ func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64, arch 
 	}
 	return &Rule{Kind: KindNone, Err: err}
 }
+
+// IsSignalFrame reports whether a frame with this rule is a signal
+// trampoline: its CIE has the 'S' augmentation or its code is one.
+func (r *Rule) IsSignalFrame() bool { return r.Signal || r.Kind >= KindTrampoline }
+
+// Stepper is what an arch supplies to StepKnown: how it applies a CFI
+// row (the return address, pointer authentication, its ABI's stack
+// pointer) and how it unwinds a trampoline of kind k from the signal
+// context.
+type Stepper interface {
+	StepCFI(as unwind.AddrSpace, r *Rule, callee, caller *unwind.Frame) (unwind.StepResult, error)
+	StepTrampoline(as unwind.AddrSpace, k Kind, callee, caller *unwind.Frame) error
+}
+
+// StepKnown is the first half of every CFI arch's Step: the rule for
+// callee's lookup address, applied when it is a CFI row or a
+// trampoline. done reports that res and err are the step's; otherwise
+// the arch's fallbacks follow, r is the rule and why says why it did not
+// do (nil when nothing was known). Generic over the arch so that the
+// calls are direct.
+func StepKnown[S Stepper](s S, as unwind.AddrSpace, cache *unwind.Cache, arch string, trampoline Trampoline, pcReg int, callee, caller *unwind.Frame) (res unwind.StepResult, done bool, r *Rule, why error) {
+	pc, _ := callee.Get(pcReg)
+	r = RuleFor(as, cache, callee.LookupPC(pcReg), pc, arch, trampoline)
+	switch {
+	case r.Kind == KindCFI:
+		res, err := s.StepCFI(as, r, callee, caller)
+		if err == nil {
+			return res, true, r, nil
+		}
+		why = err
+	case r.Kind >= KindTrampoline:
+		err := s.StepTrampoline(as, r.Kind, callee, caller)
+		if err == nil {
+			return unwind.StepCaller, true, r, nil
+		}
+		why = err
+	default:
+		why = r.Err
+	}
+	caller.Reset()
+	return unwind.StepEnd, false, r, why
+}
