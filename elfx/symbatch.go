@@ -199,60 +199,21 @@ func (c *batchCandidate) symbol() Symbol {
 // eachCodeSymbol calls visit with every code symbol of o's table of type
 // typ, numbered from order on; it returns the next number.
 func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batchCandidate)) int {
-	f := o.ef
-	var tab *elf.Section
-	for _, s := range f.Sections {
-		if s.Type == typ {
-			tab = s
-			break
-		}
-	}
-	if tab == nil || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
+	t, ok := o.symbolTable(typ)
+	if !ok {
 		return order
 	}
-	data, err := o.sectionData(tab)
-	if err != nil {
-		return order
-	}
-	strData, err := o.sectionData(f.Sections[tab.Link])
-	if err != nil {
-		return order
-	}
-	strs := bytesString(strData, o.mapped != nil)
-	entSize := 24
-	if f.Class == elf.ELFCLASS32 {
-		entSize = 16
-	}
-	n := len(data) / entSize
-	bo := f.ByteOrder
 	opd := o.funcDescriptors()
-	for i := 1; i < n; i++ {
-		b := data[i*entSize : (i+1)*entSize]
-		var s rawSym
-		if entSize == 24 {
-			s = rawSym{name: bo.Uint32(b), info: b[4], shndx: elf.SectionIndex(bo.Uint16(b[6:])),
-				value: bo.Uint64(b[8:]), size: bo.Uint64(b[16:])}
-		} else {
-			s = rawSym{name: bo.Uint32(b), value: uint64(bo.Uint32(b[4:])), size: uint64(bo.Uint32(b[8:])),
-				info: b[12], shndx: elf.SectionIndex(bo.Uint16(b[14:]))}
-		}
+	for i := 1; i < t.len(); i++ {
+		s := t.sym(i)
 		// The name is judged only when the symbol would be kept
 		// (offer): most names are never read, nor their pages touched.
 		// Numbering every entry keeps the table order among the kept.
-		if rank, ok := codeSymbolRankByType(f, s, len(strs)); ok {
-			addr, size := codeRange(f, s)
-			e := symEntry{Addr: addr, section: uint16(s.shndx)}
-			if isOPD(f, e.section) {
-				// An ELFv1 function descriptor names the code it points
-				// to (opd.go), or nothing where .opd is not readable.
-				ok = opd != nil
-				if ok {
-					e, ok = opd.resolve(o, e)
-				}
-			}
-			if ok {
+		if rank, ok := codeSymbolRankByType(t.f, s, len(t.strs)); ok {
+			addr, size := codeRange(t.f, s)
+			if e, ok := o.codePlace(opd, symEntry{Addr: addr, section: uint16(s.shndx)}); ok {
 				visit(batchCandidate{addr: e.Addr, size: size, key: candidateKey(rank, size, order),
-					section: e.section, nameOff: s.name, strs: strs})
+					section: e.section, nameOff: s.name, strs: t.strs})
 			}
 		}
 		order++

@@ -7,12 +7,20 @@ import (
 	"unsafe"
 )
 
-// readCodeSymbols appends the code symbols of one symbol table section
-// (SHT_SYMTAB or SHT_DYNSYM) to out. It reads the table in place from the
-// mapped file instead of through debug/elf, which builds an elf.Symbol and
-// a string for every entry: node's 185k symbols cost 400 MB of garbage
-// that way. Names are substrings of one copy of the string table.
-func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry {
+// symTable is one symbol table section read in place from the mapped
+// file, instead of through debug/elf, which builds an elf.Symbol and a
+// string for every entry (node's 185k symbols cost 400 MB of garbage that
+// way). Entries are decoded on demand; names are substrings of strs.
+type symTable struct {
+	f       *elf.File
+	data    []byte
+	strs    string
+	entSize int
+}
+
+// symbolTable returns o's first symbol table of type typ (SHT_SYMTAB or
+// SHT_DYNSYM); ok is false when there is none readable.
+func (o *Object) symbolTable(typ elf.SectionType) (t symTable, ok bool) {
 	f := o.ef
 	var tab *elf.Section
 	for _, s := range f.Sections {
@@ -22,42 +30,63 @@ func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry
 		}
 	}
 	if tab == nil || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
-		return out
+		return t, false
 	}
 	data, err := o.sectionData(tab)
 	if err != nil {
-		return out
+		return t, false
 	}
 	strData, err := o.sectionData(f.Sections[tab.Link])
 	if err != nil {
+		return t, false
+	}
+	t = symTable{f: f, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24}
+	if f.Class == elf.ELFCLASS32 {
+		t.entSize = 16
+	}
+	return t, true
+}
+
+// len is the number of entries, the null symbol 0 included.
+func (t symTable) len() int { return len(t.data) / t.entSize }
+
+// sym decodes entry i.
+func (t symTable) sym(i int) rawSym {
+	b := t.data[i*t.entSize : (i+1)*t.entSize]
+	order := t.f.ByteOrder
+	if t.entSize == 24 {
+		return rawSym{name: order.Uint32(b), info: b[4], shndx: elf.SectionIndex(order.Uint16(b[6:])),
+			value: order.Uint64(b[8:]), size: order.Uint64(b[16:])}
+	}
+	return rawSym{name: order.Uint32(b), value: uint64(order.Uint32(b[4:])), size: uint64(order.Uint32(b[8:])),
+		info: b[12], shndx: elf.SectionIndex(order.Uint16(b[14:]))}
+}
+
+// codePlace is where a code symbol's code is: its address and section,
+// through the .opd descriptor for an ELFv1 function (opd.go); ok is false
+// where the descriptors are not readable (a debug file).
+func (o *Object) codePlace(opd *funcDescriptors, e symEntry) (symEntry, bool) {
+	if !isOPD(o.ef, e.section) {
+		return e, true
+	}
+	if opd == nil {
+		return e, false
+	}
+	return opd.resolve(o, e)
+}
+
+// readCodeSymbols appends the code symbols of one symbol table section
+// (SHT_SYMTAB or SHT_DYNSYM) to out.
+func (o *Object) readCodeSymbols(out []symEntry, typ elf.SectionType) []symEntry {
+	t, ok := o.symbolTable(typ)
+	if !ok {
 		return out
 	}
-	strs := bytesString(strData, o.mapped != nil)
-	entSize := 24
-	if f.Class == elf.ELFCLASS32 {
-		entSize = 16
-	}
-	n := len(data) / entSize
-	order := f.ByteOrder
 	opd := o.funcDescriptors()
-	for i := 1; i < n; i++ { // entry 0 is the null symbol
-		b := data[i*entSize : (i+1)*entSize]
-		var s rawSym
-		if entSize == 24 {
-			s = rawSym{name: order.Uint32(b), info: b[4], shndx: elf.SectionIndex(order.Uint16(b[6:])),
-				value: order.Uint64(b[8:]), size: order.Uint64(b[16:])}
-		} else {
-			s = rawSym{name: order.Uint32(b), value: uint64(order.Uint32(b[4:])), size: uint64(order.Uint32(b[8:])),
-				info: b[12], shndx: elf.SectionIndex(order.Uint16(b[14:]))}
-		}
-		e, ok := codeSymbol(f, s, strs)
-		if ok && isOPD(f, e.section) {
-			// An ELFv1 function descriptor: name its code, or nothing
-			// where the descriptors are not readable (a debug file).
-			ok = opd != nil
-			if ok {
-				e, ok = opd.resolve(o, e)
-			}
+	for i := 1; i < t.len(); i++ { // entry 0 is the null symbol
+		e, ok := codeSymbol(t.f, t.sym(i), t.strs)
+		if ok {
+			e, ok = o.codePlace(opd, e)
 		}
 		if ok {
 			out = append(out, e)
