@@ -90,6 +90,10 @@ var crashKinds = []crashKind{
 		summary: []string{"executed ud2 at"}},
 	{name: "sigfpe", i386: true, prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
 		summary: []string{"integer division by zero: idivl"}},
+	{name: "exec-data", i386: true, prog: "crashkinds", args: []string{"exec-data"}, signal: "SIGSEGV", kind: "exec_non_executable",
+		summary: []string{"execution of non-executable memory at ", "in .data of ", "crashkinds", "the call `call *%", " in dispatch (frame #1) went there"}},
+	{name: "misaligned", i386: true, prog: "crashkinds", args: []string{"misaligned"}, signal: "SIGBUS", kind: "misaligned",
+		summary: []string{"misaligned read of 0x"}},
 	{name: "sigbus-truncated-mmap", i386: true, prog: "crashkinds", args: []string{"sigbus"}, signal: "SIGBUS", kind: "beyond_end_of_file",
 		summary: []string{"at offset 0x1000 of the mapped file ", "truncated.dat: that page lies past the end of the file"}},
 }
@@ -229,12 +233,18 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 
 	// The fault address: gdb's $_siginfo.
 	switch {
-	case k.kind == "non_canonical_address":
-		// A general-protection fault: the kernel reports si_addr
-		// 0, the address is the instruction's.
+	case k.kind == "non_canonical_address" || k.kind == "misaligned":
+		// A general-protection fault or x86's alignment check: the
+		// kernel reports si_addr 0, the address is the instruction's
+		// (gdb's registers checked it above).
 		if g.siAddr != "0x0" || cr.Access == nil || cr.Instruction == nil || cr.Instruction.MemoryAddress == nil ||
 			cr.Access.Address != *cr.Instruction.MemoryAddress {
 			t.Errorf("access %+v, instruction %+v; gdb's si_addr %s", cr.Access, cr.Instruction, g.siAddr)
+		}
+		if k.kind == "misaligned" && cr.Access != nil {
+			if a, err := strconv.ParseUint(strings.TrimPrefix(cr.Access.Address, "0x"), 16, 64); err != nil || a%2 == 0 {
+				t.Errorf("access address %s is not the odd address the program read", cr.Access.Address)
+			}
 		}
 	case cr.Access != nil && (ref.kernel || g.siAddr != "") && cr.Access.Address != g.siAddr:
 		t.Errorf("access address %s, gdb's si_addr %s", cr.Access.Address, g.siAddr)

@@ -249,7 +249,11 @@ func (a *analysis) execFault(addr uint64) {
 		a.c.Summary = fmt.Sprintf("execution of address %#x, outside every mapping: %s", addr, how)
 	case m != nil && m.Perms[2] == '-':
 		a.c.Kind = "exec_non_executable"
-		a.c.Summary = fmt.Sprintf("execution of non-executable memory at %#x, in the %s: %s", addr, describe(m, addr), how)
+		where := "the " + describe(m, addr)
+		if sec := a.section(m, addr); sec != "" {
+			where = fmt.Sprintf("%s of %s (file offset %#x)", sec, *m.Path, uint64(m.Offset)+addr-uint64(m.Start))
+		}
+		a.c.Summary = fmt.Sprintf("execution of non-executable memory at %#x, in %s: %s", addr, where, how)
 	}
 }
 
@@ -307,8 +311,13 @@ func (a *analysis) callTarget(in *unwind.Insn) string {
 
 // busFault explains SIGBUS: BUS_ADRERR on a file mapping is a page past
 // the end of the file (mmap(2): "access to a portion of the buffer that
-// does not correspond to the file").
+// does not correspond to the file"). x86's alignment check (#AC, with
+// EFLAGS.AC set) reports BUS_ADRALN with si_addr 0: the address is then
+// the faulting instruction's computed operand, when it has one.
 func (a *analysis) busFault(addr uint64) {
+	if a.in.Signal.Code == busAdrAln && addr == 0 && a.insn != nil && a.insn.Mem != unwind.MemNone && a.insn.HasMemAddr {
+		addr = a.insn.MemAddr
+	}
 	access := "access"
 	if a.accessIsFault(addr) {
 		access = verb(a.insn.Mem)

@@ -63,6 +63,22 @@ __attribute__((noinline)) int read_past_end(const char *path) {
 	return m[4096];
 }
 
+/* Code bytes (a ret) in .data, which is mapped without execute
+ * permission. */
+unsigned char data_code[16] = {0xc3};
+
+/* x86's alignment check: with EFLAGS.AC set (Linux keeps CR0.AM on), a
+ * misaligned access in user mode raises #AC, SIGBUS BUS_ADRALN. The
+ * stack pointer moves below the red zone first, where -O0 keeps p. */
+__attribute__((noinline)) int read_misaligned(char *p) {
+#if defined(__x86_64__)
+	__asm__ volatile("sub $128, %%rsp; pushfq; orq $0x40000, (%%rsp); popfq; add $128, %%rsp" ::: "memory", "cc");
+#elif defined(__i386__)
+	__asm__ volatile("pushfl; orl $0x40000, (%%esp); popfl" ::: "memory", "cc");
+#endif
+	return *(volatile int *)(p + 1);
+}
+
 int main(int argc, char **argv) {
 	const char *k = argc > 1 ? argv[1] : "";
 	volatile int zero = 0;
@@ -93,6 +109,12 @@ int main(int argc, char **argv) {
 		return average(10, zero);
 	if (!strcmp(k, "sigbus"))
 		return read_past_end("truncated.dat");
+	if (!strcmp(k, "exec-data"))
+		dispatch((handler)data_code);
+	if (!strcmp(k, "misaligned")) {
+		static long buf[4];
+		return read_misaligned((char *)buf);
+	}
 	fprintf(stderr, "unknown kind %s\n", k);
 	return 2;
 }
