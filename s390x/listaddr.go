@@ -13,7 +13,10 @@ import (
 // object) or "lgrl %r2, got_slot; br %r14" (its address from the GOT,
 // -fPIC). Both are RIL instructions whose 32-bit immediate counts
 // halfwords from the instruction.
-func (Arch) DynListAddr(as unwind.AddrSpace, _ *elf.File, _, fn uint64) (uint64, error) {
+//
+// 31-bit code loads the GOT slot's word with lrl (RIL, c4.d) instead.
+func (a Arch) DynListAddr(as unwind.AddrSpace, _ *elf.File, _, fn uint64) (uint64, error) {
+	l := a.layout()
 	var b [6]byte
 	if err := as.ReadMem(fn, b[:]); err != nil {
 		return 0, fmt.Errorf("_U_dyn_info_list_addr at %#x: %v: %w", fn, err, unwind.ErrNoInfo)
@@ -22,12 +25,13 @@ func (Arch) DynListAddr(as unwind.AddrSpace, _ *elf.File, _, fn uint64) (uint64,
 	switch {
 	case b[0] == 0xc0 && b[1] == 0x20: // larl %r2
 		return target, nil
-	case b[0] == 0xc4 && b[1] == 0x28: // lgrl %r2
-		v, err := readWord(as, target)
+	case b[0] == 0xc4 && b[1] == 0x28 && l.word == 8, // lgrl %r2
+		b[0] == 0xc4 && b[1] == 0x2d && l.word == 4: // lrl %r2
+		v, err := l.readWord(as, target)
 		if err != nil {
 			return 0, fmt.Errorf("GOT slot %#x: %w", target, err)
 		}
 		return v, nil
 	}
-	return 0, fmt.Errorf("_U_dyn_info_list_addr at %#x: instruction % x is not larl or lgrl of r2: %w", fn, b, unwind.ErrNoInfo)
+	return 0, fmt.Errorf("_U_dyn_info_list_addr at %#x: instruction % x is not larl, lgrl or lrl of r2: %w", fn, b, unwind.ErrNoInfo)
 }
