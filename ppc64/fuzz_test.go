@@ -2,7 +2,6 @@ package ppc64_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/fuzzspace"
@@ -88,7 +87,7 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 	sc := uint32(64)
 	be.PutUint32(sig[sc+28:], stack+sc+32)
 	be.PutUint32(sig[sc+32+32*4:], uint32(midSym.Addr)+8) // nip
-	be.PutUint32(sig[sc+32+1*4:], stack+512)             // r1
+	be.PutUint32(sig[sc+32+1*4:], stack+512)              // r1
 	f.Add(chain, leafSym.Addr, uint64(stack), midSym.Addr+8, true)
 	f.Add(chain, midSym.Addr+20, uint64(stack+32), uint64(0), false)
 	f.Add(sig, uint64(stack), uint64(stack), uint64(0), false)
@@ -144,12 +143,15 @@ func FuzzFrameFromThread(f *testing.F) {
 	})
 }
 
-// TestDynListAddr: the ppc64 code of _U_dyn_info_list_addr is not
-// decoded, and the error says so with unwind.ErrNoInfo (the analyzer
-// then falls back to the symbol table).
-func TestDynListAddr(t *testing.T) {
-	as := &unwindtest.Space{}
-	if _, err := (ppc64.Arch{}).DynListAddr(as, nil, 0, 0x1000); !errors.Is(err, unwind.ErrNoInfo) {
-		t.Errorf("DynListAddr: %v, want an error wrapping ErrNoInfo", err)
-	}
+// FuzzDynListAddr: any code (and descriptor) at _U_dyn_info_list_addr
+// gives an address or an error, in every variant.
+func FuzzDynListAddr(f *testing.F) {
+	f.Add([]byte{0x3c, 0x40, 0x10, 0x0e, 0x38, 0x42, 0x7b, 0x00, 0x38, 0x62, 0xa6, 0xc8, 0x4e, 0x80, 0x00, 0x20}) // lis r2; addi r2; addi r3,r2; blr
+	f.Add([]byte{0x42, 0x9f, 0x00, 0x05, 0x7f, 0xc8, 0x02, 0xa6, 0x80, 0x7e, 0x80, 0x00, 0x4e, 0x80, 0x00, 0x20}) // bcl; mflr r30; lwz r3,-32768(r30); blr
+	f.Fuzz(func(t *testing.T, code []byte) {
+		for _, name := range []string{"ppc64le", "ppc64", "ppc"} {
+			as := &unwindtest.Space{Mem: []unwindtest.Region{{Addr: 0x10000000, Data: code}}}
+			_, _ = lookupArch(t, name).DynListAddr(as, nil, 0, 0x10000000)
+		}
+	})
 }
