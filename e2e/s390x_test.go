@@ -82,9 +82,11 @@ func TestS390xElfutilsCore(t *testing.T) {
 // r14, and NT_S390_HIGH_GPRS beside them). eu-stack is the reference, pc
 // for pc on every thread, to thread_start and _start. gdb-multiarch
 // prints only "PC not saved" for both threads with "backtrace past-main"
-// on (as the harness asks); with it off, it prints the main thread's
-// pthread_join and main, which must be the start of eu-stack's, and
-// still "PC not saved" for the crashed thread.
+// on (as the harness asks); with it off, "thread apply all bt" prints the
+// main thread's pthread_join and main, which must be the start of
+// eu-stack's, and still "PC not saved" for the crashed thread, while a
+// plain "bt" prints the crashed thread's frames to thread_start before
+// that error: eu-stack's.
 func TestS390ElfutilsCore(t *testing.T) {
 	t.Parallel()
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
@@ -104,6 +106,19 @@ func TestS390ElfutilsCore(t *testing.T) {
 	em := pcList(eu[rep.Core.PID].Frames)
 	if len(gm) < 2 || len(gm) > len(em) || fmt.Sprint(gm) != fmt.Sprint(em[:len(gm)]) {
 		t.Errorf("gdb's main thread %x is not a prefix of eu-stack's %x", gm, em)
+	}
+	const mark = "--- bt ---"
+	out := runTool(t, gdb, "-batch", "-nx", "-ex", "echo "+mark+"\\n", "-ex", "bt", exe, core)
+	var gc []refbt.Frame
+	if _, after, ok := strings.Cut(out, mark); ok {
+		for _, line := range strings.Split(after, "\n") {
+			if f, ok := refbt.ParseGDBFrame(line); ok {
+				gc = append(gc, f)
+			}
+		}
+	}
+	if got, want := pcList(gc), pcList(eu[rep.Core.CrashedTID].Frames); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("gdb's bt of the crashed thread %x, eu-stack's %x:\n%s", got, want, out)
 	}
 	expectEuStackPCs(t, eu, rep)
 	expectFunctions(t, rep.thread(rep.Core.CrashedTID), "raise", "sigusr2", "stdarg", "backtracegen", "start", "start_thread", "thread_start")
