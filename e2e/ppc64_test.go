@@ -266,6 +266,12 @@ func TestPPC64LEPprofAndTriage(t *testing.T) {
 	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC64LE, "ppc-static", "segv"), "SIGSEGV")
 }
 
+// TestPPCPprofAndTriage: the same for a 32-bit ppc core.
+func TestPPCPprofAndTriage(t *testing.T) {
+	t.Parallel()
+	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC, "ppc32-static", "segv"), "SIGSEGV")
+}
+
 // dropNullTail is a copy of a reference without the frames of pc 0 that
 // end its threads.
 func dropNullTail(ref map[int]*refbt.Thread) map[int]*refbt.Thread {
