@@ -1,11 +1,11 @@
 // Package ppc64 unwinds PowerPC Linux stacks: 64-bit little-endian
 // (ELFv2, "ppc64le") and big-endian (ELFv1, "ppc64"), and 32-bit
-// big-endian (the SysV ABI, "ppc"; layout.go says what differs): the register file
-// in DWARF numbering, the core's register notes, DWARF CFI stepping with
-// the return address in lr, the TOC pointer restored across calls
-// between modules, the rt_sigreturn trampoline of the kernel's vDSO and
-// of qemu-user, and the back-chain, link-register and stack-scan
-// fallbacks for code without CFI. It registers itself with package
+// big-endian (the SysV ABI, "ppc"; layout.go says what differs): the
+// register file in DWARF numbering, the core's register notes, DWARF CFI
+// stepping with the return address in lr, the TOC pointer restored
+// across calls between modules, the sigreturn trampolines of the
+// kernel's vDSO and of qemu-user, and the back-chain, link-register and
+// stack-scan fallbacks for code without CFI. It registers itself with package
 // unwind under the three names; import it for its side effect.
 package ppc64
 
@@ -114,7 +114,7 @@ func (l *layout) isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 }
 
 // IsSignalFrame reports whether f is the signal trampoline: its CFI has
-// the 'S' augmentation or its code is the rt_sigreturn sequence.
+// the 'S' augmentation or its code is a sigreturn sequence.
 func (a Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
 	r := a.layout().ruleFor(as, cache, f.LookupPC(PC), pc)
