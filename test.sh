@@ -60,8 +60,15 @@ need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
 # (and big-endian ppc64, ELFv1: function descriptors, qemu-ppc64 cores)
 need powerpc64-linux-gnu-gcc gcc-powerpc64-linux-gnu
 need /usr/powerpc64-linux-gnu/lib/libc.so.6 libc6-dev-ppc64-cross
+# (and 32-bit ppc, big-endian: qemu-ppc cores)
+need powerpc-linux-gnu-gcc gcc-powerpc-linux-gnu
+need /usr/powerpc-linux-gnu/lib/libc.so.6 libc6-dev-powerpc-cross
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
+# (and 31-bit s390 programs, -m31: built for their code, as qemu-s390x
+# cannot run them)
+need /usr/s390x-linux-gnu/lib32/libc.a libc6-dev-s390-s390x-cross
+need /usr/lib/gcc-cross/s390x-linux-gnu/12/32/libgcc.a lib32gcc-12-dev-s390x-cross
 # riscv64: qemu-riscv64 writes no core; the tests write one from what
 # gdb-multiarch reads through qemu's gdbstub.
 need riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu

@@ -15,13 +15,14 @@ import (
 // where both fail on qemu's signal trampoline, a live gdb through qemu's
 // gdbstub.
 
-// ppcArches are the two 64-bit Power ABIs the tests build for: ELFv2
+// ppcArches are the Power ABIs the tests build for: 64-bit ELFv2
 // little-endian and ELFv1 big-endian (function descriptors, the TOC
-// saved at 40(r1)), each with the prefix of its programs' names.
+// saved at 40(r1)), and the 32-bit big-endian SysV ABI (lr saved at
+// 4(r1), no TOC), each with the prefix of its programs' names.
 var ppcArches = []struct {
 	prefix string
 	arch   testenv.CrossArch
-}{{"ppc", testenv.PPC64LE}, {"ppcbe", testenv.PPC64}}
+}{{"ppc", testenv.PPC64LE}, {"ppcbe", testenv.PPC64}, {"ppc32", testenv.PPC}}
 
 // ppcStatic are the link flags of the static programs: as on aarch64,
 // -z separate-code keeps the executable's text in qemu's core, which
@@ -74,6 +75,42 @@ func TestPPC64LEElfutilsCore(t *testing.T) {
 		t.Errorf("arch = %q, want ppc64le", rep.Core.Arch)
 	}
 	compareWithReferences(t, g, eu, rep)
+	expectLongerReference(t, g, eu, rep)
+}
+
+// TestPPCElfutilsCore: the core a 64-bit POWER kernel wrote for elfutils'
+// 32-bit backtrace-child (static, two threads, SIGABRT; NT_PRSTATUS with
+// the 32-bit pt_regs). eu-stack and gdb-multiarch agree up to where gdb
+// stops (after main on the main thread: its backtrace past-main is off),
+// and coreunwind must equal eu-stack: raise, sigusr2 ... start_thread,
+// __clone on the worker (where eu-stack then reports "no matching
+// address range" for the pc before __clone: it is the outermost frame),
+// pthread_join to __libc_start_main on the main thread.
+func TestPPCElfutilsCore(t *testing.T) {
+	t.Parallel()
+	core := testenv.ElfutilsFile(t, "backtrace.ppc.core")
+	exe := testenv.ElfutilsFile(t, "backtrace.ppc.exec")
+	eu, _ := runEuStack(t, exe, core)
+	g := ppcGDB(t, testenv.PPC, exe, core)
+	rep, _ := unwindJSON(t, nil, core, exe)
+	if rep.Core.Arch != "ppc" {
+		t.Errorf("arch = %q, want ppc", rep.Core.Arch)
+	}
+	compareWithReferences(t, g, eu, rep)
+	if len(eu) != 2 {
+		t.Fatalf("eu-stack shows %d threads, want 2", len(eu))
+	}
+	expectLongerReference(t, g, eu, rep)
+	expectFunctions(t, rep.thread(rep.Core.CrashedTID), "raise", "sigusr2", "stdarg", "backtracegen", "start", "start_thread", "__clone")
+	expectFunctions(t, rep.thread(rep.Core.PID), "pthread_join", "main", "generic_start_main", "__libc_start_main")
+}
+
+// expectLongerReference checks every thread eu-stack shows: gdb's and
+// eu-stack's pcs, without the nameless frames either ends a thread with
+// (gdb's "0x0 ??" after __libc_start_main), must be one a prefix of the
+// other, and coreunwind's must equal the longer.
+func expectLongerReference(t *testing.T, g, eu map[int]*refbt.Thread, rep *report) {
+	t.Helper()
 	for tid, th := range eu {
 		cu := rep.thread(tid)
 		if cu == nil || g[tid] == nil {
@@ -162,9 +199,12 @@ func TestPPC64Qemu(t *testing.T) {
 }
 
 // TestPPC64SignalHandlerCrash: the worker raises SIGUSR1 and the handler
-// crashes, so the core holds qemu's rt_sigreturn trampoline and the
-// signal context (ppc64le and big-endian ppc64). gdb-multiarch does not
-// know qemu's trampoline (on the core it prints "?? ()" for it and then
+// crashes, so the core holds qemu's sigreturn trampoline and the signal
+// context (ppc64le, big-endian ppc64 and 32-bit ppc). 64-bit processes
+// get the rt_sigframe and "li r0,172; sc" whatever the handler; a 32-bit
+// handler installed by signal() gets the older sigframe and "li r0,119;
+// sc", one with SA_SIGINFO the rt_sigframe. gdb-multiarch does not know
+// qemu's 64-bit trampoline (on the core it prints "?? ()" for it and then
 // "0x0 ??") and eu-stack stops there, so the reference is a live gdb
 // through qemu's gdbstub, stopped twice in the same run (qemu-user has no
 // address randomization): when SIGUSR1 arrives, the thread's stack is
@@ -174,40 +214,48 @@ func TestPPC64Qemu(t *testing.T) {
 func TestPPC64SignalHandlerCrash(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "gdb-multiarch")
+	type mode struct{ name, li, handler string }
+	signal := mode{"signal", "0x380000ac", "on_usr1"}
 	for _, a := range ppcArches {
-		t.Run(a.arch.Name, func(t *testing.T) {
-			t.Parallel()
-			c := qemuCrash(t, a.arch, a.prefix+"-static", "signal")
-			rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
-			live := qemuLiveStops(t, a.arch, c.Exe, []string{"signal"}, 2)
-			atSignal, inHandler := live[0], live[1]
-			th := rep.thread(rep.Core.CrashedTID)
-			if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
-				t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
-			}
-			want := append(append(pcList(inHandler[:2]), 0), pcList(trimUnnamed(atSignal))...)
-			if len(th.Frames) != len(want) {
-				t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
-					len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
-			}
-			for i, f := range th.Frames {
-				pc, _ := f.pc()
-				if i != 2 && pc != want[i] {
-					t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
+		modes := []mode{signal}
+		if a.arch == testenv.PPC {
+			modes = []mode{{"signal", "0x38000077", "on_usr1"}, {"siginfo", "0x380000ac", "on_usr1_info"}}
+		}
+		for _, m := range modes {
+			t.Run(a.arch.Name+"/"+m.name, func(t *testing.T) {
+				t.Parallel()
+				c := qemuCrash(t, a.arch, a.prefix+"-static", m.name)
+				rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+				live := qemuLiveStops(t, a.arch, c.Exe, []string{m.name}, 2)
+				atSignal, inHandler := live[0], live[1]
+				th := rep.thread(rep.Core.CrashedTID)
+				if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
+					t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
 				}
-			}
-			// Frame 2 is the trampoline the handler returns to: qemu's
-			// page holding "li r0,172; sc", read from the core by gdb.
-			tramp, _ := th.Frames[2].pc()
-			mem := runTool(t, testenv.NeedTool(t, "gdb-multiarch"), "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", tramp), c.Exe, c.Core)
-			if !strings.Contains(mem, "0x380000ac\t0x44000002") {
-				t.Errorf("frame 2 (pc %#x) is not the rt_sigreturn trampoline; gdb reads:\n%s", tramp, mem)
-			}
-			if f := th.Frames[3]; f.Trust != "context" {
-				t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
-			}
-			expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
-		})
+				want := append(append(pcList(inHandler[:2]), 0), pcList(trimUnnamed(atSignal))...)
+				if len(th.Frames) != len(want) {
+					t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
+						len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
+				}
+				for i, f := range th.Frames {
+					pc, _ := f.pc()
+					if i != 2 && pc != want[i] {
+						t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
+					}
+				}
+				// Frame 2 is the trampoline the handler returns to: qemu's
+				// page holding "li r0,N; sc", read from the core by gdb.
+				tramp, _ := th.Frames[2].pc()
+				mem := runTool(t, testenv.NeedTool(t, "gdb-multiarch"), "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", tramp), c.Exe, c.Core)
+				if !strings.Contains(mem, m.li+"\t0x44000002") {
+					t.Errorf("frame 2 (pc %#x) is not the trampoline (%s; sc); gdb reads:\n%s", tramp, m.li, mem)
+				}
+				if f := th.Frames[3]; f.Trust != "context" {
+					t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
+				}
+				expectFunctions(t, th, "handler_crash", m.handler, "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
+			})
+		}
 	}
 }
 
@@ -216,6 +264,12 @@ func TestPPC64SignalHandlerCrash(t *testing.T) {
 func TestPPC64LEPprofAndTriage(t *testing.T) {
 	t.Parallel()
 	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC64LE, "ppc-static", "segv"), "SIGSEGV")
+}
+
+// TestPPCPprofAndTriage: the same for a 32-bit ppc core.
+func TestPPCPprofAndTriage(t *testing.T) {
+	t.Parallel()
+	checkPprofAndTriage(t, qemuCrash(t, testenv.PPC, "ppc32-static", "segv"), "SIGSEGV")
 }
 
 // dropNullTail is a copy of a reference without the frames of pc 0 that

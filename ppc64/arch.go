@@ -1,11 +1,12 @@
-// Package ppc64 unwinds 64-bit PowerPC Linux stacks, little-endian
-// (ELFv2, "ppc64le") and big-endian (ELFv1, "ppc64"): the register file
-// in DWARF numbering, the core's register notes, DWARF CFI stepping with
-// the return address in lr, the TOC pointer restored across calls
-// between modules, the rt_sigreturn trampoline of the kernel's vDSO and
-// of qemu-user, and the back-chain, link-register and stack-scan
-// fallbacks for code without CFI. It registers itself with package
-// unwind under both names; import it for its side effect.
+// Package ppc64 unwinds PowerPC Linux stacks: 64-bit little-endian
+// (ELFv2, "ppc64le") and big-endian (ELFv1, "ppc64"), and 32-bit
+// big-endian (the SysV ABI, "ppc"; layout.go says what differs): the
+// register file in DWARF numbering, the core's register notes, DWARF CFI
+// stepping with the return address in lr, the TOC pointer restored
+// across calls between modules, the sigreturn trampolines of the
+// kernel's vDSO and of qemu-user, and the back-chain, link-register and
+// stack-scan fallbacks for code without CFI. It registers itself with package
+// unwind under the three names; import it for its side effect.
 package ppc64
 
 import (
@@ -18,17 +19,22 @@ import (
 func init() {
 	unwind.Register(Arch{})
 	unwind.Register(Arch{bigEndian: true})
+	unwind.Register(Arch{bigEndian: true, ppc32: true})
 }
 
-// Arch is the 64-bit PowerPC unwinder. The two ABIs unwind alike (the
+// Arch is the PowerPC unwinder. The two 64-bit ABIs unwind alike (the
 // back chain at 0(r1), the lr save slot at 16 of the caller's frame, the
 // same DWARF numbering); where the TOC save slot differs, the
 // instruction that reloads r2 says which it is. The byte order comes from
-// the address space, so bigEndian only names the arch.
-type Arch struct{ bigEndian bool }
+// the address space, so bigEndian only names the arch. The 32-bit ABI
+// has the same ideas with 4-byte words (ppc32: its layout).
+type Arch struct{ bigEndian, ppc32 bool }
 
-// Name is the arch name the corefile reports for EM_PPC64.
+// Name is the arch name the corefile reports for EM_PPC64 and EM_PPC.
 func (a Arch) Name() string {
+	if a.ppc32 {
+		return "ppc"
+	}
 	if a.bigEndian {
 		return "ppc64"
 	}
@@ -46,24 +52,25 @@ func (Arch) SPReg() int           { return SP }
 // else by scanning the stack for a return address. Each method records
 // its trust in caller. callee.ExactPC, not the depth, tells frame 0 and
 // signal-interrupted frames from callers.
-func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	res, done, r, why := cfirow.StepKnown(cfiSteps{}, as, cache, "ppc64", sigreturnKind, PC, callee, caller)
+func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	l := a.layout()
+	res, done, r, why := cfirow.StepKnown(cfiSteps{l}, as, cache, l.name, l.sigreturnKind, PC, callee, caller)
 	if done {
 		return res, why
 	}
 	pc, _ := callee.Get(PC)
-	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
+	if callee.ExactPC && l.stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
-	if r.Kind == cfirow.KindNone && !callee.ExactPC && isOutermost(as, callee) {
+	if r.Kind == cfirow.KindNone && !callee.ExactPC && l.isOutermost(as, callee) {
 		return unwind.StepEnd, nil
 	}
 	caller.Reset()
-	if stepBackChain(as, callee, caller) {
+	if l.stepBackChain(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()
-	if stepScan(as, callee, caller) {
+	if l.stepScan(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	if why == nil {
@@ -72,14 +79,15 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (link register, back chain and stack scan found no caller)", pc, why)
 }
 
-// cfiSteps is what cfirow.StepKnown applies for this arch.
-type cfiSteps struct{}
+// cfiSteps is what cfirow.StepKnown applies for a variant.
+type cfiSteps struct{ l *layout }
 
-func (cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	return stepCFI(as, r, callee, caller)
+func (s cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	return s.l.stepCFI(as, r, callee, caller)
 }
-func (cfiSteps) StepTrampoline(as unwind.AddrSpace, _ cfirow.Kind, callee, caller *unwind.Frame) error {
-	return stepSigreturn(as, callee, caller)
+
+func (s cfiSteps) StepTrampoline(as unwind.AddrSpace, k cfirow.Kind, callee, caller *unwind.Frame) error {
+	return s.l.stepSigreturn(as, k, callee, caller)
 }
 
 // isOutermost reports whether a caller frame without unwind info is the
@@ -89,14 +97,14 @@ func (cfiSteps) StepTrampoline(as unwind.AddrSpace, _ cfirow.Kind, callee, calle
 // it is in _start, the ELF entry point. gdb stops at the entry function
 // the same way. Scanning above either would only find stale return
 // addresses.
-func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
+func (l *layout) isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 	if sp, ok := f.Get(SP); ok {
-		bc, err := readWord(as, sp)
+		bc, err := l.readWord(as, sp)
 		if err == nil && bc == 0 {
 			return true
 		}
 		if err == nil && bc > sp && bc-sp <= maxFrameSize {
-			if ra, err := readWord(as, bc+lrSaveOff); err == nil && ra == 0 {
+			if ra, err := l.readWord(as, bc+l.lrSaveOff); err == nil && ra == 0 {
 				return true
 			}
 		}
@@ -106,15 +114,12 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 }
 
 // IsSignalFrame reports whether f is the signal trampoline: its CFI has
-// the 'S' augmentation or its code is the rt_sigreturn sequence.
-func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
+// the 'S' augmentation or its code is a sigreturn sequence.
+func (a Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
-	r := ruleFor(as, cache, f.LookupPC(PC), pc)
+	r := a.layout().ruleFor(as, cache, f.LookupPC(PC), pc)
 	return r.IsSignalFrame()
 }
-
-// readWord reads a 64-bit word of target memory.
-func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) { return cfirow.ReadSized(as, addr, 8) }
 
 // readInsn reads the 32-bit instruction at addr, in the target's byte
 // order (Power instructions follow the data endianness).

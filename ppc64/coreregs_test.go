@@ -96,9 +96,10 @@ func openCursor(t *testing.T, core string, opts analyze.Options) *unwind.Cursor 
 // TestFrameRegisters: frame 0's registers from NT_PRSTATUS (r0–r31, pc,
 // lr, ctr, cr, xer) and the registers CFI recovers in the callers (r1,
 // r2, r14–r31, pc) are gdb-multiarch's ("info registers" in each frame)
-// on qemu-user cores of a static -O2 program, little- and big-endian.
+// on qemu-user cores of a static -O2 program, little- and big-endian, and
+// 32-bit (the 32-bit pt_regs, 4-byte saves).
 func TestFrameRegisters(t *testing.T) {
-	for _, arch := range []testenv.CrossArch{testenv.PPC64LE, testenv.PPC64} {
+	for _, arch := range []testenv.CrossArch{testenv.PPC64LE, testenv.PPC64, testenv.PPC} {
 		t.Run(arch.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			exe := testenv.BuildCross(t, arch, dir, "regs", regsProg, "-g", "-O2", "-static")

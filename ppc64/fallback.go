@@ -10,10 +10,6 @@ import (
 // stack size limit).
 const maxFrameSize = 8 << 20
 
-// lrSaveOff is where a function saves its return address: 16 bytes into
-// its caller's frame (the lr save doubleword of ELFv1 and ELFv2 alike).
-const lrSaveOff = 16
-
 // stepLinkRegister finds the caller of an interrupted frame without CFI
 // (frame 0, or the frame a signal interrupted) in the link register: a
 // leaf, or a call through a null or wild pointer (the pc is not code),
@@ -23,7 +19,7 @@ const lrSaveOff = 16
 // made earlier), or equal to what the back chain's lr save slot holds
 // (then the back chain, which also gives the caller's r1, is the better
 // step). The caller's r1 is the callee's: a leaf may not have a frame.
-func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+func (l *layout) stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	ra, ok1 := callee.Get(LR)
 	sp, ok2 := callee.Get(SP)
 	if !ok1 || !ok2 || ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
@@ -34,8 +30,8 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 		if sameProc(as, pc, ra-4) {
 			return false
 		}
-		if bc, err := readWord(as, sp); err == nil {
-			if saved, err := readWord(as, bc+lrSaveOff); err == nil && saved == ra {
+		if bc, err := l.readWord(as, sp); err == nil {
+			if saved, err := l.readWord(as, bc+l.lrSaveOff); err == nil && saved == ra {
 				return false
 			}
 		}
@@ -48,7 +44,7 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocReg, Reg: LR})
 	caller.CFA, caller.HasCFA = sp, true
 	caller.Trust = unwind.TrustScan
-	restoreTOC(as, caller)
+	l.restoreTOC(as, caller)
 	return true
 }
 
@@ -59,32 +55,32 @@ func sameProc(as unwind.AddrSpace, a, b uint64) bool {
 	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
 }
 
-// stepBackChain follows the back chain: every frame's first doubleword,
-// 0(r1), is its caller's r1 (the ABI requires it: "stdu r1,-n(r1)"
-// allocates a frame and stores the chain in one instruction), and a
-// function that calls saves its return address at 16 of that caller's
-// frame. It is used where there is no CFI, so everything is checked: the
+// stepBackChain follows the back chain: every frame's first word, 0(r1),
+// is its caller's r1 (the ABI requires it: "stdu r1,-n(r1)", "stwu" in
+// 32-bit code, allocates a frame and stores the chain in one
+// instruction), and a function that calls saves its return address at
+// lrSaveOff of that caller's frame. It is used where there is no CFI, so everything is checked: the
 // chain aligned and moving up the stack, the return address in code just
 // after a call.
-func stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+func (l *layout) stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	sp, ok := callee.Get(SP)
 	if !ok {
 		return false
 	}
-	bc, err := readWord(as, sp)
+	bc, err := l.readWord(as, sp)
 	if err != nil || bc <= sp || bc%16 != 0 || bc-sp > maxFrameSize {
 		return false
 	}
-	ra, err := readWord(as, bc+lrSaveOff)
+	ra, err := l.readWord(as, bc+l.lrSaveOff)
 	if err != nil || ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
 		return false
 	}
-	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: bc + lrSaveOff})
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: bc + l.lrSaveOff})
 	caller.Set(SP, bc, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sp})
 	keepCalleeSaved(callee, caller)
 	caller.CFA, caller.HasCFA = bc, true
 	caller.Trust = unwind.TrustFramePointer
-	restoreTOC(as, caller)
+	l.restoreTOC(as, caller)
 	return true
 }
 
@@ -107,25 +103,26 @@ func keepCalleeSaved(callee, caller *unwind.Frame) {
 
 // stepScan looks for the first word above the frame's header that points
 // into code just after a call instruction. The header (back chain, cr
-// and lr save words, 24 bytes) is skipped: its lr slot is where the
-// callee saved its return address into this very frame. The caller's r1
+// and lr save words, 24 bytes; back chain and lr save word in 32-bit
+// code, 8 bytes) is skipped: its lr slot is where the callee saved its
+// return address into this very frame. The caller's r1
 // is not known; the slot above the return address is its closest lower
 // bound.
-func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+func (l *layout) stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	sp, ok := callee.Get(SP)
 	if !ok {
 		return false
 	}
-	slot, ra, found := stackscan.Find(as, sp+lrSaveOff+8, func(w uint64) (uint64, bool) {
+	slot, ra, found := stackscan.Find(as, sp+l.lrSaveOff+l.word, func(w uint64) (uint64, bool) {
 		return w, w >= 0x1000 && w%4 == 0 && stackscan.IsCode(as, w) && afterCall(as, w)
 	})
 	if !found {
 		return false
 	}
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
-	caller.Set(SP, slot+8, unwind.SaveLoc{Kind: unwind.LocValue})
+	caller.Set(SP, slot+l.word, unwind.SaveLoc{Kind: unwind.LocValue})
 	keepCalleeSaved(callee, caller)
-	caller.CFA, caller.HasCFA = slot+8, true
+	caller.CFA, caller.HasCFA = slot+l.word, true
 	caller.Trust = unwind.TrustScan
 	return true
 }

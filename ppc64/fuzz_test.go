@@ -2,7 +2,6 @@ package ppc64_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/fuzzspace"
@@ -62,18 +61,79 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 	})
 }
 
+// FuzzStepPPC32 is FuzzStep for the 32-bit variant: a real ppc32
+// program's text and CFI, a back chain of 4-byte words (lr saved at 4 of
+// the caller's frame), and the sigreturn trampoline ("li r0,119; sc")
+// with a sigcontext whose regs pointer points at its gregs.
+func FuzzStepPPC32(f *testing.F) {
+	exe := testenv.BuildCross(f, testenv.PPC, f.TempDir(), "prog", `
+#include <stdio.h>
+__attribute__((noinline)) int leaf(int *p) { return *p; }
+__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
+int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
+`, "-O2", "-static")
+	prog := fuzzspace.Open(f, exe)
+	leafSym, _ := prog.Obj.LookupSymbol("leaf")
+	midSym, _ := prog.Obj.LookupSymbol("mid")
+	arch := lookupArch(f, "ppc")
+	be := binary.BigEndian
+	const stack = 0x7ff00000
+	chain := make([]byte, 256)
+	be.PutUint32(chain[0:], stack+64)
+	be.PutUint32(chain[64+4:], uint32(midSym.Addr)+12)
+	sig := make([]byte, 1024)
+	be.PutUint32(sig[0:], 0x38000077) // li r0,119
+	be.PutUint32(sig[4:], 0x44000002) // sc
+	sc := uint32(64)
+	be.PutUint32(sig[sc+28:], stack+sc+32)
+	be.PutUint32(sig[sc+32+32*4:], uint32(midSym.Addr)+8) // nip
+	be.PutUint32(sig[sc+32+1*4:], stack+512)              // r1
+	f.Add(chain, leafSym.Addr, uint64(stack), midSym.Addr+8, true)
+	f.Add(chain, midSym.Addr+20, uint64(stack+32), uint64(0), false)
+	f.Add(sig, uint64(stack), uint64(stack), uint64(0), false)
+	f.Fuzz(func(t *testing.T, data []byte, pc, sp, lr uint64, exact bool) {
+		as := &fuzzspace.Space{Program: prog, Stack: data, StackAddr: stack}
+		callee := unwind.NewFrame(ppc64.NumRegs)
+		callee.Set(ppc64.PC, pc, unwind.SaveLoc{})
+		callee.Set(ppc64.SP, sp, unwind.SaveLoc{})
+		callee.Set(ppc64.LR, lr, unwind.SaveLoc{})
+		callee.ExactPC = exact
+		fuzzspace.Walk(t, arch, as, callee)
+	})
+}
+
+// lookupArch is the registered unwinder called name (the 32-bit variant
+// has no exported constructor: the corefile's arch name selects it).
+func lookupArch(t testing.TB, name string) unwind.Arch {
+	a, err := unwind.LookupArch(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // FuzzFrameFromThread: register notes of any size and content give a
-// frame or an error.
+// frame or an error, in every variant (ppc32 selects the 32-bit one,
+// else big selects ppc64 over ppc64le).
 func FuzzFrameFromThread(f *testing.F) {
 	gregs := make([]byte, 48*8)
 	for i := range gregs {
 		gregs[i] = byte(i)
 	}
-	f.Add(gregs, make([]byte, 33*8))
-	f.Add(gregs[:100], []byte(nil))
-	f.Fuzz(func(t *testing.T, gregs, fp []byte) {
-		th := &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: binary.LittleEndian}
-		fr, err := ppc64.Arch{}.FrameFromThread(th)
+	f.Add(gregs, make([]byte, 33*8), false, false)
+	f.Add(gregs[:100], []byte(nil), false, false)
+	f.Add(gregs[:48*4], make([]byte, 33*8), true, true)
+	f.Add(gregs[:100], []byte(nil), true, true)
+	f.Fuzz(func(t *testing.T, gregs, fp []byte, big, ppc32 bool) {
+		name, order := "ppc64le", binary.ByteOrder(binary.LittleEndian)
+		switch {
+		case ppc32:
+			name, order = "ppc", binary.BigEndian
+		case big:
+			name, order = "ppc64", binary.BigEndian
+		}
+		th := &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: order}
+		fr, err := lookupArch(t, name).FrameFromThread(th)
 		if err != nil {
 			return
 		}
@@ -83,12 +143,15 @@ func FuzzFrameFromThread(f *testing.F) {
 	})
 }
 
-// TestDynListAddr: the ppc64 code of _U_dyn_info_list_addr is not
-// decoded, and the error says so with unwind.ErrNoInfo (the analyzer
-// then falls back to the symbol table).
-func TestDynListAddr(t *testing.T) {
-	as := &unwindtest.Space{}
-	if _, err := (ppc64.Arch{}).DynListAddr(as, nil, 0, 0x1000); !errors.Is(err, unwind.ErrNoInfo) {
-		t.Errorf("DynListAddr: %v, want an error wrapping ErrNoInfo", err)
-	}
+// FuzzDynListAddr: any code (and descriptor) at _U_dyn_info_list_addr
+// gives an address or an error, in every variant.
+func FuzzDynListAddr(f *testing.F) {
+	f.Add([]byte{0x3c, 0x40, 0x10, 0x0e, 0x38, 0x42, 0x7b, 0x00, 0x38, 0x62, 0xa6, 0xc8, 0x4e, 0x80, 0x00, 0x20}) // lis r2; addi r2; addi r3,r2; blr
+	f.Add([]byte{0x42, 0x9f, 0x00, 0x05, 0x7f, 0xc8, 0x02, 0xa6, 0x80, 0x7e, 0x80, 0x00, 0x4e, 0x80, 0x00, 0x20}) // bcl; mflr r30; lwz r3,-32768(r30); blr
+	f.Fuzz(func(t *testing.T, code []byte) {
+		for _, name := range []string{"ppc64le", "ppc64", "ppc"} {
+			as := &unwindtest.Space{Mem: []unwindtest.Region{{Addr: 0x10000000, Data: code}}}
+			_, _ = lookupArch(t, name).DynListAddr(as, nil, 0, 0x10000000)
+		}
+	})
 }

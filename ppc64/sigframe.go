@@ -4,27 +4,36 @@ import (
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
 // The rt_sigreturn trampoline: "li r0,172 (__NR_rt_sigreturn); sc". The
-// kernel's vDSO has it as __kernel_sigtramp_rt64, preceded by "addi
-// r1,r1,128" (popping the __SIGNAL_FRAMESIZE the kernel reserved below
-// the frame), and a handler returns to that addi. qemu-user's trampoline
-// page holds the two instructions alone, and a handler returns to the li.
+// kernel's 64-bit vDSO has it as __kernel_sigtramp_rt64, preceded by
+// "addi r1,r1,128" (popping the __SIGNAL_FRAMESIZE the kernel reserved
+// below the frame), and a handler returns to that addi. qemu-user's
+// trampoline page holds the two instructions alone, and a handler returns
+// to the li. 32-bit processes also have the sigreturn trampoline, "li
+// r0,119 (__NR_sigreturn); sc" (the handlers of signal()); neither of
+// theirs (__kernel_sigtramp32 and __kernel_sigtramp_rt32 in the vDSO,
+// qemu's page) has an addi: the handler returns to the li.
 const (
-	insnLiR0Sigreturn = 0x380000ac // addi r0,0,172
-	insnSc            = 0x44000002
-	insnAddiR1Frame   = 0x38210080 // addi r1,r1,128
-	signalFrameSize   = 128        // __SIGNAL_FRAMESIZE
+	insnLiR0Sigreturn   = 0x380000ac // addi r0,0,172
+	insnLiR0Sigreturn32 = 0x38000077 // addi r0,0,119
+	insnSc              = 0x44000002
+	insnAddiR1Frame     = 0x38210080 // addi r1,r1,128
+	signalFrameSize     = 128        // __SIGNAL_FRAMESIZE
 )
 
 // sigreturnAt returns the address of the trampoline's li when pc is at
-// its addi, its li or its sc.
-func sigreturnAt(as unwind.AddrSpace, pc uint64) (uint64, bool) {
+// its addi (64-bit), its li or its sc.
+func (l *layout) sigreturnAt(as unwind.AddrSpace, pc uint64) (uint64, bool) {
 	for _, li := range []uint64{pc + 4, pc, pc - 4} {
+		if li == pc+4 && l.ppc32 {
+			continue
+		}
 		a, ok1 := readInsn(as, li)
 		b, ok2 := readInsn(as, li+4)
-		if !ok1 || !ok2 || a != insnLiR0Sigreturn || b != insnSc {
+		if !ok1 || !ok2 || b != insnSc || !(a == insnLiR0Sigreturn || l.ppc32 && a == insnLiR0Sigreturn32) {
 			continue
 		}
 		if li == pc+4 { // pc must be the vDSO's addi
@@ -35,12 +44,6 @@ func sigreturnAt(as unwind.AddrSpace, pc uint64) (uint64, bool) {
 		return li, true
 	}
 	return 0, false
-}
-
-// isSigreturn reports whether pc is in the trampoline.
-func isSigreturn(as unwind.AddrSpace, pc uint64) bool {
-	_, ok := sigreturnAt(as, pc)
-	return ok
 }
 
 // The kernel's struct rt_sigframe (arch/powerpc/kernel/signal_64.c)
@@ -65,13 +68,16 @@ const (
 // ucontext is depends on who built the frame and on whether the vDSO's
 // addi already popped the 128 bytes; the sigcontext's regs pointer,
 // which points at its own gp_regs, says which candidate is the context.
-func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
+func (l *layout) stepSigreturn(as unwind.AddrSpace, k cfirow.Kind, callee, caller *unwind.Frame) error {
 	sp, ok := callee.Get(SP)
 	if !ok {
 		return fmt.Errorf("signal frame: %w: sp", unwind.ErrNoReg)
 	}
+	if l.ppc32 {
+		return l.stepSigreturn32(as, k == ruleRTSigreturn, sp, callee, caller)
+	}
 	pc, _ := callee.Get(PC)
-	li, _ := sigreturnAt(as, pc)
+	li, _ := l.sigreturnAt(as, pc)
 	candidates := []uint64{sp + signalFrameSize, sp + qemuFrameSize, sp}
 	if pc >= li {
 		if prev, ok := readInsn(as, li-4); ok && prev == insnAddiR1Frame {
@@ -79,22 +85,60 @@ func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
 		}
 	}
 	for _, uc := range candidates {
-		if regs, err := readWord(as, uc+scRegsPtr); err != nil || regs != uc+scGPRegs {
-			continue
+		if regs, err := l.readWord(as, uc+scRegsPtr); err == nil && regs == uc+scGPRegs {
+			return l.contextRegs(as, uc+scGPRegs, sp, callee, caller)
 		}
-		base := uc + scGPRegs
-		var buf [gregsSize]byte
-		if err := as.ReadMem(base, buf[:]); err != nil {
-			return fmt.Errorf("signal context at %#x: %w", base, err)
-		}
-		setGRegs(caller, buf[:], as.ByteOrder().Uint64, func(slot int) unwind.SaveLoc {
-			return unwind.SaveLoc{Kind: unwind.LocMem, Addr: base + uint64(slot)*8}
-		})
-		callee.Signal = true
-		caller.CFA, caller.HasCFA = sp, true
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
-		return nil
 	}
 	return fmt.Errorf("signal frame at sp %#x: no ucontext whose regs pointer points at its gp_regs: %w", sp, unwind.ErrBadFrame)
+}
+
+// The 32-bit signal frames (arch/powerpc/kernel/signal_32.c, the same in
+// qemu-user's linux-user/ppc/signal.c). The kernel leaves
+// __SIGNAL_FRAMESIZE32 (64) bytes below each for the handler's frame
+// header. struct sigframe (handlers of signal(), "li r0,119") starts
+// with struct sigcontext (_unused[4], signal, handler, oldmask, then
+// regs, a pointer to the mcontext after it, which starts with the
+// gregs). struct rt_sigframe (SA_SIGINFO, "li r0,172") has 16 more bytes
+// below it, then siginfo (128 bytes), then struct ucontext32: uc_flags,
+// uc_link, uc_stack (12 bytes), uc_pad[7], then uc_regs, a pointer to
+// uc_mcontext, 192 bytes into it after the signal masks. Both pointers
+// pointing where they must is what tells a context from other words.
+const (
+	sigFrameSize32  = 64
+	scRegsPtr32     = 28
+	scGRegs32       = 32
+	rtSigFrameOff32 = sigFrameSize32 + 16 + 128
+	ucRegsPtr32     = 48
+	ucMcontext32    = 192
+)
+
+// stepSigreturn32 recovers the frame a 32-bit signal interrupted from
+// the sigcontext (rt false) or the ucontext the trampoline's r1 points
+// below.
+func (l *layout) stepSigreturn32(as unwind.AddrSpace, rt bool, sp uint64, callee, caller *unwind.Frame) error {
+	ptr, gregs := sp+sigFrameSize32+scRegsPtr32, sp+sigFrameSize32+scGRegs32
+	if rt {
+		ptr, gregs = sp+rtSigFrameOff32+ucRegsPtr32, sp+rtSigFrameOff32+ucMcontext32
+	}
+	if regs, err := l.readWord(as, ptr); err != nil || regs != gregs {
+		return fmt.Errorf("signal frame at sp %#x: the context's regs pointer at %#x does not point at its gregs (%#x): %w", sp, ptr, gregs, unwind.ErrBadFrame)
+	}
+	return l.contextRegs(as, gregs, sp, callee, caller)
+}
+
+// contextRegs sets caller's registers from the pt_regs image a signal
+// context holds at base.
+func (l *layout) contextRegs(as unwind.AddrSpace, base, sp uint64, callee, caller *unwind.Frame) error {
+	buf := make([]byte, l.gregsSize())
+	if err := as.ReadMem(base, buf); err != nil {
+		return fmt.Errorf("signal context at %#x: %w", base, err)
+	}
+	l.setGRegs(caller, buf, as.ByteOrder(), func(slot int) unwind.SaveLoc {
+		return unwind.SaveLoc{Kind: unwind.LocMem, Addr: base + uint64(slot)*l.word}
+	})
+	callee.Signal = true
+	caller.CFA, caller.HasCFA = sp, true
+	caller.ExactPC = true
+	caller.Trust = unwind.TrustContext
+	return nil
 }

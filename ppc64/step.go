@@ -5,17 +5,14 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
-// cfiRegs is what applying a CFI row needs of the Power register file.
-var cfiRegs = cfirow.Regs{N: NumRegs, SP: SP, Preserved: preserved, Name: RegName, Word: 8}
-
 // stepCFI applies a CFI row. The caller's PC is the value of the
 // return-address column (lr, 65, in every CIE gcc emits); its r1 is the
 // CFA. A row without a rule for lr (a leaf, a prologue) leaves the return
 // address in the link register. An undefined return address marks the
 // outermost frame. The caller's r2 is then corrected where the call
 // crossed modules (restoreTOC).
-func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, cfiRegs, callee, caller)
+func (l *layout) stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, l.cfiRegs(), callee, caller)
 	if err != nil {
 		return unwind.StepEnd, err
 	}
@@ -40,7 +37,7 @@ func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) 
 		caller.Trust = unwind.TrustContext
 		return unwind.StepCaller, nil
 	}
-	restoreTOC(as, caller)
+	l.restoreTOC(as, caller)
 	return unwind.StepCaller, nil
 }
 

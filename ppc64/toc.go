@@ -10,10 +10,10 @@ import "github.com/coreunwind/coreunwind/unwind"
 // N = 24 in ELFv2 and 40 in ELFv1, and the callee's r2 is another
 // module's TOC. That instruction is what the caller runs next, so its r2
 // is the saved one. The CFI of neither module says so.
-func restoreTOC(as unwind.AddrSpace, caller *unwind.Frame) {
+func (l *layout) restoreTOC(as unwind.AddrSpace, caller *unwind.Frame) {
 	ra, ok1 := caller.Get(PC)
 	sp, ok2 := caller.Get(SP)
-	if !ok1 || !ok2 || caller.ExactPC {
+	if !l.toc || !ok1 || !ok2 || caller.ExactPC {
 		return
 	}
 	insn, ok := readInsn(as, ra)
@@ -21,7 +21,7 @@ func restoreTOC(as unwind.AddrSpace, caller *unwind.Frame) {
 		return
 	}
 	slot := sp + uint64(int64(int16(insn&0xfffc)))
-	if v, err := readWord(as, slot); err == nil {
+	if v, err := l.readWord(as, slot); err == nil {
 		caller.Set(TOC, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
 	}
 }

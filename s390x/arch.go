@@ -4,8 +4,8 @@
 // above the caller's stack pointer, the sigreturn and rt_sigreturn
 // trampolines, and the link-register, back-chain and stack-scan
 // fallbacks for code without CFI. It registers itself with package
-// unwind as "s390x"; import it for its side effect. 31-bit s390 is not
-// supported.
+// unwind as "s390x", and its 31-bit variant as "s390" (layout.go says
+// what differs); import it for its side effect.
 package s390x
 
 import (
@@ -15,13 +15,17 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
-func init() { unwind.Register(Arch{}) }
+func init() {
+	unwind.Register(Arch{})
+	unwind.Register(Arch{esa: true})
+}
 
-// Arch is the s390x unwinder. It is stateless; what it learns about an
-// address is kept in the caller's unwind.Cache.
-type Arch struct{}
+// Arch is the s390x unwinder, or with esa the 31-bit s390 one. It is
+// stateless; what it learns about an address is kept in the caller's
+// unwind.Cache.
+type Arch struct{ esa bool }
 
-func (Arch) Name() string         { return "s390x" }
+func (a Arch) Name() string       { return a.layout().name }
 func (Arch) NumRegs() int         { return NumRegs }
 func (Arch) RegName(r int) string { return RegName(uint64(r)) }
 func (Arch) PCReg() int           { return PC }
@@ -33,24 +37,25 @@ func (Arch) SPReg() int           { return SP }
 // (code built with -mbackchain), else by scanning the stack for a return
 // address. Each method records its trust in caller. callee.ExactPC, not
 // the depth, tells frame 0 and signal-interrupted frames from callers.
-func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	res, done, r, why := cfirow.StepKnown(cfiSteps{}, as, cache, "s390x", trampolineAt, PC, callee, caller)
+func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	l := a.layout()
+	res, done, r, why := cfirow.StepKnown(cfiSteps{l}, as, cache, l.name, trampolineAt, PC, callee, caller)
 	if done {
 		return res, why
 	}
 	pc, _ := callee.Get(PC)
-	if callee.ExactPC && stepLinkRegister(as, callee, caller) {
+	if callee.ExactPC && l.stepLinkRegister(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	if r.Kind == cfirow.KindNone && !callee.ExactPC && isOutermost(as, callee) {
 		return unwind.StepEnd, nil
 	}
 	caller.Reset()
-	if stepBackChain(as, callee, caller) {
+	if l.stepBackChain(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()
-	if stepScan(as, callee, caller) {
+	if l.stepScan(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	if why == nil {
@@ -59,14 +64,15 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (link register, back chain and stack scan found no caller)", pc, why)
 }
 
-// cfiSteps is what cfirow.StepKnown applies for this arch.
-type cfiSteps struct{}
+// cfiSteps is what cfirow.StepKnown applies for a variant.
+type cfiSteps struct{ l *layout }
 
-func (cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	return stepCFI(as, r, callee, caller)
+func (s cfiSteps) StepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	return s.l.stepCFI(as, r, callee, caller)
 }
-func (cfiSteps) StepTrampoline(as unwind.AddrSpace, k cfirow.Kind, callee, caller *unwind.Frame) error {
-	return stepSigreturn(as, k == ruleRTSigreturn, callee, caller)
+
+func (s cfiSteps) StepTrampoline(as unwind.AddrSpace, k cfirow.Kind, callee, caller *unwind.Frame) error {
+	return s.l.stepSigreturn(as, k == ruleRTSigreturn, callee, caller)
 }
 
 // isOutermost reports whether a caller frame without unwind info is the
@@ -81,11 +87,8 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 
 // IsSignalFrame reports whether f is a signal trampoline: its CFI has
 // the 'S' augmentation or its code is a sigreturn system call.
-func (Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
+func (a Arch) IsSignalFrame(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) bool {
 	pc, _ := f.Get(PC)
-	r := ruleFor(as, cache, f.LookupPC(PC), pc)
+	r := a.layout().ruleFor(as, cache, f.LookupPC(PC), pc)
 	return r.IsSignalFrame()
 }
-
-// readWord reads a 64-bit word of target memory.
-func readWord(as unwind.AddrSpace, addr uint64) (uint64, error) { return cfirow.ReadSized(as, addr, 8) }

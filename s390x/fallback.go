@@ -11,9 +11,9 @@ import (
 const maxFrameSize = 8 << 20
 
 // Offsets in a frame's 160-byte register save area (s390x ELF ABI
-// supplement, "Stack frame"): the back chain at 0, where a callee's
-// "stmg %r6,%r15,48(%r15)" stores r6–r15, so r14 at 112 (and r15 at 120).
-const saveR14 = 48 + (14-6)*8
+// supplement, "Stack frame"; 96 bytes in 31-bit code): the back chain at
+// 0, where a callee's "stmg %r6,%r15,48(%r15)" ("stm %r6,%r15,24(%r15)")
+// stores r6–r15, so r14 at 112 (56), l.saveSlot(R14).
 
 // stepLinkRegister finds the caller of an interrupted frame without CFI
 // (frame 0, or the frame a signal interrupted) in r14: a leaf, or a call
@@ -21,8 +21,9 @@ const saveR14 = 48 + (14-6)*8
 // and nothing else says where it returns. r14 must follow a call. It is
 // not believed when it is stale: pointing back into the function the pc
 // is in (the return address of a call the function made earlier).
-func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+func (l *layout) stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	ra, ok1 := callee.Get(R14)
+	ra &= l.addrMask
 	sp, ok2 := callee.Get(SP)
 	if !ok1 || !ok2 || ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
 		return false
@@ -37,7 +38,7 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 		}
 	}
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocReg, Reg: R14})
-	caller.CFA, caller.HasCFA = sp+frameOffset, true
+	caller.CFA, caller.HasCFA = sp+l.frameOffset, true
 	caller.Trust = unwind.TrustScan
 	return true
 }
@@ -57,23 +58,24 @@ func sameProc(as unwind.AddrSpace, a, b uint64) bool {
 // word is whatever the frame holds, so everything is checked: aligned,
 // above sp, within the stack size, the return address in code after a
 // call.
-func stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+func (l *layout) stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	sp, ok := callee.Get(SP)
 	if !ok || sp%8 != 0 {
 		return false
 	}
-	chain, err := readWord(as, sp)
+	chain, err := l.readWord(as, sp)
 	if err != nil || chain <= sp || chain%8 != 0 || chain-sp > maxFrameSize {
 		return false
 	}
-	ra, err := readWord(as, chain+saveR14)
+	ra, err := l.readWord(as, chain+l.saveSlot(R14))
+	ra &= l.addrMask
 	if err != nil || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
 		return false
 	}
-	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: chain + saveR14})
+	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: chain + l.saveSlot(R14)})
 	caller.Set(SP, chain, unwind.SaveLoc{Kind: unwind.LocMem, Addr: sp})
-	restoreSaveArea(as, callee, caller, chain)
-	caller.CFA, caller.HasCFA = chain+frameOffset, true
+	l.restoreSaveArea(as, callee, caller, chain)
+	caller.CFA, caller.HasCFA = chain+l.frameOffset, true
 	caller.Trust = unwind.TrustFramePointer
 	return true
 }
@@ -85,10 +87,10 @@ func stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 // (r11, the frame pointer of -O0 code, whose CFA later CFI rows use),
 // older values for those it did not. f8–f15 and the access registers are
 // assumed to be the callee's (where they were saved is not known).
-func restoreSaveArea(as unwind.AddrSpace, callee, caller *unwind.Frame, csp uint64) {
+func (l *layout) restoreSaveArea(as unwind.AddrSpace, callee, caller *unwind.Frame, csp uint64) {
 	for r := 6; r <= 13; r++ {
-		addr := csp + 48 + uint64(r-6)*8
-		if v, err := readWord(as, addr); err == nil {
+		addr := csp + l.saveSlot(r)
+		if v, err := l.readWord(as, addr); err == nil {
 			caller.Set(r, v, unwind.SaveLoc{Kind: unwind.LocMem, Addr: addr})
 		}
 	}
@@ -113,29 +115,30 @@ func restoreSaveArea(as unwind.AddrSpace, callee, caller *unwind.Frame, csp uint
 // above its whole 160-byte save area, which belongs to its callees (a
 // function that makes calls allocates a frame). So a frame the scan found
 // is never found again.
-func stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
+func (l *layout) stepScan(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	sp, ok := callee.Get(SP)
 	if !ok {
 		return false
 	}
-	start := sp + saveR14
+	start := sp + l.saveSlot(R14)
 	if !callee.ExactPC {
-		start += frameOffset
+		start += l.frameOffset
 	}
 	if start < sp {
 		return false
 	}
 	slot, ra, found := stackscan.Find(as, start, func(w uint64) (uint64, bool) {
+		w &= l.addrMask
 		return w, w >= 0x1000 && stackscan.IsCode(as, w) && afterCall(as, w)
 	})
 	if !found {
 		return false
 	}
-	csp := slot - saveR14
+	csp := slot - l.saveSlot(R14)
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: slot})
 	caller.Set(SP, csp, unwind.SaveLoc{Kind: unwind.LocValue})
-	restoreSaveArea(as, callee, caller, csp)
-	caller.CFA, caller.HasCFA = csp+frameOffset, true
+	l.restoreSaveArea(as, callee, caller, csp)
+	caller.CFA, caller.HasCFA = csp+l.frameOffset, true
 	caller.Trust = unwind.TrustScan
 	return true
 }

@@ -7,8 +7,8 @@ import (
 
 // ruleFor is the rule for lookup address lpc (unwind/cfirow: the
 // trampolines' code first, then CFI); pc is the frame's PC.
-func ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *cfirow.Rule {
-	return cfirow.RuleFor(as, cache, lpc, pc, "s390x", trampolineAt)
+func (l *layout) ruleFor(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) *cfirow.Rule {
+	return cfirow.RuleFor(as, cache, lpc, pc, l.name, trampolineAt)
 }
 
 // The trampolines trampolineAt recognizes.

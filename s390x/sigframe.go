@@ -34,54 +34,51 @@ func trampolineAt(as unwind.AddrSpace, pc uint64) cfirow.Kind {
 	return cfirow.KindNone
 }
 
-// The signal frames (arch/s390/kernel/signal.c; qemu's
-// linux-user/s390x/signal.c has the same layout). r15 in the trampoline
-// is the frame's address. Both start with the 160-byte save area of the
-// handler's caller. struct rt_sigframe then has the 2-byte svc, siginfo
-// (128 bytes, 8-aligned: at 168) and struct ucontext_extended: uc_flags,
-// uc_link, uc_stack (24 bytes), then uc_mcontext, a _sigregs, at 336.
-// struct sigframe then has struct sigcontext: oldmask (one word), and
-// sregs, the address of the frame's _sigregs.
+// The signal frames (arch/s390/kernel/signal.c, compat_signal.c for
+// 31-bit processes; qemu's linux-user/s390x/signal.c has the same
+// layout). r15 in the trampoline is the frame's address. Both start with
+// the save area of the handler's caller (frameOffset). struct
+// rt_sigframe then has the 2-byte svc, siginfo (128 bytes) and struct
+// ucontext: uc_flags, uc_link, uc_stack, then uc_mcontext, a _sigregs,
+// at l.rtSigregsOff (336; 256 in 31-bit frames). struct sigframe then
+// has struct sigcontext: oldmask (8 bytes in both), and sregs, the
+// address of the frame's _sigregs.
 //
-// _sigregs is psw {mask, addr}, gprs[16], acrs[16] (32-bit), then
-// s390_fp_regs: fpc and padding, fprs[16].
-const (
-	rtSigregsOff   = frameOffset + 8 + 128 + 40
-	sigSregsPtrOff = frameOffset + 8
-	sigregsGPRs    = 16
-	sigregsACRs    = sigregsGPRs + 16*8
-	sigregsFPRs    = sigregsACRs + 16*4 + 8
-	sigregsSize    = sigregsFPRs + 16*8
-)
+// _sigregs is psw {mask, addr}, gprs[16] (words), acrs[16] (32-bit),
+// then s390_fp_regs: fpc and padding, fprs[16] (64-bit in both).
+const sigSregsPtrOff = 8 // from the end of the save area
 
 // stepSigreturn recovers the interrupted frame from the signal context
 // the kernel saved: the PSW (the exact pc), every general, access and
 // floating-point register.
-func stepSigreturn(as unwind.AddrSpace, rt bool, callee, caller *unwind.Frame) error {
+func (l *layout) stepSigreturn(as unwind.AddrSpace, rt bool, callee, caller *unwind.Frame) error {
 	sp, ok := callee.Get(SP)
 	if !ok {
 		return fmt.Errorf("signal frame: %w: r15", unwind.ErrNoReg)
 	}
-	base := sp + rtSigregsOff
+	base := sp + l.rtSigregsOff
 	if !rt {
-		p, err := readWord(as, sp+sigSregsPtrOff)
+		p, err := l.readWord(as, sp+l.frameOffset+sigSregsPtrOff)
 		if err != nil {
 			return fmt.Errorf("signal frame at %#x: sigcontext: %w", sp, err)
 		}
 		base = p
 	}
-	var buf [sigregsSize]byte
-	if err := as.ReadMem(base, buf[:]); err != nil {
+	w := int(l.word)
+	gprs, acrs := l.gprsOff(), l.acrsOff()
+	fprs := acrs + 16*4 + 8
+	buf := make([]byte, fprs+16*8)
+	if err := as.ReadMem(base, buf); err != nil {
 		return fmt.Errorf("signal frame at %#x: registers at %#x: %w", sp, base, err)
 	}
 	order := as.ByteOrder()
 	at := func(off int) unwind.SaveLoc { return unwind.SaveLoc{Kind: unwind.LocMem, Addr: base + uint64(off)} }
-	caller.Set(PSWMask, order.Uint64(buf[0:]), at(0))
-	caller.Set(PC, order.Uint64(buf[8:]), at(8))
+	caller.Set(PSWMask, l.wordAt(order, buf[0:]), at(0))
+	caller.Set(PC, l.wordAt(order, buf[w:])&l.addrMask, at(w))
 	for r := 0; r < 16; r++ {
-		caller.Set(R0+r, order.Uint64(buf[sigregsGPRs+r*8:]), at(sigregsGPRs+r*8))
-		caller.Set(A0+r, uint64(order.Uint32(buf[sigregsACRs+r*4:])), at(sigregsACRs+r*4))
-		caller.Set(fprReg(r), order.Uint64(buf[sigregsFPRs+r*8:]), at(sigregsFPRs+r*8))
+		caller.Set(R0+r, l.wordAt(order, buf[gprs+r*w:]), at(gprs+r*w))
+		caller.Set(A0+r, uint64(order.Uint32(buf[acrs+r*4:])), at(acrs+r*4))
+		caller.Set(fprReg(r), order.Uint64(buf[fprs+r*8:]), at(fprs+r*8))
 	}
 	callee.Signal = true
 	caller.CFA, caller.HasCFA = sp, true

@@ -6,26 +6,16 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
 )
 
-// frameOffset is how far above the caller's stack pointer the CFA lies:
-// every s390x frame starts with the 160-byte register save area its
-// callee may use, and gcc's CIEs define the CFA at entry as r15+160
-// (INCOMING_FRAME_SP_OFFSET).
-const frameOffset = 160
-
-// cfiRegs is what applying a CFI row needs of the s390x register file.
-// SP is -1: cfirow's default for a stack pointer the row says nothing
-// about is the CFA, which is not the caller's r15 here (see stepCFI).
-var cfiRegs = cfirow.Regs{N: NumRegs, SP: -1, Preserved: preserved, Name: RegName, Word: 8}
-
 // stepCFI applies a CFI row. The caller's PC is the value of the
 // return-address column (r14 in every CIE gcc emits); a row without a
 // rule for r14 (a leaf, a prologue) leaves it in r14. The caller's r15 is
 // the row's rule for it when that gives a value (gcc saves r15 with stmg,
-// or in f0 in a leaf), else CFA-160: the ABI's definition of the CFA. An
+// or in f0 in a leaf), else CFA-160 (CFA-96): the ABI's definition of
+// the CFA. 31-bit code's return address loses its address-mode bit. An
 // undefined return address marks the outermost frame (_start,
 // thread_start).
-func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, cfiRegs, callee, caller)
+func (l *layout) stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, l.cfiRegs(), callee, caller)
 	if err != nil {
 		return unwind.StepEnd, err
 	}
@@ -33,10 +23,10 @@ func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) 
 		return unwind.StepEnd, nil
 	}
 	if _, ok := caller.Get(SP); !ok || r.Row.Rule(SP).Kind == cfi.Unspecified {
-		caller.Set(SP, cfa-frameOffset, unwind.SaveLoc{Kind: unwind.LocValue})
+		caller.Set(SP, cfa-l.frameOffset, unwind.SaveLoc{Kind: unwind.LocValue})
 	}
 	ra, _ := caller.Get(int(r.RAColumn))
-	caller.Set(PC, ra, caller.Locs[r.RAColumn])
+	caller.Set(PC, ra&l.addrMask, caller.Locs[r.RAColumn])
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
 	if r.Signal {

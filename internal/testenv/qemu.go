@@ -30,6 +30,7 @@ var (
 	ARMHF   = CrossArch{"arm", "arm-linux-gnueabihf", "qemu-arm"}
 	PPC64LE = CrossArch{"ppc64le", "powerpc64le-linux-gnu", "qemu-ppc64le"}
 	PPC64   = CrossArch{"ppc64", "powerpc64-linux-gnu", "qemu-ppc64"} // big-endian, ELFv1
+	PPC     = CrossArch{"ppc", "powerpc-linux-gnu", "qemu-ppc"}       // 32-bit, big-endian
 	S390X   = CrossArch{"s390x", "s390x-linux-gnu", "qemu-s390x"}
 	// RISCV64's qemu-riscv64 (7.2) writes no core: CrashUnderQemu fails
 	// for it. Its tests build and run programs under qemu's gdbstub.
