@@ -34,6 +34,14 @@ type Cursor struct {
 	done  bool
 	err   error
 
+	// stepped says that next already holds the step from cur (res,
+	// stepErr), taken early by IsSignalFrame when the arch is a
+	// SignalMarker (marksSignal).
+	marksSignal bool
+	stepped     bool
+	res         StepResult
+	stepErr     error
+
 	// Loop detection in O(1) memory, whatever the depth: curKey is the
 	// current frame's key (no progress), checkpoint a frame key saved at
 	// depths 0, 2, 4, 8, ... (Brent's cycle detection: a cycle of length
@@ -62,6 +70,7 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	if d, ok := arch.(StackDirection); ok {
 		c.growsUp = d.StackGrowsUp()
 	}
+	_, c.marksSignal = arch.(SignalMarker)
 	c.cur.CopyFrom(initial)
 	if c.cur.Trust == TrustNone {
 		c.cur.Trust = TrustContext
@@ -119,8 +128,11 @@ func (c *Cursor) Step() (bool, error) {
 	if c.depth+1 >= c.opts.MaxFrames {
 		return stop(ErrMaxFrames)
 	}
-	c.next.Reset()
-	res, err := c.safeStep()
+	if !c.stepped {
+		c.stepNext()
+	}
+	c.stepped = false
+	res, err := c.res, c.stepErr
 	if err != nil {
 		return stop(err)
 	}
@@ -155,6 +167,12 @@ func (c *Cursor) Step() (bool, error) {
 	}
 	c.proc = nil
 	return true, nil
+}
+
+// stepNext steps from cur into next, keeping the result for Step.
+func (c *Cursor) stepNext() {
+	c.next.Reset()
+	c.res, c.stepErr = c.safeStep()
 }
 
 // checkDirection stops a caller whose stack pointer lies on the younger
@@ -246,6 +264,14 @@ func (c *Cursor) SaveLoc(r int) (SaveLoc, error) {
 func (c *Cursor) IsSignalFrame() bool {
 	if c.cur.Signal {
 		return true
+	}
+	if c.marksSignal && !c.done {
+		// The step marks the frame; Step uses it instead of stepping again.
+		if !c.stepped {
+			c.stepNext()
+			c.stepped = true
+		}
+		return c.cur.Signal
 	}
 	if c.arch.IsSignalFrame(c.as, c.opts.Cache, c.cur) {
 		c.cur.Signal = true
