@@ -122,7 +122,9 @@ type stringTable struct {
 	list  []string
 }
 
-func newStrings() *stringTable { return &stringTable{index: map[string]int64{"": 0}, list: []string{""}} }
+func newStrings() *stringTable {
+	return &stringTable{index: map[string]int64{"": 0}, list: []string{""}}
+}
 
 func (s *stringTable) id(v string) int64 {
 	if i, ok := s.index[v]; ok {
