@@ -28,11 +28,11 @@ type Options struct {
 	// UnwindOnly leaves out names, lines and inlined calls: frames carry
 	// their module and offset only, and no symbol table or DWARF is read.
 	UnwindOnly bool
-	// FirstFrameRegistersOnly lists registers for each thread's first
-	// frame only (the crash analysis reads the crashing thread's), not
-	// for every frame: for writers that print no frame's registers
+	// CrashRegistersOnly lists registers for the crashing thread's
+	// first frame only (what the crash analysis reads), not for every
+	// frame of every thread: for writers that print no frame's registers
 	// (text, pprof), which would otherwise pay for lists nobody reads.
-	FirstFrameRegistersOnly bool
+	CrashRegistersOnly bool
 	// Objects shares opened binaries between cores of a batch; nil opens
 	// a cache for this core only.
 	Objects *elfx.Cache
@@ -217,8 +217,11 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	var frames []rawFrame
 	var regs regSlab
 	regFrames := MaxRegisterFrames
-	if opts.FirstFrameRegistersOnly {
-		regFrames = 1
+	if opts.CrashRegistersOnly {
+		regFrames = 0
+		if rt.Crashed {
+			regFrames = 1
+		}
 	}
 	for {
 		f := cur.Frame()

@@ -78,7 +78,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
 		// Only the JSON report lists every frame's registers.
-		FirstFrameRegistersOnly: format != "json",
+		CrashRegistersOnly: format != "json",
 	}
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
