@@ -28,6 +28,11 @@ type Options struct {
 	// UnwindOnly leaves out names, lines and inlined calls: frames carry
 	// their module and offset only, and no symbol table or DWARF is read.
 	UnwindOnly bool
+	// CrashRegistersOnly lists registers for the crashing thread's
+	// first frame only (what the crash analysis reads), not for every
+	// frame of every thread: for writers that print no frame's registers
+	// (text, pprof), which would otherwise pay for lists nobody reads.
+	CrashRegistersOnly bool
 	// Objects shares opened binaries between cores of a batch; nil opens
 	// a cache for this core only.
 	Objects *elfx.Cache
@@ -104,7 +109,7 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	// tables and DWARF of the modules the frames are in. Walk first, then
 	// index exactly those modules in parallel, then symbolize.
 	parallel(len(threads), func(i int) {
-		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts.MaxFrames)
+		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts)
 	})
 	if !opts.UnwindOnly {
 		warmModules(t, walks)
@@ -188,7 +193,7 @@ type rawFrame struct {
 
 // walkThread unwinds one thread: its report (without frames) and its
 // raw frames.
-func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.Thread, c *corefile.Core, maxFrames int) (report.Thread, []rawFrame) {
+func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.Thread, c *corefile.Core, opts Options) (report.Thread, []rawFrame) {
 	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID && crashed(c)}
 	if th.TID == c.PID && c.Comm != "" {
 		rt.Name = report.Ptr(c.Comm)
@@ -205,17 +210,25 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	if err != nil {
 		return fail(err)
 	}
-	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: maxFrames})
+	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames})
 	if err != nil {
 		return fail(err)
 	}
 	var frames []rawFrame
+	var regs regSlab
+	regFrames := MaxRegisterFrames
+	if opts.CrashRegistersOnly {
+		regFrames = 0
+		if rt.Crashed {
+			regFrames = 1
+		}
+	}
 	for {
 		f := cur.Frame()
 		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
 		rf.sp, rf.hasSP = f.Get(arch.SPReg())
-		if len(frames) < MaxRegisterFrames {
-			rf.regs = frameRegisters(arch, f)
+		if len(frames) < regFrames {
+			rf.regs = regs.frameRegisters(arch, f)
 		}
 		if rf.signal {
 			// The trampoline's PC is where the handler returns to: its
@@ -279,29 +292,6 @@ func warmModules(t *target, walks [][]rawFrame) {
 // report lists: a million-frame recursion would otherwise hold tens of
 // registers per frame (gigabytes); past it, frames repeat what was shown.
 const MaxRegisterFrames = 4096
-
-// frameRegisters lists the registers the unwinder knows in f, by
-// number, with where each came from: "context" for frame 0's (and a
-// signal context's) registers the core saved, else the SaveLoc kind.
-func frameRegisters(arch unwind.Arch, f *unwind.Frame) []report.Register {
-	var out []report.Register
-	for r := range f.Regs {
-		v, ok := f.Get(r)
-		if !ok {
-			continue
-		}
-		loc := f.Locs[r]
-		reg := report.Register{Name: arch.RegName(r), Value: report.Hex(v), How: loc.Kind.String()}
-		switch {
-		case f.Trust == unwind.TrustContext && loc.Kind == unwind.LocSame:
-			reg.How = "context"
-		case loc.Kind == unwind.LocMem:
-			reg.Address = report.Ptr(report.Hex(loc.Addr))
-		}
-		out = append(out, reg)
-	}
-	return out
-}
 
 // initialFrame builds frame 0 of a thread from what the core saved.
 func initialFrame(t *target, arch unwind.Arch, th *corefile.Thread) (*unwind.Frame, error) {

@@ -58,6 +58,7 @@ func exerciseObject(data []byte) {
 			o.FindFDE(a)
 		}
 		o.LookupSymbol("main")
+		o.SymbolValues("main", "f", "_U_dyn_info_list") // .gnu.hash, then a scan
 		o.UnwindTables()
 	}
 }

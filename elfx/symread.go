@@ -188,25 +188,54 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 			}
 			return binary.LittleEndian.Uint64(b)
 		}
-		for i := entSize; i+entSize <= len(data); i += entSize {
-			off := uint(u32(data[i : i+4])) // st_name comes first in both classes
-			if off+1 >= uint(len(strs)) || !first[strs[off]] || !second[strs[off+1]] {
-				continue
-			}
+		// defined decodes the entry at byte offset i: its name offset and
+		// value, ok when it defines something (not undefined, not 0).
+		defined := func(i int) (off uint, value uint64, ok bool) {
 			b := data[i : i+entSize]
+			off = uint(u32(b)) // st_name comes first in both classes
 			var shndx uint16
-			var value uint64
 			if entSize == 24 {
 				shndx, value = u16(b[6:]), u64(b[8:])
 			} else {
 				shndx, value = u16(b[14:]), uint64(u32(b[4:]))
 			}
-			if shndx == uint16(elf.SHN_UNDEF) || value == 0 {
+			return off, value, shndx != uint16(elf.SHN_UNDEF) && value != 0
+		}
+		named := func(off uint, name string) bool {
+			end := int(off) + len(name)
+			return end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name
+		}
+		if typ == elf.SHT_DYNSYM {
+			// Exported names are in the dynamic linker's hash table:
+			// a few probes each instead of a pass over the table.
+			if h := o.dynsymHash(tab, len(data)/entSize); h != nil {
+				for _, name := range names {
+					if _, dup := out[name]; dup {
+						continue
+					}
+					h.candidates(name, func(i uint32) bool {
+						off, value, ok := defined(int(i) * entSize)
+						if ok && named(off, name) {
+							out[name] = value
+							return false
+						}
+						return true
+					})
+				}
+				return
+			}
+		}
+		for i := entSize; i+entSize <= len(data); i += entSize {
+			off := uint(u32(data[i : i+4]))
+			if off+1 >= uint(len(strs)) || !first[strs[off]] || !second[strs[off+1]] {
+				continue
+			}
+			off, value, ok := defined(i)
+			if !ok {
 				continue
 			}
 			for _, name := range names {
-				end := int(off) + len(name)
-				if end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name {
+				if named(off, name) {
 					if _, dup := out[name]; !dup {
 						out[name] = value
 					}

@@ -3,20 +3,24 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
-
-	"github.com/google/pprof/profile"
 )
 
 // pprof output: one sample per thread, so `go tool pprof -top` counts
 // threads per function and `-traces` prints every stack. Frames become
 // locations in mappings (the modules, with build IDs, so pprof never tries
 // to re-symbolize them); inlined calls are extra lines of one location,
-// innermost first, as pprof expects.
+// innermost first, as pprof expects. The profile is encoded by
+// pprofenc.go, not by github.com/google/pprof/profile: that package
+// compiles a dozen regexps when the program starts (0.8M instructions,
+// more than half of libunwind's whole run on a small core), whatever the
+// output format.
 
 // Sample types: a profile of the threads of some cores, and triage's
-// profile of crashing threads. profile.Merge needs identical sample types,
-// so the two are kept apart on purpose.
+// profile of crashing threads. pprof's merge needs identical sample
+// types, so the two are kept apart on purpose.
 const (
 	SampleThreads = "threads"
 	SampleCrashes = "crashes"
@@ -27,10 +31,15 @@ const (
 // batch of cores of one program yields one function table. Not safe for
 // concurrent use.
 type ProfileBuilder struct {
-	p         *profile.Profile
-	mappings  map[mappingKey]*profile.Mapping
-	functions map[functionKey]*profile.Function
-	locations map[locationKey]*profile.Location
+	sampleType string
+	samples    []pprofSample
+	mappings   []*pprofMapping
+	functions  []*pprofFunction
+	locations  []*pprofLocation
+
+	mappingIDs  map[mappingKey]*pprofMapping
+	functionIDs map[functionKey]*pprofFunction
+	locationIDs map[locationKey]*pprofLocation
 }
 
 type mappingKey struct {
@@ -46,20 +55,44 @@ type locationKey struct {
 	lines   string // the symbolic lines, in case one address was symbolized two ways
 }
 
+// The profile's parts, as profile.proto has them; ids count from 1.
+type (
+	pprofSample struct {
+		locations []uint64 // location ids, leaf first
+		labels    []pprofLabel
+	}
+	pprofLabel struct {
+		key, str string
+		num      int64
+		numUnit  string
+	}
+	pprofMapping struct {
+		id                   uint64
+		start, limit, offset uint64
+		file, buildID        string
+	}
+	pprofFunction struct {
+		id         uint64
+		name, file string
+	}
+	pprofLocation struct {
+		id, mapping, address uint64 // mapping 0: none
+		lines                []pprofLine
+	}
+	pprofLine struct {
+		function     uint64
+		line, column int64
+	}
+)
+
 // NewProfileBuilder starts a profile whose samples count sampleType
 // (SampleThreads or SampleCrashes), one per thread.
 func NewProfileBuilder(sampleType string) *ProfileBuilder {
-	vt := &profile.ValueType{Type: sampleType, Unit: "count"}
 	return &ProfileBuilder{
-		p: &profile.Profile{
-			SampleType:        []*profile.ValueType{vt},
-			PeriodType:        &profile.ValueType{Type: sampleType, Unit: "count"},
-			Period:            1,
-			DefaultSampleType: sampleType,
-		},
-		mappings:  map[mappingKey]*profile.Mapping{},
-		functions: map[functionKey]*profile.Function{},
-		locations: map[locationKey]*profile.Location{},
+		sampleType:  sampleType,
+		mappingIDs:  map[mappingKey]*pprofMapping{},
+		functionIDs: map[functionKey]*pprofFunction{},
+		locationIDs: map[locationKey]*pprofLocation{},
 	}
 }
 
@@ -74,7 +107,7 @@ type AddOptions struct {
 // "crashed" ("true"/"false"), "signal" (on the crashing thread) and
 // "unwind_error" (when unwinding stopped early), plus opts.Labels.
 func (b *ProfileBuilder) Add(r *Report, opts AddOptions) {
-	mods := make([]*profile.Mapping, len(r.Modules))
+	mods := make([]*pprofMapping, len(r.Modules))
 	for i := range r.Modules {
 		mods[i] = b.mapping(&r.Modules[i])
 	}
@@ -83,42 +116,34 @@ func (b *ProfileBuilder) Add(r *Report, opts AddOptions) {
 		if opts.CrashedOnly && !t.Crashed {
 			continue
 		}
-		s := &profile.Sample{
-			Value:    []int64{1},
-			Label:    map[string][]string{"crashed": {strconv.FormatBool(t.Crashed)}},
-			NumLabel: map[string][]int64{"tid": {int64(t.TID)}},
-			NumUnit:  map[string][]string{"tid": {"id"}},
-		}
+		labels := map[string]string{"crashed": strconv.FormatBool(t.Crashed)}
 		if t.Name != nil {
-			s.Label["thread"] = []string{*t.Name}
+			labels["thread"] = *t.Name
 		}
 		if t.Crashed && r.Core.Signal != nil {
-			s.Label["signal"] = []string{r.Core.Signal.Name}
+			labels["signal"] = r.Core.Signal.Name
 		}
 		if t.Error != nil {
-			s.Label["unwind_error"] = []string{*t.Error}
+			labels["unwind_error"] = *t.Error
 		}
 		for k, v := range opts.Labels {
-			s.Label[k] = []string{v}
+			labels[k] = v
 		}
+		var s pprofSample
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			s.labels = append(s.labels, pprofLabel{key: k, str: labels[k]})
+		}
+		s.labels = append(s.labels, pprofLabel{key: "tid", num: int64(t.TID), numUnit: "id"})
 		for start := 0; start < len(t.Frames); {
 			end := start
 			for end < len(t.Frames)-1 && t.Frames[end].Inlined {
 				end++
 			}
-			s.Location = append(s.Location, b.location(r, mods, t.Frames[start:end+1]))
+			s.locations = append(s.locations, b.location(r, mods, t.Frames[start:end+1]).id)
 			start = end + 1
 		}
-		b.p.Sample = append(b.p.Sample, s)
+		b.samples = append(b.samples, s)
 	}
-}
-
-// Profile returns the profile built so far, checked with CheckValid.
-func (b *ProfileBuilder) Profile() (*profile.Profile, error) {
-	if err := b.p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("pprof: invalid profile: %w", err)
-	}
-	return b.p, nil
 }
 
 // WritePprof writes the threads of the reports as one gzipped
@@ -133,37 +158,26 @@ func WritePprof(w io.Writer, reps []*Report) error {
 		}
 		b.Add(r, opts)
 	}
-	p, err := b.Profile()
-	if err != nil {
-		return err
-	}
-	return p.Write(w)
+	return b.Write(w)
 }
 
-func (b *ProfileBuilder) mapping(m *Module) *profile.Mapping {
+func (b *ProfileBuilder) mapping(m *Module) *pprofMapping {
 	k := mappingKey{file: m.Path, start: uint64(m.Start), limit: uint64(m.End), offset: uint64(m.FileOffset)}
 	if m.BuildID != nil {
 		k.buildID = *m.BuildID
 	}
-	if pm, ok := b.mappings[k]; ok {
+	if pm, ok := b.mappingIDs[k]; ok {
 		return pm
 	}
-	pm := &profile.Mapping{
-		ID:    uint64(len(b.p.Mapping) + 1),
-		Start: k.start, Limit: k.limit, Offset: k.offset,
-		File: k.file, BuildID: k.buildID,
-		// Symbolized here or not at all: pprof must not look for the
-		// files on its own machine.
-		HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true,
-	}
-	b.mappings[k] = pm
-	b.p.Mapping = append(b.p.Mapping, pm)
+	pm := &pprofMapping{id: uint64(len(b.mappings) + 1), start: k.start, limit: k.limit, offset: k.offset, file: k.file, buildID: k.buildID}
+	b.mappingIDs[k] = pm
+	b.mappings = append(b.mappings, pm)
 	return pm
 }
 
 // location returns the location of one physical frame: its inlined calls
 // (innermost first) and the function they were inlined into, last.
-func (b *ProfileBuilder) location(r *Report, mods []*profile.Mapping, frames []Frame) *profile.Location {
+func (b *ProfileBuilder) location(r *Report, mods []*pprofMapping, frames []Frame) *pprofLocation {
 	outer := &frames[len(frames)-1]
 	addr := uint64(outer.PC)
 	// A caller frame's pc is a return address; the call is the
@@ -172,53 +186,49 @@ func (b *ProfileBuilder) location(r *Report, mods []*profile.Mapping, frames []F
 	if !outer.ExactPC && addr > 0 {
 		addr--
 	}
-	var m *profile.Mapping
+	var mapping uint64
 	for i := range r.Modules {
 		if uint64(outer.PC) >= uint64(r.Modules[i].Start) && uint64(outer.PC) < uint64(r.Modules[i].End) {
-			m = mods[i]
+			mapping = mods[i].id
 			break
 		}
 	}
-	var lines []profile.Line
+	var lines []pprofLine
 	key := ""
 	for i := range frames {
 		f := &frames[i]
 		if f.Function == nil {
 			continue
 		}
-		fn := b.function(*f.Function, deref(f.File))
-		ln := profile.Line{Function: fn}
+		ln := pprofLine{function: b.function(*f.Function, deref(f.File)).id}
 		if f.Line != nil {
-			ln.Line = int64(*f.Line)
+			ln.line = int64(*f.Line)
 		}
 		if f.Column != nil {
-			ln.Column = int64(*f.Column)
+			ln.column = int64(*f.Column)
 		}
 		lines = append(lines, ln)
-		key += fmt.Sprintf("%d:%d:%d;", fn.ID, ln.Line, ln.Column)
+		key += fmt.Sprintf("%d:%d:%d;", ln.function, ln.line, ln.column)
 	}
-	k := locationKey{address: addr, lines: key}
-	if m != nil {
-		k.mapping = m.ID
-	}
-	if loc, ok := b.locations[k]; ok {
+	k := locationKey{mapping: mapping, address: addr, lines: key}
+	if loc, ok := b.locationIDs[k]; ok {
 		return loc
 	}
-	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: addr, Line: lines}
-	b.locations[k] = loc
-	b.p.Location = append(b.p.Location, loc)
+	loc := &pprofLocation{id: uint64(len(b.locations) + 1), mapping: mapping, address: addr, lines: lines}
+	b.locationIDs[k] = loc
+	b.locations = append(b.locations, loc)
 	return loc
 }
 
-func (b *ProfileBuilder) function(name, file string) *profile.Function {
+func (b *ProfileBuilder) function(name, file string) *pprofFunction {
 	k := functionKey{name, file}
-	if fn, ok := b.functions[k]; ok {
+	if fn, ok := b.functionIDs[k]; ok {
 		return fn
 	}
 	// Reports carry demangled names only; the mangled one is not kept.
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name, Filename: file}
-	b.functions[k] = fn
-	b.p.Function = append(b.p.Function, fn)
+	fn := &pprofFunction{id: uint64(len(b.functions) + 1), name: name, file: file}
+	b.functionIDs[k] = fn
+	b.functions = append(b.functions, fn)
 	return fn
 }
 

@@ -298,8 +298,10 @@ func TestPprofTraces(t *testing.T) {
 	}
 }
 
-// TestProfileBuilderValid: the builder's output passes CheckValid for an
-// empty report, a thread without frames and frames without symbols.
+// TestProfileBuilderValid: pprof's own parser (which checks the profile
+// with CheckValid) reads the builder's output for an empty report, a
+// thread without frames and frames without symbols, and finds its
+// samples, labels and locations.
 func TestProfileBuilderValid(t *testing.T) {
 	b := report.NewProfileBuilder(report.SampleCrashes)
 	b.Add(&report.Report{}, report.AddOptions{})
@@ -310,12 +312,8 @@ func TestProfileBuilderValid(t *testing.T) {
 			{TID: 2, Frames: []report.Frame{{PC: 0x1100, Trust: "context"}, {PC: 0x9999, Trust: "cfi"}, {PC: 0, Trust: "scan"}}},
 		},
 	}, report.AddOptions{Labels: map[string]string{"bucket": "abc"}})
-	p, err := b.Profile()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := p.Write(&buf); err != nil {
+	if err := b.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	q, err := profile.Parse(&buf)
@@ -324,5 +322,19 @@ func TestProfileBuilderValid(t *testing.T) {
 	}
 	if len(q.Sample) != 2 || len(q.Sample[1].Location) != 3 || q.Sample[1].Location[1].Address != 0x9998 {
 		t.Errorf("round trip: %v", q)
+	}
+	if s := q.Sample[1]; s.Label["bucket"][0] != "abc" || s.Label["crashed"][0] != "false" ||
+		s.NumLabel["tid"][0] != 2 || s.NumUnit["tid"][0] != "id" || len(s.Value) != 1 || s.Value[0] != 1 {
+		t.Errorf("second sample's labels and value: %v", s)
+	}
+	if m := q.Sample[1].Location[0].Mapping; m == nil || m.File != "/bin/x" || m.Start != 0x1000 || m.Limit != 0x2000 || !m.HasFunctions {
+		t.Errorf("first frame's mapping: %+v", m)
+	}
+	if q.Sample[1].Location[1].Mapping != nil || q.Sample[1].Location[0].Address != 0x10ff {
+		t.Errorf("frames outside every module have no mapping; the call instruction for a return address: %v %v", q.Sample[1].Location[0], q.Sample[1].Location[1])
+	}
+	if len(q.SampleType) != 1 || q.SampleType[0].Type != report.SampleCrashes || q.SampleType[0].Unit != "count" ||
+		q.PeriodType == nil || q.PeriodType.Type != report.SampleCrashes || q.Period != 1 || q.DefaultSampleType != report.SampleCrashes {
+		t.Errorf("sample and period types: %v %v %d %q", q.SampleType, q.PeriodType, q.Period, q.DefaultSampleType)
 	}
 }

@@ -56,6 +56,15 @@ type Arch interface {
 	DynListAddr(as AddrSpace, f *elf.File, bias, fn uint64) (uint64, error)
 }
 
+// SignalMarker is implemented by arches whose Step sets callee.Signal
+// whenever callee is a signal frame, from the rule lookup Step makes
+// anyway. A Cursor asked whether its frame is a signal frame then steps
+// it at once and keeps the result for the next Step, instead of a second
+// lookup through IsSignalFrame (a few hundred instructions a frame).
+type SignalMarker interface {
+	StepMarksSignal()
+}
+
 var (
 	archMu sync.RWMutex
 	arches = map[string]Arch{}

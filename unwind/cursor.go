@@ -34,6 +34,19 @@ type Cursor struct {
 	done  bool
 	err   error
 
+	// stepped says that next already holds the step from cur (res,
+	// stepErr), taken early by IsSignalFrame when the arch is a
+	// SignalMarker (marksSignal).
+	marksSignal bool
+	stepped     bool
+
+	// What the arch says once, not through an interface call (or type
+	// assertion) several times a frame.
+	pcReg, spReg int
+	frameID      FrameIdentifier // nil unless the arch is one
+	res          StepResult
+	stepErr      error
+
 	// Loop detection in O(1) memory, whatever the depth: curKey is the
 	// current frame's key (no progress), checkpoint a frame key saved at
 	// depths 0, 2, 4, 8, ... (Brent's cycle detection: a cycle of length
@@ -62,6 +75,9 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	if d, ok := arch.(StackDirection); ok {
 		c.growsUp = d.StackGrowsUp()
 	}
+	_, c.marksSignal = arch.(SignalMarker)
+	c.pcReg, c.spReg = arch.PCReg(), arch.SPReg()
+	c.frameID, _ = arch.(FrameIdentifier)
 	c.cur.CopyFrom(initial)
 	if c.cur.Trust == TrustNone {
 		c.cur.Trust = TrustContext
@@ -92,14 +108,14 @@ type FrameIdentifier interface {
 }
 
 func (c *Cursor) key(f *Frame) frameKey {
-	pc, _ := f.Get(c.arch.PCReg())
-	sp, _ := f.Get(c.arch.SPReg())
+	pc, _ := f.Get(c.pcReg)
+	sp, _ := f.Get(c.spReg)
 	if f.HasCFA {
 		sp = f.CFA
 	}
 	var extra uint64
-	if fi, ok := c.arch.(FrameIdentifier); ok {
-		extra = fi.FrameExtra(f)
+	if c.frameID != nil {
+		extra = c.frameID.FrameExtra(f)
 	}
 	return frameKey{pc, sp, extra}
 }
@@ -119,22 +135,25 @@ func (c *Cursor) Step() (bool, error) {
 	if c.depth+1 >= c.opts.MaxFrames {
 		return stop(ErrMaxFrames)
 	}
-	c.next.Reset()
-	res, err := c.safeStep()
+	if !c.stepped {
+		c.stepNext()
+	}
+	c.stepped = false
+	res, err := c.res, c.stepErr
 	if err != nil {
 		return stop(err)
 	}
 	if res == StepEnd {
 		return stop(nil)
 	}
-	pc, ok := c.next.Get(c.arch.PCReg())
+	pc, ok := c.next.Get(c.pcReg)
 	if !ok || pc == 0 {
 		// A zero return address ends the chain (the convention of _start
 		// and thread entry points that clear the frame pointer).
 		return stop(nil)
 	}
-	if _, ok := c.next.Get(c.arch.SPReg()); !ok {
-		return stop(fmt.Errorf("frame %d: %w: caller's %s unknown", c.depth, ErrBadFrame, c.arch.RegName(c.arch.SPReg())))
+	if _, ok := c.next.Get(c.spReg); !ok {
+		return stop(fmt.Errorf("frame %d: %w: caller's %s unknown", c.depth, ErrBadFrame, c.arch.RegName(c.spReg)))
 	}
 	k := c.key(c.next)
 	if k == c.curKey && c.next.Trust != TrustContext {
@@ -157,6 +176,12 @@ func (c *Cursor) Step() (bool, error) {
 	return true, nil
 }
 
+// stepNext steps from cur into next, keeping the result for Step.
+func (c *Cursor) stepNext() {
+	c.next.Reset()
+	c.res, c.stepErr = c.safeStep()
+}
+
 // checkDirection stops a caller whose stack pointer lies on the younger
 // side of its callee's: older frames sit deeper in a stack that grows
 // down (higher addresses) and up (lower addresses) in one that grows up.
@@ -170,13 +195,13 @@ func (c *Cursor) checkDirection() error {
 	if c.cur.Signal || c.next.Trust == TrustContext {
 		return nil
 	}
-	callee, _ := c.cur.Get(c.arch.SPReg())
-	caller, _ := c.next.Get(c.arch.SPReg())
+	callee, _ := c.cur.Get(c.spReg)
+	caller, _ := c.next.Get(c.spReg)
 	if caller == callee || (caller > callee) != c.growsUp {
 		return nil
 	}
 	return fmt.Errorf("frame %d: %w: caller's %s %#x, this frame's %#x",
-		c.depth, ErrInnerFrame, c.arch.RegName(c.arch.SPReg()), caller, callee)
+		c.depth, ErrInnerFrame, c.arch.RegName(c.spReg), caller, callee)
 }
 
 // safeStep runs the arch stepper and turns a panic (a bug, or hostile
@@ -205,10 +230,10 @@ func (c *Cursor) Err() error { return c.err }
 func (c *Cursor) Truncated() bool { return errors.Is(c.err, ErrMaxFrames) }
 
 // PC returns the current frame's program counter.
-func (c *Cursor) PC() uint64 { v, _ := c.cur.Get(c.arch.PCReg()); return v }
+func (c *Cursor) PC() uint64 { v, _ := c.cur.Get(c.pcReg); return v }
 
 // SP returns the current frame's stack pointer.
-func (c *Cursor) SP() uint64 { v, _ := c.cur.Get(c.arch.SPReg()); return v }
+func (c *Cursor) SP() uint64 { v, _ := c.cur.Get(c.spReg); return v }
 
 // Reg returns register r of the current frame.
 func (c *Cursor) Reg(r int) (uint64, error) {
@@ -247,6 +272,14 @@ func (c *Cursor) IsSignalFrame() bool {
 	if c.cur.Signal {
 		return true
 	}
+	if c.marksSignal && !c.done {
+		// The step marks the frame; Step uses it instead of stepping again.
+		if !c.stepped {
+			c.stepNext()
+			c.stepped = true
+		}
+		return c.cur.Signal
+	}
 	if c.arch.IsSignalFrame(c.as, c.opts.Cache, c.cur) {
 		c.cur.Signal = true
 	}
@@ -254,7 +287,7 @@ func (c *Cursor) IsSignalFrame() bool {
 }
 
 // LookupPC is the address to symbolize the current frame with.
-func (c *Cursor) LookupPC() uint64 { return c.cur.LookupPC(c.arch.PCReg()) }
+func (c *Cursor) LookupPC() uint64 { return c.cur.LookupPC(c.pcReg) }
 
 // ProcInfo returns the procedure covering the current frame's PC.
 func (c *Cursor) ProcInfo() (*ProcInfo, error) {

@@ -338,3 +338,72 @@ func BenchmarkCursorStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
 }
+
+// markingChain marks the frames at the pcs in signal as signal frames in
+// Step, as a SignalMarker arch does; its IsSignalFrame must not be asked.
+type markingChain struct {
+	chainArch
+	signal map[uint64]bool
+}
+
+func (*markingChain) StepMarksSignal() {}
+
+func (a *markingChain) Step(as AddrSpace, c *Cache, callee, caller *Frame) (StepResult, error) {
+	pc, _ := callee.Get(0)
+	if a.signal[pc] {
+		callee.Signal = true
+	}
+	return a.chainArch.Step(as, c, callee, caller)
+}
+
+func (*markingChain) IsSignalFrame(AddrSpace, *Cache, *Frame) bool {
+	panic("IsSignalFrame asked of a SignalMarker arch")
+}
+
+// A walk that asks IsSignalFrame before each Step (as analyze does) steps
+// each frame once, gets the same frames as one that does not ask, and
+// sees the frames Step marks, the last one (no caller) included.
+func TestCursorSignalFromStep(t *testing.T) {
+	a := &markingChain{signal: map[uint64]bool{0x200: true, 0x400: true}}
+	a.next = map[[2]uint64][2]uint64{
+		{0x100, 0x1000}: {0x200, 0x1010},
+		{0x200, 0x1010}: {0x300, 0x1020},
+		{0x300, 0x1020}: {0x400, 0x1030},
+	}
+	c, err := NewCursor(nullSpace{}, a, start(0x100, 0x1000), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pcs, signals []uint64
+	for {
+		pcs = append(pcs, c.PC())
+		if c.IsSignalFrame() {
+			signals = append(signals, c.PC())
+		}
+		if !c.IsSignalFrame() != !a.signal[c.PC()] {
+			t.Errorf("second IsSignalFrame at %#x disagrees", c.PC())
+		}
+		more, err := c.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			break
+		}
+	}
+	if a.calls != len(pcs) {
+		t.Errorf("%d arch steps for %d frames; want one a frame", a.calls, len(pcs))
+	}
+	if len(signals) != 2 || signals[0] != 0x200 || signals[1] != 0x400 {
+		t.Errorf("signal frames %#x; want 0x200 and 0x400", signals)
+	}
+	plain, err := walk(t, &a.chainArch, 0)
+	if err != nil || len(plain) != len(pcs) {
+		t.Fatalf("walk without IsSignalFrame: %#x, %v; with: %#x", plain, err, pcs)
+	}
+	for i := range pcs {
+		if plain[i] != pcs[i] {
+			t.Fatalf("frames %#x with IsSignalFrame, %#x without", pcs, plain)
+		}
+	}
+}

@@ -24,6 +24,9 @@ func (Arch) SPReg() int           { return RSP }
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	pc, _ := callee.Get(RIP)
 	r := ruleFor(as, cache, callee.LookupPC(RIP), pc)
+	if r.signal || r.kind == ruleSigreturn {
+		callee.Signal = true // as IsSignalFrame: see StepMarksSignal
+	}
 	var why error
 	switch r.kind {
 	case ruleCFI:
@@ -43,6 +46,10 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	}
 	return x86frame.Fallback(as, &frameRegs, callee, caller, r.kind == ruleNone, why)
 }
+
+// StepMarksSignal says that Step sets callee.Signal where IsSignalFrame
+// would say true (unwind.SignalMarker).
+func (Arch) StepMarksSignal() {}
 
 // IsSignalFrame reports whether f is the signal trampoline: its CFI has
 // the 'S' augmentation or its code is the rt_sigreturn sequence.

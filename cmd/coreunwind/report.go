@@ -77,6 +77,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		CrashedOnly: threads == "crashed",
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
+		// Only the JSON report lists every frame's registers.
+		CrashRegistersOnly: format != "json",
 	}
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)

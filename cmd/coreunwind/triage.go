@@ -171,11 +171,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
 		}
 	case "pprof":
-		p, err := prof.Profile()
-		if err == nil {
-			err = p.Write(w)
-		}
-		writeErr = err
+		writeErr = prof.Write(w)
 		for _, f := range sum.Failures {
 			fmt.Fprintf(stderr, "coreunwind: %s: %s\n", f.Core, f.Error)
 		}

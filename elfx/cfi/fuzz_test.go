@@ -117,9 +117,23 @@ func FuzzEHFrameHdr(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The header is trusted lazily, so a mutated one must never
+			// lead to an FDE other than the one the FDE index finds (the
+			// seeds' FDEs do not overlap).
+			ref, err := NewEHFrame(s.eh, s.ehAddr, nil, 0, orderOf(big), 8)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, p := range []uint64{pc, s.ehAddr, 0x20000} {
-				if g, err := tab.FDEForPC(p); err == nil && (p < g.Begin || p >= g.End) {
+				g, err := tab.FDEForPC(p)
+				if err != nil {
+					continue
+				}
+				if p < g.Begin || p >= g.End {
 					t.Fatalf("FDEForPC(%#x) returned [%#x,%#x)", p, g.Begin, g.End)
+				}
+				if w, err := ref.FDEForPC(p); err != nil || w.Offset != g.Offset {
+					t.Fatalf("FDEForPC(%#x) through the header: FDE %#x; through the index: %v, %v", p, g.Offset, w, err)
 				}
 			}
 		}

@@ -115,29 +115,57 @@ func (h *hdrTable) field(i uint64, k int) uint64 {
 // validate checks once that the table is sorted and that every FDE address
 // falls inside the .eh_frame, so lookups can trust it.
 func (h *hdrTable) validate(ehSize, ehAddr uint64) error {
-	// gcc's and the linkers' encoding, little-endian, decoded inline: the
-	// check runs over every entry (75,000 in node's executable), where
-	// field's switches and interface calls cost ten times more.
-	fast := h.le && h.enc == PEDataRel|PESData4 && h.entSize == 4
+	if h.le && h.enc == PEDataRel|PESData4 && h.entSize == 4 {
+		return h.validateDataRel4(ehSize, ehAddr)
+	}
 	var prev uint64
 	for i := uint64(0); i < h.count; i++ {
-		var loc, fde uint64
-		if fast {
-			e := h.data[i*8 : i*8+8]
-			loc = truncPtr(uint64(int64(int32(binary.LittleEndian.Uint32(e))))+h.addr, h.ptrSize)
-			fde = truncPtr(uint64(int64(int32(binary.LittleEndian.Uint32(e[4:]))))+h.addr, h.ptrSize)
-		} else {
-			loc, fde = h.field(i, 0), h.field(i, 1)
-		}
+		loc, fde := h.field(i, 0), h.field(i, 1)
 		if i > 0 && loc < prev {
-			return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "table not sorted at entry %d", i)
+			return h.unsorted(i)
 		}
 		prev = loc
 		if fde < ehAddr || fde-ehAddr >= ehSize {
-			return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "entry %d points outside .eh_frame", i)
+			return h.outside(i)
 		}
 	}
 	return nil
+}
+
+// validateDataRel4 is validate for gcc's and the linkers' encoding,
+// little-endian signed 4-byte offsets from the header, decoded inline
+// with everything the loop needs in locals: it runs over every entry
+// (76,000 in node's executable), where field's switches cost ten times
+// more.
+func (h *hdrTable) validateDataRel4(ehSize, ehAddr uint64) error {
+	mask := ^uint64(0)
+	if h.ptrSize == 4 {
+		mask = 0xffffffff
+	}
+	base := h.addr
+	data := h.data[:h.count*8]
+	var prev uint64
+	for i := 0; i+8 <= len(data); i += 8 {
+		e := data[i : i+8 : i+8]
+		loc := (uint64(int64(int32(binary.LittleEndian.Uint32(e)))) + base) & mask
+		fde := (uint64(int64(int32(binary.LittleEndian.Uint32(e[4:])))) + base) & mask
+		if loc < prev {
+			return h.unsorted(uint64(i / 8))
+		}
+		prev = loc
+		if fde < ehAddr || fde-ehAddr >= ehSize {
+			return h.outside(uint64(i / 8))
+		}
+	}
+	return nil
+}
+
+func (h *hdrTable) unsorted(i uint64) error {
+	return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "table not sorted at entry %d", i)
+}
+
+func (h *hdrTable) outside(i uint64) error {
+	return formatErr(".eh_frame_hdr", h.tableOff+i*uint64(2*h.entSize), "entry %d points outside .eh_frame", i)
 }
 
 // lookup returns the .eh_frame offset of the FDE of the last entry whose

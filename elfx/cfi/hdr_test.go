@@ -51,15 +51,23 @@ func TestEHFrameHdrFallback(t *testing.T) {
 	for name, fn := range corrupt {
 		t.Run(name, func(t *testing.T) {
 			b, addr := fn(append([]byte(nil), hdr.data...))
-			tab, err := NewEHFrame(eh.data, eh.addr, b, addr, order, ptr)
-			if err != nil {
-				t.Fatal(err)
+			// The table is checked lazily, on the first lookup it
+			// misses: lookups first, then the verdict; and the verdict
+			// (which checks it) first, then lookups.
+			for _, lookupsFirst := range []bool{true, false} {
+				tab, err := NewEHFrame(eh.data, eh.addr, b, addr, order, ptr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lookupsFirst {
+					checkLookups(t, tab, fdes)
+				}
+				if tab.HasHeaderIndex() || tab.HeaderError() == nil {
+					t.Error("corrupt header used")
+				}
+				t.Logf("header rejected: %v", tab.HeaderError())
+				checkLookups(t, tab, fdes)
 			}
-			if tab.HasHeaderIndex() || tab.HeaderError() == nil {
-				t.Error("corrupt header used")
-			}
-			t.Logf("header rejected: %v", tab.HeaderError())
-			checkLookups(t, tab, fdes)
 		})
 	}
 }
