@@ -76,3 +76,13 @@ type Insn struct {
 	// memory, by number, each once, in operand order.
 	Regs []int
 }
+
+// AddReg adds register r to Regs unless it is there already.
+func (in *Insn) AddReg(r int) {
+	for _, x := range in.Regs {
+		if x == r {
+			return
+		}
+	}
+	in.Regs = append(in.Regs, r)
+}
