@@ -30,7 +30,7 @@ type InsnSuite struct {
 	// assembles the cases, its objdump is the reference.
 	Prefix string
 	// Header starts the assembly source (".thumb", ".option norvc").
-	Header string
+	Header  string
 	ASFlags []string
 	// Regs are the registers the decoder sees, by number.
 	Regs map[int]uint64
