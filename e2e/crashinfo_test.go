@@ -61,13 +61,20 @@ type crashKind struct {
 	recursion []string
 	// i386: the case also runs built for i386 (program "i386-"+prog).
 	i386 bool
+	// operandIsGDB: the instruction's memory address is the value gdb
+	// prints for gdbPrint.
+	operandIsGDB bool
 }
+
+// recordCount is the offset of crashkinds.c's record.count, which its
+// NULL read and write access.
+const recordCount = "/x (unsigned long)&((struct record *)0)->count"
 
 var crashKinds = []crashKind{
 	{name: "null-read", i386: true, prog: "crashkinds", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
-		summary: []string{"read of field at offset $gdb of a NULL pointer"}, gdbPrint: "/x (unsigned long)&((struct record *)0)->count"},
+		summary: []string{"read of field at offset $gdb of a NULL pointer"}, gdbPrint: recordCount},
 	{name: "null-write", i386: true, prog: "crashkinds", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
-		summary: []string{"write of field at offset $gdb of a NULL pointer"}, gdbPrint: "/x (unsigned long)&((struct record *)0)->count"},
+		summary: []string{"write of field at offset $gdb of a NULL pointer"}, gdbPrint: recordCount},
 	{name: "wild-call", i386: true, prog: "crashkinds", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
 		summary: []string{"execution of address 0xdead0000, outside every mapping: the call `call *%", " = 0xdead0000) in dispatch (frame #1) went there"}},
 	{name: "null-function-pointer", prog: "nullfn-O0", signal: "SIGSEGV", kind: "bad_jump",
@@ -121,32 +128,83 @@ func TestCrashInfo(t *testing.T) {
 	}
 }
 
-// TestCrashInfoAArch64: the crash kinds built for aarch64 (static) and
-// crashed under qemu-user, against gdb-multiarch. qemu's cores record no
-// siginfo (no fault address or code), so what needs one is not claimed;
-// a jump outside every mapping and a trap instruction are proven by the
-// pc and the code alone.
-func TestCrashInfoAArch64(t *testing.T) {
+// qemuCrashArch is one guest architecture of TestCrashInfoQemu: its
+// crashkinds program and the summaries that differ by arch.
+type qemuCrashArch struct {
+	name string
+	arch testenv.CrossArch
+	prog string // crashkinds built static for the arch
+	// wildCall holds the substrings of the wild call's summary (the
+	// call instruction and the register it went through); nil where
+	// a function pointer is not a code address (ELFv1's descriptors).
+	wildCall []string
+	// trap is the signal and text of __builtin_trap's instruction;
+	// "" where it does not compile to one that always traps.
+	trapSignal, trap string
+}
+
+var qemuCrashArches = []qemuCrashArch{
+	{name: "aarch64", arch: testenv.AArch64, prog: "a64-crashkinds",
+		wildCall:   []string{"the call `blr x", " = 0xdead0000) in dispatch (frame #1) went there"},
+		trapSignal: "SIGTRAP", trap: "executed brk #0x3e8 at"},
+	// Thumb-2 code: the wild call leaves Thumb (the target is even),
+	// the call is decoded as Thumb by frame 1's cpsr.
+	{name: "arm", arch: testenv.ARMHF, prog: "arm-crashkinds",
+		wildCall:   []string{"the call `blx r", " = 0xdead0000) in dispatch (frame #1) went there"},
+		trapSignal: "SIGILL", trap: "executed udf #255 at"},
+	{name: "ppc64le", arch: testenv.PPC64LE, prog: "ppc-crashkinds",
+		wildCall:   []string{"the call `bctrl` (ctr = 0xdead0000) in dispatch (frame #1) went there"},
+		trapSignal: "SIGTRAP", trap: "executed trap at"},
+	{name: "ppc64", arch: testenv.PPC64, prog: "ppcbe-crashkinds",
+		trapSignal: "SIGTRAP", trap: "executed trap at"},
+	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds",
+		wildCall: []string{"the call `basr %r14,%r", " = 0xdead0000) in dispatch (frame #1) went there"}},
+}
+
+func init() {
+	for _, a := range qemuCrashArches {
+		programs[a.prog] = cc(a.arch.CC(), "crashkinds", "-g", "-O0", "crashkinds.c", "-lpthread", "-static", "-Wl,-z,separate-code")
+	}
+}
+
+// TestCrashInfoQemu: the crash kinds built for each qemu-user arch
+// (static) and crashed under qemu-user, against gdb-multiarch: the
+// faulting instruction (x/i $pc), the registers it used and the frame's
+// (info registers), the abort message (__abort_msg). qemu's cores record
+// no siginfo (no fault address or code), so what needs one is not
+// claimed (a NULL read or write is "SIGSEGV in <instruction>"); a jump
+// outside every mapping and a trap instruction are proven by the pc and
+// the code alone.
+func TestCrashInfoQemu(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "gdb-multiarch")
-	for _, k := range []crashKind{
-		{name: "wild-call", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
-			summary: []string{"execution of address 0xdead0000, outside every mapping: the call `blr x", " = 0xdead0000) in dispatch (frame #1) went there"}},
-		{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "signal",
-			summary: []string{"SIGSEGV in ldr "}},
-		{name: "trap", args: []string{"sigill"}, signal: "SIGTRAP", kind: "trap_instruction",
-			summary: []string{"executed brk #0x3e8 at", "always raises SIGTRAP"}},
-		{name: "assert", args: []string{"assert"}, signal: "SIGABRT", kind: "assertion",
-			summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
-		{name: "abort-message", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
-			summary: []string{"abort() with message: free(): double free detected"}},
-	} {
-		k.prog = "a64-crashkinds"
-		t.Run(k.name, func(t *testing.T) {
-			t.Parallel()
-			c := a64Crash(t, k.prog, k.args...)
-			checkCrashKind(t, k, c, gdbRef{tool: "gdb-multiarch", extra: []string{"-iex", "set sysroot " + a64.Sysroot()}})
-		})
+	for _, a := range qemuCrashArches {
+		kinds := []crashKind{
+			{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in "},
+				gdbPrint: recordCount, operandIsGDB: true},
+			{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in "},
+				gdbPrint: recordCount, operandIsGDB: true},
+			{name: "assert", args: []string{"assert"}, signal: "SIGABRT", kind: "assertion",
+				summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
+			{name: "abort-message", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
+				summary: []string{"abort() with message: free(): double free detected"}},
+		}
+		if a.wildCall != nil {
+			kinds = append(kinds, crashKind{name: "wild-call", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
+				summary: append([]string{"execution of address 0xdead0000, outside every mapping: "}, a.wildCall...)})
+		}
+		if a.trap != "" {
+			kinds = append(kinds, crashKind{name: "trap", args: []string{"sigill"}, signal: a.trapSignal, kind: "trap_instruction",
+				summary: []string{a.trap, "always raises " + a.trapSignal}})
+		}
+		for _, k := range kinds {
+			k.prog = a.prog
+			t.Run(a.name+"/"+k.name, func(t *testing.T) {
+				t.Parallel()
+				c := qemuCrash(t, a.arch, k.prog, k.args...)
+				checkCrashKind(t, k, c, gdbRef{tool: "gdb-multiarch", extra: []string{"-iex", "set sysroot " + a.arch.Sysroot()}})
+			})
+		}
 	}
 }
 
@@ -204,6 +262,9 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 			if gv, ok := g.regs[reg.Name]; ok && gv != reg.Value {
 				t.Errorf("instruction register %s = %s, gdb says %s", reg.Name, reg.Value, gv)
 			}
+		}
+		if k.operandIsGDB && (cr.Instruction.MemoryAddress == nil || *cr.Instruction.MemoryAddress != g.print) {
+			t.Errorf("instruction %q: memory address %v, gdb says the field is at %s", cr.Instruction.Text, strptr(cr.Instruction.MemoryAddress), g.print)
 		}
 	}
 
