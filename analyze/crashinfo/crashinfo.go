@@ -126,7 +126,11 @@ func (a *analysis) decode() {
 	if !ok || !a.hasPC {
 		return
 	}
-	code := a.readCode(a.pc, d.MaxInsnLen())
+	start := a.pc
+	if c, ok := d.(unwind.InsnCodeAddr); ok {
+		start = c.InsnCodeAddr(a.pc)
+	}
+	code := a.readCode(start, d.MaxInsnLen())
 	if len(code) == 0 {
 		return
 	}
