@@ -57,11 +57,14 @@ need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
 need arm-linux-gnueabihf-g++ g++-arm-linux-gnueabihf
 need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu
 need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
+# (and C++ for crash analysis's uncaught exception, as on s390x)
+need powerpc64le-linux-gnu-g++ g++-powerpc64le-linux-gnu
 # (and big-endian ppc64, ELFv1: function descriptors, qemu-ppc64 cores)
 need powerpc64-linux-gnu-gcc gcc-powerpc64-linux-gnu
 need /usr/powerpc64-linux-gnu/lib/libc.so.6 libc6-dev-ppc64-cross
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
+need s390x-linux-gnu-g++ g++-s390x-linux-gnu
 # riscv64: qemu-riscv64 writes no core; the tests write one from what
 # gdb-multiarch reads through qemu's gdbstub.
 need riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu

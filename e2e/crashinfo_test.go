@@ -18,8 +18,9 @@ import (
 // (report-json.md), the parts these tests check.
 type crashInfo struct {
 	Crash *struct {
-		Summary     string `json:"summary"`
-		Kind        string `json:"kind"`
+		Summary     string   `json:"summary"`
+		Kind        string   `json:"kind"`
+		Details     []string `json:"details"`
 		Instruction *struct {
 			Address       string     `json:"address"`
 			Text          string     `json:"text"`
@@ -64,6 +65,9 @@ type crashKind struct {
 	// operandIsGDB: the instruction's memory address is the value gdb
 	// prints for gdbPrint.
 	operandIsGDB bool
+	// noExceptionType: an uncaught exception whose type the core cannot
+	// prove; the detail that says why.
+	noExceptionType string
 }
 
 // recordCount is the offset of crashkinds.c's record.count, which its
@@ -141,10 +145,16 @@ type qemuCrashArch struct {
 	// trap is the signal and text of __builtin_trap's instruction;
 	// "" where it does not compile to one that always traps.
 	trapSignal, trap string
+	// exception is exception.cc built static for the arch ("": no
+	// C++ cross compiler); exceptionUnknown the reason its core cannot
+	// prove the type, "" where it can.
+	exception, exceptionUnknown string
 }
 
 var qemuCrashArches = []qemuCrashArch{
-	{name: "aarch64", arch: testenv.AArch64, prog: "a64-crashkinds",
+	// qemu-aarch64's cores have no NT_ARM_TLS: no thread pointer, so
+	// no exception type.
+	{name: "aarch64", arch: testenv.AArch64, prog: "a64-crashkinds", exception: "a64-exception", exceptionUnknown: "no thread pointer in the core",
 		wildCall:   []string{"the call `blr x", " = 0xdead0000) in dispatch (frame #1) went there"},
 		trapSignal: "SIGTRAP", trap: "executed brk #0x3e8 at"},
 	// Thumb-2 code: the wild call leaves Thumb (the target is even),
@@ -152,18 +162,21 @@ var qemuCrashArches = []qemuCrashArch{
 	{name: "arm", arch: testenv.ARMHF, prog: "arm-crashkinds",
 		wildCall:   []string{"the call `blx r", " = 0xdead0000) in dispatch (frame #1) went there"},
 		trapSignal: "SIGILL", trap: "executed udf #255 at"},
-	{name: "ppc64le", arch: testenv.PPC64LE, prog: "ppc-crashkinds",
+	{name: "ppc64le", arch: testenv.PPC64LE, prog: "ppc-crashkinds", exception: "ppc-exception",
 		wildCall:   []string{"the call `bctrl` (ctr = 0xdead0000) in dispatch (frame #1) went there"},
 		trapSignal: "SIGTRAP", trap: "executed trap at"},
 	{name: "ppc64", arch: testenv.PPC64, prog: "ppcbe-crashkinds",
 		trapSignal: "SIGTRAP", trap: "executed trap at"},
-	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds",
+	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds", exception: "s390x-exception",
 		wildCall: []string{"the call `basr %r14,%r", " = 0xdead0000) in dispatch (frame #1) went there"}},
 }
 
 func init() {
 	for _, a := range qemuCrashArches {
 		programs[a.prog] = cc(a.arch.CC(), "crashkinds", "-g", "-O0", "crashkinds.c", "-lpthread", "-static", "-Wl,-z,separate-code")
+		if a.exception != "" && a.name != "aarch64" { // a64-exception is aarch64_test.go's
+			programs[a.exception] = cc(a.arch.Triple+"-g++", "exception", "-g", "-O1", "exception.cc", "-static", "-Wl,-z,separate-code")
+		}
 	}
 }
 
@@ -197,8 +210,18 @@ func TestCrashInfoQemu(t *testing.T) {
 			kinds = append(kinds, crashKind{name: "trap", args: []string{"sigill"}, signal: a.trapSignal, kind: "trap_instruction",
 				summary: []string{a.trap, "always raises " + a.trapSignal}})
 		}
+		for i := range kinds {
+			kinds[i].prog = a.prog
+		}
+		if a.exception != "" {
+			// The type from libstdc++'s exception globals in the
+			// thread's TLS: the executable's TLS block through the
+			// DTV the thread pointer leads to.
+			kinds = append(kinds, crashKind{name: "uncaught-exception", prog: a.exception, signal: "SIGABRT", kind: "uncaught_exception",
+				summary:         []string{"uncaught C++ exception", "thrown by shop::Basket::checkout"},
+				noExceptionType: a.exceptionUnknown})
+		}
 		for _, k := range kinds {
-			k.prog = a.prog
 			t.Run(a.name+"/"+k.name, func(t *testing.T) {
 				t.Parallel()
 				c := qemuCrash(t, a.arch, k.prog, k.args...)
@@ -347,7 +370,11 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 			t.Errorf("abort message %q is not what the program printed:\n%s", *cr.AbortMessage, c.Output)
 		}
 	}
-	if k.kind == "uncaught_exception" {
+	if k.kind == "uncaught_exception" && k.noExceptionType != "" {
+		if cr.ExceptionType != nil || !slices.ContainsFunc(cr.Details, func(d string) bool { return strings.Contains(d, k.noExceptionType) }) {
+			t.Errorf("exception type %v, details %q; want none, because %q", strptr(cr.ExceptionType), cr.Details, k.noExceptionType)
+		}
+	} else if k.kind == "uncaught_exception" {
 		m := regexp.MustCompile(`terminate called after throwing an instance of '([^']+)'`).FindStringSubmatch(c.Output)
 		if m == nil || cr.ExceptionType == nil || *cr.ExceptionType != m[1] {
 			t.Errorf("exception type %v; libstdc++ printed:\n%s", strptr(cr.ExceptionType), c.Output)

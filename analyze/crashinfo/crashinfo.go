@@ -41,8 +41,14 @@ type Input struct {
 	// __abort_msg) in any module; nil when names are not looked up.
 	DataSymbol func(name string) (uint64, bool)
 	// ThreadPointer is the crashed thread's TLS pointer (x86-64 fs_base),
-	// ok false when unknown.
+	// ok false when unknown; DTVAt is where its DTV pointer is, relative
+	// to it (unwind.ThreadPointerArch).
 	ThreadPointer func() (uint64, bool)
+	DTVAt         int64
+	// ExeTLSSymbol returns a thread-local symbol of the main executable
+	// (TLS module 1): its offset in the executable's TLS block. A static
+	// executable's libstdc++ has its exception globals there.
+	ExeTLSSymbol func(name string) (uint64, bool)
 	// Section names the section at a file offset of a mapped file, ""
 	// when unknown.
 	Section func(path string, off uint64) string
