@@ -41,7 +41,7 @@ func isThumb32(hw1 uint16) bool { return hw1>>11 >= 0x1d }
 // the core's byte order, halfword by halfword).
 func decodeThumb(code []byte, order binary.ByteOrder, pc uint64) (thumbInsn, error) {
 	if len(code) < 2 {
-		return thumbInsn{}, fmt.Errorf("Thumb instruction at %#x: fewer than 2 bytes", pc)
+		return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: fewer than 2 bytes", pc)
 	}
 	hw1 := order.Uint16(code)
 	if !isThumb32(hw1) {
@@ -49,17 +49,17 @@ func decodeThumb(code []byte, order binary.ByteOrder, pc uint64) (thumbInsn, err
 			t.n = 2
 			return t, nil
 		}
-		return thumbInsn{}, fmt.Errorf("Thumb instruction at %#x: %04x is not among the forms decoded", pc, hw1)
+		return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x is not among the forms decoded", pc, hw1)
 	}
 	if len(code) < 4 {
-		return thumbInsn{}, fmt.Errorf("Thumb instruction at %#x: %04x needs a second halfword", pc, hw1)
+		return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x needs a second halfword", pc, hw1)
 	}
 	hw2 := order.Uint16(code[2:])
 	if t, ok := thumb32(hw1, hw2, pc); ok {
 		t.n = 4
 		return t, nil
 	}
-	return thumbInsn{}, fmt.Errorf("Thumb instruction at %#x: %04x %04x is not among the forms decoded", pc, hw1, hw2)
+	return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x %04x is not among the forms decoded", pc, hw1, hw2)
 }
 
 // armReg is a register as libopcodes names it.

@@ -39,16 +39,15 @@ func paDisp(d int64) string {
 
 // paInsn is a decoded instruction before its registers are looked up.
 type paInsn struct {
-	text       string
-	class      unwind.InsnClass
-	mem        unwind.MemAccess
-	base       int   // -1: no memory operand
-	index      int   // -1: none
-	scale      uint  // the index's shift
-	disp       int64 // added unless postModify
-	postMod    bool  // ,ma: the access is at the base, then base += disp
-	regs       []int // in operand order
-	fpTransfer bool
+	text    string
+	class   unwind.InsnClass
+	mem     unwind.MemAccess
+	base    int   // -1: no memory operand
+	index   int   // -1: none
+	scale   uint  // the index's shift
+	disp    int64 // added unless postModify
+	postMod bool  // ,ma: the access is at the base, then base += disp
+	regs    []int // in operand order
 }
 
 // DecodeInsn decodes the word at pc (PA-RISC is big-endian; the pc's low

@@ -27,7 +27,7 @@ func (Arch) CanonicalAddr(uint64) bool { return true }
 func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (unwind.Insn, error) {
 	in := unwind.Insn{MemBase: -1, MemIndex: -1, Divisor: -1}
 	if len(code) < 4 {
-		return in, errors.New("Power instruction: fewer than 4 bytes")
+		return in, errors.New("ppc64 instruction: fewer than 4 bytes")
 	}
 	var order binary.ByteOrder = binary.LittleEndian
 	if a.bigEndian {
@@ -35,10 +35,10 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 	}
 	inst, err := ppc64asm.Decode(code, order)
 	if err != nil {
-		return in, fmt.Errorf("Power instruction at %#x: %w", pc, err)
+		return in, fmt.Errorf("ppc64 instruction at %#x: %w", pc, err)
 	}
 	if inst.Op == 0 {
-		return in, fmt.Errorf("Power instruction at %#x: %#08x is not an instruction", pc, inst.Enc)
+		return in, fmt.Errorf("ppc64 instruction at %#x: %#08x is not an instruction", pc, inst.Enc)
 	}
 	in.Len = inst.Len
 	in.Text = ppc64asm.GNUSyntax(inst, pc)
