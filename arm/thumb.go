@@ -49,7 +49,7 @@ func decodeThumb(code []byte, order binary.ByteOrder, pc uint64) (thumbInsn, err
 			t.n = 2
 			return t, nil
 		}
-		return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x is not among the forms decoded", pc, hw1)
+		return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x: %w", pc, hw1, unwind.ErrInsnNotCovered)
 	}
 	if len(code) < 4 {
 		return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x needs a second halfword", pc, hw1)
@@ -59,7 +59,7 @@ func decodeThumb(code []byte, order binary.ByteOrder, pc uint64) (thumbInsn, err
 		t.n = 4
 		return t, nil
 	}
-	return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x %04x is not among the forms decoded", pc, hw1, hw2)
+	return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x %04x: %w", pc, hw1, hw2, unwind.ErrInsnNotCovered)
 }
 
 // armReg is a register as libopcodes names it.

@@ -68,6 +68,10 @@ type crashKind struct {
 	// noExceptionType: an uncaught exception whose type the core cannot
 	// prove; the detail that says why.
 	noExceptionType string
+	// pcPastInsn: the arch's pc is past the instruction that raised the
+	// signal (s390x's SIGILL): no instruction, and the detail that says
+	// why.
+	pcPastInsn bool
 }
 
 // recordCount is the offset of crashkinds.c's record.count, which its
@@ -206,9 +210,15 @@ func TestCrashInfoQemu(t *testing.T) {
 			kinds = append(kinds, crashKind{name: "wild-call", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
 				summary: append([]string{"execution of address 0xdead0000, outside every mapping: "}, a.wildCall...)})
 		}
-		if a.trap != "" {
+		switch {
+		case a.trap != "":
 			kinds = append(kinds, crashKind{name: "trap", args: []string{"sigill"}, signal: a.trapSignal, kind: "trap_instruction",
 				summary: []string{a.trap, "always raises " + a.trapSignal}})
+		case a.name == "s390x":
+			// __builtin_trap is "j .+2" into the illegal halfword
+			// 0x0001; the PSW is past it.
+			kinds = append(kinds, crashKind{name: "trap", args: []string{"sigill"}, signal: "SIGILL", kind: "signal",
+				summary: []string{"SIGILL"}, pcPastInsn: true})
 		}
 		for i := range kinds {
 			kinds[i].prog = a.prog
@@ -305,6 +315,10 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 	switch {
 	case g.insn == "" && cr.Instruction != nil:
 		t.Errorf("instruction %q at %s, but gdb cannot read the pc:\n%s", cr.Instruction.Text, cr.Instruction.Address, g.insnRaw)
+	case k.pcPastInsn:
+		if cr.Instruction != nil || !slices.ContainsFunc(cr.Details, func(d string) bool { return strings.Contains(d, "is past the faulting instruction") }) {
+			t.Errorf("instruction %+v, details %q; the pc is past the faulting one", cr.Instruction, cr.Details)
+		}
 	case g.insn != "" && k.signal != "SIGABRT":
 		if cr.Instruction == nil {
 			t.Fatalf("no instruction; gdb: %s", g.insnRaw)

@@ -64,7 +64,7 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 		ok = false // F, L and X slots
 	}
 	if !ok {
-		return in, fmt.Errorf("IA-64 slot %d (%v unit) at %#x: %011x is not among the forms decoded", s, units[s], pc&^0xf, x)
+		return in, fmt.Errorf("IA-64 slot %d (%v unit) at %#x: %011x: %w", s, units[s], pc&^0xf, x, unwind.ErrInsnNotCovered)
 	}
 	in.Len, in.Text, in.Class, in.Mem = 16, d.text, d.class, d.mem
 	if qp := x & 0x3f; qp != 0 {

@@ -61,7 +61,7 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 	w := binary.BigEndian.Uint32(code)
 	p, ok := decodePA(w, pc)
 	if !ok {
-		return in, fmt.Errorf("PA-RISC instruction at %#x: %08x is not among the forms decoded", pc, w)
+		return in, fmt.Errorf("PA-RISC instruction at %#x: %08x: %w", pc, w, unwind.ErrInsnNotCovered)
 	}
 	in.Len, in.Text, in.Class, in.Mem = 4, p.text, p.class, p.mem
 	for _, r := range p.regs {

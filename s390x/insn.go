@@ -17,6 +17,13 @@ func (Arch) MaxInsnLen() int { return 6 }
 // CanonicalAddr: every 64-bit address is a valid virtual address.
 func (Arch) CanonicalAddr(uint64) bool { return true }
 
+// TrapPCAfter: an operation, a monitor-call or a data exception
+// (SIGILL, SIGTRAP, SIGFPE) leaves the PSW past the instruction; the
+// kernel finds it with the interruption's length code, which NT_PRSTATUS
+// does not hold. (Access exceptions, SIGSEGV, nullify: the PSW is the
+// instruction's.)
+func (Arch) TrapPCAfter() bool { return true }
+
 // DecodeInsn decodes one instruction with s390xasm and works out its
 // first memory operand, D(X,B) or D(B) (register 0 as base or index
 // names none), or pc + 2*I for the relative-long loads and stores. The

@@ -1,5 +1,13 @@
 package unwind
 
+import "errors"
+
+// ErrInsnNotCovered is wrapped by the errors of decoders that know only
+// the forms a fault involves (arm's Thumb, ia64, pa64): the bytes may
+// well be a valid instruction, so crash analysis does not call them
+// illegal.
+var ErrInsnNotCovered = errors.New("not among the forms decoded")
+
 // InsnDecoder is implemented by arches that can decode the instruction a
 // thread stopped at, for the report's crash analysis: x86_64 and i386
 // with x86asm, aarch64, ppc64, s390x and riscv64 with golang.org/x/arch's
@@ -27,6 +35,15 @@ type InsnDecoder interface {
 // DecodeInsn needs for pc starts; DecodeInsn still gets the pc.
 type InsnCodeAddr interface {
 	InsnCodeAddr(pc uint64) uint64
+}
+
+// TrapPCAfter is implemented by arches whose saved pc is past the
+// instruction that raised SIGILL, SIGFPE or SIGTRAP (s390x: for those
+// program checks the PSW holds the next instruction's address, and the
+// instruction length the kernel used to find the culprit is not in the
+// core). Crash analysis then decodes nothing at the pc for them.
+type TrapPCAfter interface {
+	TrapPCAfter() bool
 }
 
 // InsnClass says what an instruction does, as far as crash analysis cares.

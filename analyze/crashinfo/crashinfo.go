@@ -3,6 +3,7 @@ package crashinfo
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -64,6 +65,10 @@ type analysis struct {
 	pc    uint64
 	hasPC bool
 	insn  *unwind.Insn
+	// undecodable: the bytes at the pc are not an instruction (the
+	// first detail says why); not set when a partial decoder only does
+	// not cover them.
+	undecodable bool
 }
 
 // Analyze explains the crash. It returns nil when there is no signal.
@@ -77,7 +82,13 @@ func Analyze(in *Input) *report.Crash {
 	}
 	a.pc, a.hasPC = in.Frame0.Get(in.Arch.PCReg())
 	switch in.Signal.Name {
-	case "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGTRAP":
+	case "SIGILL", "SIGFPE", "SIGTRAP":
+		if p, ok := in.Arch.(unwind.TrapPCAfter); ok && p.TrapPCAfter() {
+			a.c.Details = append(a.c.Details, fmt.Sprintf("on %s the pc of a %s is past the faulting instruction, whose length the core does not record: it is not decoded", in.Arch.Name(), in.Signal.Name))
+			break
+		}
+		a.decode()
+	case "SIGSEGV", "SIGBUS":
 		// The instruction is the culprit; for other signals (abort's
 		// SIGABRT) it is wherever the thread happened to be.
 		a.decode()
@@ -143,6 +154,7 @@ func (a *analysis) decode() {
 	in, err := d.DecodeInsn(code, a.pc, a.in.Frame0.Get)
 	if err != nil {
 		a.c.Details = append(a.c.Details, fmt.Sprintf("the bytes at pc %#x (%s) do not decode: %v", a.pc, hex.EncodeToString(code), err))
+		a.undecodable = !errors.Is(err, unwind.ErrInsnNotCovered)
 		return
 	}
 	a.insn = &in
