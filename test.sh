@@ -62,6 +62,7 @@ need powerpc64le-linux-gnu-g++ g++-powerpc64le-linux-gnu
 # (and big-endian ppc64, ELFv1: function descriptors, qemu-ppc64 cores)
 need powerpc64-linux-gnu-gcc gcc-powerpc64-linux-gnu
 need /usr/powerpc64-linux-gnu/lib/libc.so.6 libc6-dev-ppc64-cross
+need powerpc64-linux-gnu-g++ g++-powerpc64-linux-gnu
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
 need s390x-linux-gnu-g++ g++-s390x-linux-gnu

@@ -171,7 +171,7 @@ var qemuCrashArches = []qemuCrashArch{
 	{name: "ppc64le", arch: testenv.PPC64LE, prog: "ppc-crashkinds", exception: "ppc-exception",
 		wildCall:   []string{"the call `bctrl` (ctr = 0xdead0000) in dispatch (frame #1) went there"},
 		trapSignal: "SIGTRAP", trap: "executed trap at"},
-	{name: "ppc64", arch: testenv.PPC64, prog: "ppcbe-crashkinds",
+	{name: "ppc64", arch: testenv.PPC64, prog: "ppcbe-crashkinds", exception: "ppcbe-exception",
 		trapSignal: "SIGTRAP", trap: "executed trap at"},
 	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds", exception: "s390x-exception",
 		wildCall: []string{"the call `basr %r14,%r", " = 0xdead0000) in dispatch (frame #1) went there"}},
