@@ -57,14 +57,18 @@ need /usr/arm-linux-gnueabihf/lib/libc.so.6 libc6-dev-armhf-cross
 need arm-linux-gnueabihf-g++ g++-arm-linux-gnueabihf
 need powerpc64le-linux-gnu-gcc gcc-powerpc64le-linux-gnu
 need /usr/powerpc64le-linux-gnu/lib/libc.so.6 libc6-dev-ppc64el-cross
+# (and C++ for crash analysis's uncaught exception, as on s390x)
+need powerpc64le-linux-gnu-g++ g++-powerpc64le-linux-gnu
 # (and big-endian ppc64, ELFv1: function descriptors, qemu-ppc64 cores)
 need powerpc64-linux-gnu-gcc gcc-powerpc64-linux-gnu
 need /usr/powerpc64-linux-gnu/lib/libc.so.6 libc6-dev-ppc64-cross
+need powerpc64-linux-gnu-g++ g++-powerpc64-linux-gnu
 # (and 32-bit ppc, big-endian: qemu-ppc cores)
 need powerpc-linux-gnu-gcc gcc-powerpc-linux-gnu
 need /usr/powerpc-linux-gnu/lib/libc.so.6 libc6-dev-powerpc-cross
 need s390x-linux-gnu-gcc gcc-s390x-linux-gnu
 need /usr/s390x-linux-gnu/lib/libc.so.6 libc6-dev-s390x-cross
+need s390x-linux-gnu-g++ g++-s390x-linux-gnu
 # (and 31-bit s390 programs, -m31: built for their code, as qemu-s390x
 # cannot run them)
 need /usr/s390x-linux-gnu/lib32/libc.a libc6-dev-s390-s390x-cross

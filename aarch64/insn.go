@@ -32,14 +32,7 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 	}
 	in.Len = 4
 	in.Text = arm64asm.GNUSyntax(inst)
-	addReg := func(r int) {
-		for _, x := range in.Regs {
-			if x == r {
-				return
-			}
-		}
-		in.Regs = append(in.Regs, r)
-	}
+	addReg := in.AddReg
 	hasMem := false
 	for _, a := range inst.Args {
 		switch a := a.(type) {

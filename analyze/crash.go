@@ -51,6 +51,8 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 	}
 	if tpa, ok := s.arch.(unwind.ThreadPointerArch); ok {
 		in.ThreadPointer = func() (uint64, bool) { return tpa.ThreadPointer(ts) }
+		in.DTVAt = tpa.DTVAt()
+		in.ExeTLSSymbol = s.target.exeTLSSymbol
 	}
 	return crashinfo.Analyze(in)
 }
@@ -69,6 +71,23 @@ func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
 				if sym.Name == name && elf.ST_TYPE(sym.Info) == typ && sym.Section != elf.SHN_UNDEF {
 					return sym.Value + m.bias, true
 				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// exeTLSSymbol is the value of the main executable's thread-local symbol
+// name: its offset in the executable's TLS segment.
+func (t *target) exeTLSSymbol(name string) (uint64, bool) {
+	for _, m := range t.modules {
+		if m.core == nil || !m.core.Main || m.obj == nil || m.obj.ELF() == nil {
+			continue
+		}
+		syms, _ := m.obj.ELF().Symbols()
+		for _, sym := range syms {
+			if sym.Name == name && elf.ST_TYPE(sym.Info) == elf.STT_TLS && sym.Section != elf.SHN_UNDEF {
+				return sym.Value, true
 			}
 		}
 	}

@@ -40,7 +40,6 @@ func init() {
 	add("a64-dyn", gcc, "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
 	add("a64-nullfn", gcc, "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, a64Static...)...)
 	add("a64-exception", gxx, "exception", append([]string{"-g", "-O1", "exception.cc"}, a64Static...)...)
-	add("a64-crashkinds", gcc, "crashkinds", append([]string{"-g", "-O0", "crashkinds.c", "-lpthread"}, a64Static...)...)
 	// Functions without CFI: with frame records, and without (their
 	// prologue saves only x30: the frame-record chain would skip them).
 	programs["a64-nocfi"] = nocfiBuild(a64.Triple+"-", nil, a64Static)

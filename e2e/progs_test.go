@@ -63,8 +63,11 @@ var programs = map[string]program{
 	"overflow":     cc("gcc", "overflow", "-g", "-O0", "overflow.c"),
 	"altstack":     cc("gcc", "altstack", "-g", "-O0", "-pthread", "altstack.c"),
 	"exception":    cc("g++", "exception", "-g", "-O1", "exception.cc"),
-	"crashkinds":   cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
-	"inline":       cc("g++", "inline", "-g", "-O2", "inline.cc"),
+	// libstdc++ linked in: its exception globals are in the
+	// executable's own TLS block.
+	"exception-static": cc("g++", "exception", "-g", "-O1", "-static", "exception.cc"),
+	"crashkinds":       cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
+	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {
 		tools: []string{"rustc"},
 		build: func(src, dir string) (string, error) {

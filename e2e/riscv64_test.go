@@ -41,6 +41,7 @@ func init() {
 	add("rv-fp", "crash", "-g", "-O2", "-fno-omit-frame-pointer", "crossarch.c", "-lpthread", "-static")
 	add("rv-dyn", "crash", "-g", "-O1", "crossarch.c", "-lpthread")
 	add("rv-nullfn", "nullfn", "-g", "-O2", "nullfn.c", "-static")
+	add("rv-crashkinds", "crashkinds", "-g", "-O0", "crashkinds.c", "-lpthread", "-static")
 	// Functions without CFI, built with frame pointers (-O0): only the
 	// frame-pointer chain gets through them.
 	programs["rv-nocfi"] = nocfiBuild(rv.Triple+"-", nil, []string{"-static"})
@@ -105,7 +106,7 @@ type rvLive struct {
 }
 
 // rvSignals are the signal numbers of the generic Linux ABI riscv64 uses.
-var rvSignals = map[string]int{"SIGILL": 4, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGUSR1": 10, "SIGSEGV": 11}
+var rvSignals = map[string]int{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGUSR1": 10, "SIGSEGV": 11}
 
 // rvLiveCore runs a built program (its libraries from the cross sysroot)
 // under qemu-riscv64 -g and gdb-multiarch, continues to the stops-th signal, records the backtraces

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -284,5 +285,39 @@ func TestAnalyzeInterpretedCore(t *testing.T) {
 		if f.Function == nil || *f.Function != want {
 			t.Errorf("frame %d: function %v, addr2line %q", i, f.Function, want)
 		}
+	}
+}
+
+// TestCrashInstructionInterpretedCore: the interpreted core's fault is
+// walk.s's NULL load (ld8 r9 = [r0]): the report's faulting instruction
+// must be the slot the interpreter stopped at, as objdump prints it, with
+// its operand's address.
+func TestCrashInstructionInterpretedCore(t *testing.T) {
+	m, exe, core := ia64.RunToCore(t, false)
+	r, err := analyze.Analyze(core, analyze.Options{Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objdump := testenv.NeedTool(t, "ia64-linux-gnu-objdump")
+	bundle := m.IP &^ 0xf
+	out, err := exec.Command(objdump, "-d", fmt.Sprintf("--start-address=%#x", bundle), fmt.Sprintf("--stop-address=%#x", bundle+16), exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := regexp.MustCompile(`(?m)^\s*[0-9a-f]+:\t(?:[0-9a-f]{2} )+\s*\t(?:\[[A-Z]+\])?\s*(.*?)(?:;;)?$`).FindAllStringSubmatch(string(out), -1)
+	if len(slots) != 3 {
+		t.Fatalf("objdump shows %d slots:\n%s", len(slots), out)
+	}
+	want := strings.TrimSpace(slots[m.IP&3][1])
+	c := r.Crash
+	if c == nil || c.Instruction == nil {
+		t.Fatalf("no faulting instruction: %+v", c)
+	}
+	in := c.Instruction
+	if uint64(in.Address) != m.IP || in.Text != want || want != "ld8 r9=[r0]" {
+		t.Errorf("instruction %#x %q; interpreter at %#x, objdump %q", uint64(in.Address), in.Text, m.IP, want)
+	}
+	if in.MemoryAddress == nil || uint64(*in.MemoryAddress) != m.FaultAt {
+		t.Errorf("memory address %v, the interpreter faulted at %#x", in.MemoryAddress, m.FaultAt)
 	}
 }

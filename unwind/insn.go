@@ -1,8 +1,18 @@
 package unwind
 
+import "errors"
+
+// ErrInsnNotCovered is wrapped by the errors of decoders that know only
+// the forms a fault involves (arm's Thumb, ia64, pa64): the bytes may
+// well be a valid instruction, so crash analysis does not call them
+// illegal.
+var ErrInsnNotCovered = errors.New("not among the forms decoded")
+
 // InsnDecoder is implemented by arches that can decode the instruction a
-// thread stopped at, for the report's crash analysis (x86_64 with x86asm;
-// aarch64 with arm64asm and i386 with x86asm's 32-bit mode can follow).
+// thread stopped at, for the report's crash analysis: x86_64 and i386
+// with x86asm, aarch64, ppc64, s390x and riscv64 with golang.org/x/arch's
+// decoders, arm with armasm (ARM code) and its own Thumb decoder, ia64
+// and pa64 with their own decoders of the forms a fault involves.
 // It is an optional extension of Arch, as TableArch is.
 type InsnDecoder interface {
 	// MaxInsnLen is the longest instruction's length in bytes: how many
@@ -17,6 +27,23 @@ type InsnDecoder interface {
 	// CanonicalAddr reports whether the machine could access addr at all
 	// (x86-64: bits 63..47 all equal). Arches without the notion say true.
 	CanonicalAddr(addr uint64) bool
+}
+
+// InsnCodeAddr is implemented by decoders whose pc is not the address
+// of the instruction's first byte (IA-64: a bundle address with the
+// slot number in its low bits). InsnCodeAddr returns where the code
+// DecodeInsn needs for pc starts; DecodeInsn still gets the pc.
+type InsnCodeAddr interface {
+	InsnCodeAddr(pc uint64) uint64
+}
+
+// TrapPCAfter is implemented by arches whose saved pc is past the
+// instruction that raised SIGILL, SIGFPE or SIGTRAP (s390x: for those
+// program checks the PSW holds the next instruction's address, and the
+// instruction length the kernel used to find the culprit is not in the
+// core). Crash analysis then decodes nothing at the pc for them.
+type TrapPCAfter interface {
+	TrapPCAfter() bool
 }
 
 // InsnClass says what an instruction does, as far as crash analysis cares.
@@ -75,4 +102,14 @@ type Insn struct {
 	// Regs are the registers the instruction names or uses to address
 	// memory, by number, each once, in operand order.
 	Regs []int
+}
+
+// AddReg adds register r to Regs unless it is there already.
+func (in *Insn) AddReg(r int) {
+	for _, x := range in.Regs {
+		if x == r {
+			return
+		}
+	}
+	in.Regs = append(in.Regs, r)
 }

@@ -37,6 +37,9 @@ func (Arch) FrameFromThread(th *unwind.ThreadState) (*unwind.Frame, error) {
 // fsBaseSlot is fs_base's slot in struct user_regs_struct.
 const fsBaseSlot = 21
 
+// DTVAt: the DTV pointer is the TCB's second word (tcbhead_t).
+func (Arch) DTVAt() int64 { return 8 }
+
 // ThreadPointer is fs_base: the TCB that x86-64 TLS is addressed from.
 func (Arch) ThreadPointer(th *unwind.ThreadState) (uint64, bool) {
 	if len(th.GRegs) < userRegsSize {

@@ -14,7 +14,7 @@ func (a *analysis) illegal() {
 		a.c.Kind = "trap_instruction"
 		a.c.Summary = fmt.Sprintf("executed %s at %#x, an instruction that always raises %s (what __builtin_trap() compiles to)",
 			a.insn.Text, a.pc, a.in.Signal.Name)
-	case a.in.Signal.Name == "SIGILL" && a.insn == nil && a.c.Instruction == nil && a.hasPC && len(a.c.Details) > 0:
+	case a.in.Signal.Name == "SIGILL" && a.undecodable && a.hasPC:
 		a.c.Kind = "illegal_instruction"
 		a.c.Summary = fmt.Sprintf("illegal instruction at %#x: %s", a.pc, a.c.Details[0])
 	}

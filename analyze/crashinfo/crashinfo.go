@@ -3,6 +3,7 @@ package crashinfo
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -41,8 +42,14 @@ type Input struct {
 	// __abort_msg) in any module; nil when names are not looked up.
 	DataSymbol func(name string) (uint64, bool)
 	// ThreadPointer is the crashed thread's TLS pointer (x86-64 fs_base),
-	// ok false when unknown.
+	// ok false when unknown; DTVAt is where its DTV pointer is, relative
+	// to it (unwind.ThreadPointerArch).
 	ThreadPointer func() (uint64, bool)
+	DTVAt         int64
+	// ExeTLSSymbol returns a thread-local symbol of the main executable
+	// (TLS module 1): its offset in the executable's TLS block. A static
+	// executable's libstdc++ has its exception globals there.
+	ExeTLSSymbol func(name string) (uint64, bool)
 	// Section names the section at a file offset of a mapped file, ""
 	// when unknown.
 	Section func(path string, off uint64) string
@@ -58,6 +65,10 @@ type analysis struct {
 	pc    uint64
 	hasPC bool
 	insn  *unwind.Insn
+	// undecodable: the bytes at the pc are not an instruction (the
+	// first detail says why); not set when a partial decoder only does
+	// not cover them.
+	undecodable bool
 }
 
 // Analyze explains the crash. It returns nil when there is no signal.
@@ -71,7 +82,13 @@ func Analyze(in *Input) *report.Crash {
 	}
 	a.pc, a.hasPC = in.Frame0.Get(in.Arch.PCReg())
 	switch in.Signal.Name {
-	case "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGTRAP":
+	case "SIGILL", "SIGFPE", "SIGTRAP":
+		if p, ok := in.Arch.(unwind.TrapPCAfter); ok && p.TrapPCAfter() {
+			a.c.Details = append(a.c.Details, fmt.Sprintf("on %s the pc of a %s is past the faulting instruction, whose length the core does not record: it is not decoded", in.Arch.Name(), in.Signal.Name))
+			break
+		}
+		a.decode()
+	case "SIGSEGV", "SIGBUS":
 		// The instruction is the culprit; for other signals (abort's
 		// SIGABRT) it is wherever the thread happened to be.
 		a.decode()
@@ -126,13 +143,18 @@ func (a *analysis) decode() {
 	if !ok || !a.hasPC {
 		return
 	}
-	code := a.readCode(a.pc, d.MaxInsnLen())
+	start := a.pc
+	if c, ok := d.(unwind.InsnCodeAddr); ok {
+		start = c.InsnCodeAddr(a.pc)
+	}
+	code := a.readCode(start, d.MaxInsnLen())
 	if len(code) == 0 {
 		return
 	}
 	in, err := d.DecodeInsn(code, a.pc, a.in.Frame0.Get)
 	if err != nil {
 		a.c.Details = append(a.c.Details, fmt.Sprintf("the bytes at pc %#x (%s) do not decode: %v", a.pc, hex.EncodeToString(code), err))
+		a.undecodable = !errors.Is(err, unwind.ErrInsnNotCovered)
 		return
 	}
 	a.insn = &in

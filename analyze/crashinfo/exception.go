@@ -98,22 +98,59 @@ func ReadTypeInfoName(m Memory, ti uint64) (string, error) {
 	return name, nil
 }
 
+// ehGlobalsNames are the names libstdc++ has given its thread-local
+// __cxa_eh_globals in a static link (eh_globals.cc): gcc 12's
+// function-local (anonymous namespace)::get_global()::global, older
+// ones' file-scope eh_globals.
+var ehGlobalsNames = []string{"_ZZN12_GLOBAL__N_110get_globalEvE6global", "_ZL10eh_globals", "_ZN12_GLOBAL__N_110eh_globalsE"}
+
 // ehGlobals finds libstdc++'s __cxa_eh_globals of the crashed thread:
-// __cxa_get_globals loads the address of its tls_index ({module,
-// offset}) and calls __tls_get_addr; the module's TLS block is the
-// thread's DTV entry (glibc: the DTV pointer is the TCB's second word,
-// 16-byte entries whose first word is the block).
+// in the executable's own TLS block when libstdc++ is linked into it (a
+// static executable: the symbol's offset in module 1), else in
+// libstdc++.so's, whose tls_index ({module, offset}) __cxa_get_globals
+// loads before calling __tls_get_addr. A module's TLS block is the
+// thread's DTV entry (glibc: 16-byte entries, or 8 on 32-bit, whose
+// first word is the block), the DTV found from the thread pointer.
 func (a *analysis) ehGlobals() (uint64, error) {
-	if a.in.CodeSymbol == nil || a.in.ThreadPointer == nil {
-		return 0, errors.New("no symbols or thread pointer")
+	if a.in.ThreadPointer == nil {
+		return 0, errors.New("no thread pointer")
+	}
+	if a.in.ExeTLSSymbol != nil {
+		for _, name := range ehGlobalsNames {
+			if off, ok := a.in.ExeTLSSymbol(name); ok {
+				block, err := a.tlsBlock(1)
+				if err != nil {
+					return 0, err
+				}
+				return block + off, nil
+			}
+		}
+	}
+	mod, off, err := a.tlsIndex()
+	if err != nil {
+		return 0, err
+	}
+	block, err := a.tlsBlock(mod)
+	if err != nil {
+		return 0, err
+	}
+	return block + off, nil
+}
+
+// tlsIndex reads libstdc++.so's tls_index for its exception globals
+// from the first instructions of __cxa_get_globals: the pc-relative
+// address they compute without accessing memory (x86-64's lea).
+func (a *analysis) tlsIndex() (mod, off uint64, err error) {
+	if a.in.CodeSymbol == nil {
+		return 0, 0, errors.New("no symbols")
 	}
 	fn, ok := a.in.CodeSymbol("__cxa_get_globals")
 	if !ok {
-		return 0, errors.New("no __cxa_get_globals (not libstdc++)")
+		return 0, 0, errors.New("no __cxa_get_globals (not libstdc++)")
 	}
 	d, ok := a.in.Arch.(unwind.InsnDecoder)
 	if !ok {
-		return 0, fmt.Errorf("no instruction decoder for %s", a.in.Arch.Name())
+		return 0, 0, fmt.Errorf("no instruction decoder for %s", a.in.Arch.Name())
 	}
 	tlsIndex, found := uint64(0), false
 	pc := fn
@@ -133,33 +170,40 @@ func (a *analysis) ehGlobals() (uint64, error) {
 		pc += uint64(in.Len)
 	}
 	if !found {
-		return 0, fmt.Errorf("__cxa_get_globals at %#x: no tls_index load in its first instructions", fn)
+		return 0, 0, fmt.Errorf("__cxa_get_globals at %#x: no tls_index load in its first instructions", fn)
 	}
-	mod, err := readPtr(a.in.Mem, tlsIndex)
+	ps := uint64(a.in.Mem.PtrSize())
+	if mod, err = readPtr(a.in.Mem, tlsIndex); err == nil {
+		off, err = readPtr(a.in.Mem, tlsIndex+ps)
+	}
 	if err != nil {
-		return 0, fmt.Errorf("tls_index at %#x: %w", tlsIndex, err)
-	}
-	off, err := readPtr(a.in.Mem, tlsIndex+8)
-	if err != nil {
-		return 0, fmt.Errorf("tls_index at %#x: %w", tlsIndex, err)
-	}
-	tp, ok := a.in.ThreadPointer()
-	if !ok {
-		return 0, errors.New("no thread pointer")
-	}
-	dtv, err := readPtr(a.in.Mem, tp+8)
-	if err != nil {
-		return 0, fmt.Errorf("TCB at %#x: %w", tp, err)
+		return 0, 0, fmt.Errorf("tls_index at %#x: %w", tlsIndex, err)
 	}
 	if mod == 0 || mod > 1<<16 {
-		return 0, fmt.Errorf("tls_index at %#x: module %d", tlsIndex, mod)
+		return 0, 0, fmt.Errorf("tls_index at %#x: module %d", tlsIndex, mod)
 	}
-	block, err := readPtr(a.in.Mem, dtv+16*mod)
+	return mod, off, nil
+}
+
+// tlsBlock returns the crashed thread's TLS block of module mod, from
+// its DTV.
+func (a *analysis) tlsBlock(mod uint64) (uint64, error) {
+	tp, ok := a.in.ThreadPointer()
+	if !ok {
+		return 0, errors.New("no thread pointer in the core")
+	}
+	at := tp + uint64(a.in.DTVAt)
+	dtv, err := readPtr(a.in.Mem, at)
+	if err != nil {
+		return 0, fmt.Errorf("DTV pointer at %#x (thread pointer %#x): %w", at, tp, err)
+	}
+	entry := dtv + 2*uint64(a.in.Mem.PtrSize())*mod
+	block, err := readPtr(a.in.Mem, entry)
 	if err != nil {
 		return 0, fmt.Errorf("DTV at %#x: %w", dtv, err)
 	}
 	if block == 0 || block == ^uint64(0) {
 		return 0, fmt.Errorf("DTV entry %d is not allocated", mod)
 	}
-	return block + off, nil
+	return block, nil
 }

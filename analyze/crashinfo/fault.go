@@ -271,12 +271,13 @@ func (a *analysis) callerCall() (text, fn string) {
 		return "", ""
 	}
 	ret := uint64(f[0].PC)
+	reg := a.callerRegs(&f[0])
 	for n := 1; n <= d.MaxInsnLen() && uint64(n) <= ret; n++ {
 		code := a.readCode(ret-uint64(n), n)
 		if len(code) != n {
 			continue
 		}
-		in, err := d.DecodeInsn(code, ret-uint64(n), a.reg)
+		in, err := d.DecodeInsn(code, ret-uint64(n), reg)
 		if err != nil || in.Len != n || in.Class != unwind.InsnCall {
 			continue
 		}
@@ -285,6 +286,26 @@ func (a *analysis) callerCall() (text, fn string) {
 		}
 	}
 	return "", ""
+}
+
+// callerRegs are the registers a call in frame f was decoded with:
+// frame 0's (the target never ran, so they are the call's), except
+// those the unwinder recovered for f itself, which are the caller's own
+// where they differ: arm's cpsr, whose T bit says the call was Thumb
+// code when the target is ARM code.
+func (a *analysis) callerRegs(f *report.Frame) func(int) (uint64, bool) {
+	byName := map[string]uint64{}
+	for _, r := range f.Registers {
+		byName[r.Name] = uint64(r.Value)
+	}
+	return func(r int) (uint64, bool) {
+		if r != a.in.Arch.PCReg() {
+			if v, ok := byName[a.regName(r)]; ok {
+				return v, true
+			}
+		}
+		return a.reg(r)
+	}
 }
 
 // callTarget shows that an indirect call went to the pc: the pointer it
