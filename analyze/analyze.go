@@ -29,7 +29,9 @@ type Options struct {
 	// their module and offset only, and no symbol table or DWARF is read.
 	UnwindOnly bool
 	// CrashRegistersOnly lists registers for the crashing thread's
-	// first frame only (what the crash analysis reads), not for every
+	// first two frames only (what the crash analysis reads: the crashing
+	// frame, and its caller's, with which it decodes the call that went
+	// to a bad pc, e.g. arm's cpsr for Thumb code), not for every
 	// frame of every thread: for writers that print no frame's registers
 	// (text, pprof), which would otherwise pay for lists nobody reads.
 	CrashRegistersOnly bool
@@ -220,7 +222,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	if opts.CrashRegistersOnly {
 		regFrames = 0
 		if rt.Crashed {
-			regFrames = 1
+			regFrames = 2
 		}
 	}
 	for {
