@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -58,6 +59,10 @@ func exerciseObject(data []byte) {
 			o.FindFDE(a)
 		}
 		o.LookupSymbol("main")
+		for _, tab := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_SYMTAB} {
+			o.DefinedSymbol(tab, "main", elf.STT_FUNC)
+			o.DefinedSymbol(tab, "f", elf.STT_FUNC)
+		}
 		o.UnwindTables()
 	}
 }
@@ -77,6 +82,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		{"-O2", "-g", "-gdwarf-5", "-fno-asynchronous-unwind-tables"},
 		{"-O2", "-s"},
 		{"-O2", "-g", "-gz=zlib"},
+		{"-O2", "-shared", "-fPIC"}, // .dynsym and its GNU hash table
 	} {
 		out := filepath.Join(dir, "s"+string(rune('0'+i)))
 		args := append(append([]string{}, flags...), "-nostartfiles", "-nostdlib", "-e", "main", "-o", out, src)
