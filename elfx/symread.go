@@ -140,6 +140,9 @@ func (o *Object) SymbolValues(names ...string) map[string]uint64 {
 }
 
 func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string]uint64) {
+	if typ == elf.SHT_DYNSYM && o.hashedSymbols(names, out) {
+		return
+	}
 	f := o.ef
 	for _, tab := range f.Sections {
 		if tab.Type != typ || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
@@ -213,6 +216,36 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 				}
 			}
 		}
+		// The pass touched every entry and the start of every name (node:
+		// 10 MB); the few symbols a report names come back on demand.
+		o.release(data)
+		o.release(strs)
 		return
 	}
+}
+
+// hashedSymbols is scanSymbols over .dynsym through its GNU hash table:
+// a few pages per name instead of the whole table and its names. ok is
+// false when there is no hash table to use.
+func (o *Object) hashedSymbols(names []string, out map[string]uint64) (ok bool) {
+	h, ok := o.gnuHash()
+	if !ok {
+		return false
+	}
+	t, ok := o.symbolTable(elf.SHT_DYNSYM)
+	if !ok {
+		return false
+	}
+	for _, name := range names {
+		if _, dup := out[name]; dup {
+			continue
+		}
+		for i := range h.candidates(name, t.len()) {
+			if s := t.sym(i); s.shndx != elf.SHN_UNDEF && s.value != 0 && t.nameIs(s.name, name) {
+				out[name] = s.value
+				break
+			}
+		}
+	}
+	return true
 }
