@@ -3,6 +3,8 @@ package elfx
 import (
 	"debug/elf"
 	"encoding/binary"
+	"math"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -160,6 +162,9 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		if f.Class == elf.ELFCLASS32 {
 			entSize = 16
 		}
+		if len(data)/entSize > math.MaxInt32 {
+			return
+		}
 		// Most entries are rejected on their first two bytes (a C++
 		// library's names all start "_Z"): a table lookup, not a
 		// string comparison per name.
@@ -191,35 +196,76 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 			}
 			return binary.LittleEndian.Uint64(b)
 		}
-		for i := entSize; i+entSize <= len(data); i += entSize {
+		// The entries' fields are read first; the names of the defined
+		// ones are then read one stretch of the string table at a time,
+		// each stretch given back once read: any run of node's entries
+		// has names all over its 7 MB .strtab, which a pass in table
+		// order would have resident at once. A counting sort by stretch
+		// keeps table order within one.
+		const stretch = 64 << 10
+		bucketOf := func(i int) int {
 			off := uint(u32(data[i : i+4])) // st_name comes first in both classes
-			if off+1 >= uint(len(strs)) || !first[strs[off]] || !second[strs[off+1]] {
-				continue
+			if off+1 >= uint(len(strs)) {
+				return -1
 			}
 			b := data[i : i+entSize]
-			var shndx uint16
-			var value uint64
 			if entSize == 24 {
-				shndx, value = u16(b[6:]), u64(b[8:])
-			} else {
-				shndx, value = u16(b[14:]), uint64(u32(b[4:]))
+				if u16(b[6:]) == uint16(elf.SHN_UNDEF) || u64(b[8:]) == 0 {
+					return -1
+				}
+			} else if u16(b[14:]) == uint16(elf.SHN_UNDEF) || u32(b[4:]) == 0 {
+				return -1
 			}
-			if shndx == uint16(elf.SHN_UNDEF) || value == 0 {
-				continue
+			return int(off / stretch)
+		}
+		starts := make([]int32, len(strs)/stretch+2)
+		for i := entSize; i+entSize <= len(data); i += entSize {
+			if k := bucketOf(i); k >= 0 {
+				starts[k+1]++
 			}
-			for _, name := range names {
-				end := int(off) + len(name)
-				if end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name {
-					if _, dup := out[name]; !dup {
-						out[name] = value
+		}
+		for k := 1; k < len(starts); k++ {
+			starts[k] += starts[k-1]
+		}
+		byStretch := make([]int32, starts[len(starts)-1]) // entry numbers
+		next := slices.Clone(starts)
+		for i := entSize; i+entSize <= len(data); i += entSize {
+			if k := bucketOf(i); k >= 0 {
+				byStretch[next[k]] = int32(i / entSize)
+				next[k]++
+			}
+		}
+		// The first entry of a name in table order wins, as in a pass
+		// in table order.
+		found := make([]int, len(names))
+		values := make([]uint64, len(names))
+		for k := 0; k+1 < len(starts); k++ {
+			for _, n := range byStretch[starts[k]:starts[k+1]] {
+				i := int(n) * entSize
+				off := uint(u32(data[i : i+4]))
+				if !first[strs[off]] || !second[strs[off+1]] {
+					continue
+				}
+				for j, name := range names {
+					end := int(off) + len(name)
+					if end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name && (found[j] == 0 || i < found[j]) {
+						found[j] = i
+						if entSize == 24 {
+							values[j] = u64(data[i+8:])
+						} else {
+							values[j] = uint64(u32(data[i+4:]))
+						}
 					}
 				}
 			}
+			o.release(strs[k*stretch : min(len(strs), (k+1)*stretch)])
 		}
-		// The pass touched every entry and the start of every name (node:
-		// 10 MB); the few symbols a report names come back on demand.
+		for j, name := range names {
+			if _, dup := out[name]; found[j] != 0 && !dup {
+				out[name] = values[j]
+			}
+		}
 		o.release(data)
-		o.release(strs)
 		return
 	}
 }
