@@ -107,6 +107,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts.MaxFrames)
 	})
 	if !opts.UnwindOnly {
+		// The stacks are read: their pages need not stay resident
+		// while the modules' DWARF is inflated (65 threads map 4 MB).
+		c.ReleasePages()
 		warmModules(t, walks)
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
