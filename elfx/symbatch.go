@@ -117,8 +117,14 @@ func (o *Object) batchCandidates(addrs []uint64, tables []batchTable, checkNames
 	cands := make([][]batchCandidate, len(addrs))
 	order := 0
 	visit := func(c batchCandidate) {
-		// Every lookup address at or above c.addr may take it.
+		// Every lookup address at or above c.addr may take it, up to
+		// the first whose candidates are all above it: the candidates
+		// of a higher address are the nearest among a superset of
+		// symbols, so its lowest is no lower, and it refuses c too.
 		for i := sort64(addrs, c.addr); i < len(addrs); i++ {
+			if l := cands[i]; len(l) == maxAliasScan && c.addr < l[len(l)-1].addr {
+				break
+			}
 			offer(&cands[i], c, checkNames)
 		}
 	}
