@@ -41,6 +41,10 @@ type lazyDWARF struct {
 	fullOnce sync.Once
 	full     *dwarfIndex
 	fullErr  error
+
+	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
+	listedOnce sync.Once
+	allListed  bool
 }
 
 // newLazyDWARFIndex builds a lazy index over o's DWARF, or returns nil
@@ -113,6 +117,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if len(x.cus) == 0 {
 		return nil, nil
 	}
+	l.listed = byOff
 	x.byPC = newIntervalIndex(ivs)
 	return x, nil
 }
@@ -403,6 +408,41 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 	for _, cu := range cus {
 		cu.load(x)
 	}
+}
+
+// everyUnitListed reports whether .debug_aranges lists every unit of
+// .debug_info: then an address it does not cover is in no unit, as gdb
+// takes it, and the eager index over every unit is not built for it
+// (node: every V8 frame, in code without DWARF). Known only where
+// .debug_info is there whole: walking a compressed one's unit headers
+// would inflate it all.
+func (l *lazyDWARF) everyUnitListed() bool {
+	l.listedOnce.Do(func() {
+		if l.info.raw != nil {
+			return
+		}
+		info := l.info.buf
+		for off := uint64(0); off < uint64(len(info)); {
+			if _, ok := l.listed[off]; !ok || off+4 > uint64(len(info)) {
+				return
+			}
+			length, hdr := uint64(l.order.Uint32(info[off:])), uint64(4)
+			if length == 0xffffffff {
+				if off+12 > uint64(len(info)) {
+					return
+				}
+				length, hdr = l.order.Uint64(info[off+4:]), 12
+			} else if length >= 0xfffffff0 {
+				return
+			}
+			if length > uint64(len(info))-off-hdr {
+				return
+			}
+			off += hdr + length
+		}
+		l.allListed = true
+	})
+	return l.allListed
 }
 
 // fullIndex is the eager index over every unit, for addresses that

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreunwind/coreunwind/internal/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -143,4 +144,77 @@ func droppedPages(st *sectionStream) int {
 		n += d[1] - d[0]
 	}
 	return n / os.Getpagesize()
+}
+
+// Where .debug_aranges lists every unit of an uncompressed .debug_info,
+// an address outside them all (the PLT, crt code without DWARF) is in
+// no unit without building the eager index, and the lazy and eager
+// indexes agree there and inside the units; a unit left out of
+// .debug_aranges (here: a second file compiled without it) sends such
+// addresses to the eager index again.
+func TestLazyDWARFEveryUnitListed(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+#include <stdio.h>
+static inline int twice(int x) { return 2 * x; }
+int helper(int x);
+int main(int argc, char **argv) { printf("%d\n", twice(argc)); return helper(argc); }
+`
+	other := filepath.Join(dir, "other.c")
+	if err := os.WriteFile(other, []byte("int helper(int x) { return x + 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Build(t, "gcc", "-c", "-O1", "-g", "-o", other+".o", other)
+	// The same object without its .debug_aranges: its unit is linked
+	// in unlisted.
+	run(t, dir, testenv.NeedTool(t, "objcopy"), "--remove-section", ".debug_aranges", other+".o", other+".unlisted.o")
+	for _, tc := range []struct {
+		name   string
+		obj    string
+		listed bool
+	}{
+		{"all-listed", other + ".o", true},
+		{"one-unlisted", other + ".unlisted.o", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exe := testenv.BuildC(t, dir, tc.name, src, "-O1", "-g", tc.obj)
+			o := mustOpen(t, exe)
+			lazy, err := o.newLazyDWARFIndex()
+			if err != nil || lazy == nil {
+				t.Fatalf("lazy index of %s: %v, %v", exe, lazy, err)
+			}
+			data, err := o.loadDWARF()
+			if err != nil {
+				t.Fatal(err)
+			}
+			eager, err := newDWARFIndex(o.name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addrs := instructionAddrs(t, exe, func(string) bool { return true })
+			if len(addrs) < 20 {
+				t.Fatalf("%d instructions in %s", len(addrs), exe)
+			}
+			outside := 0
+			for _, a := range addrs {
+				if !lazy.byPC.covers(a) {
+					outside++
+				}
+				want, werr := eager.sourceFrames(a, o)
+				got, gerr := lazy.sourceFrames(a, o)
+				if (werr != nil) != (gerr != nil) || len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
+					t.Errorf("%#x: lazy %+v, %v; eager %+v, %v", a, got, gerr, want, werr)
+				}
+			}
+			if outside == 0 {
+				t.Fatal("no instruction outside the units: the test proves nothing")
+			}
+			if got := lazy.lazy.everyUnitListed(); got != tc.listed {
+				t.Errorf("everyUnitListed %v, want %v", got, tc.listed)
+			}
+			if built := lazy.lazy.full != nil; built == tc.listed {
+				t.Errorf("eager index built: %v (every unit listed: %v)", built, tc.listed)
+			}
+		})
+	}
 }
