@@ -15,6 +15,7 @@ import (
 // way). Entries are decoded on demand; names are substrings of strs.
 type symTable struct {
 	f       *elf.File
+	ord     fixedOrder
 	data    []byte
 	strs    string
 	entSize int
@@ -42,7 +43,7 @@ func (o *Object) symbolTable(typ elf.SectionType) (t symTable, ok bool) {
 	if err != nil {
 		return t, false
 	}
-	t = symTable{f: f, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24}
+	t = symTable{f: f, ord: fixedOrder{big: f.ByteOrder == binary.BigEndian}, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24}
 	if f.Class == elf.ELFCLASS32 {
 		t.entSize = 16
 	}
@@ -55,13 +56,13 @@ func (t symTable) len() int { return len(t.data) / t.entSize }
 // sym decodes entry i.
 func (t symTable) sym(i int) rawSym {
 	b := t.data[i*t.entSize : (i+1)*t.entSize]
-	order := t.f.ByteOrder
+	order := t.ord
 	if t.entSize == 24 {
-		return rawSym{name: order.Uint32(b), info: b[4], shndx: elf.SectionIndex(order.Uint16(b[6:])),
-			value: order.Uint64(b[8:]), size: order.Uint64(b[16:])}
+		return rawSym{name: order.u32(b), info: b[4], shndx: elf.SectionIndex(order.u16(b[6:])),
+			value: order.u64(b[8:]), size: order.u64(b[16:])}
 	}
-	return rawSym{name: order.Uint32(b), value: uint64(order.Uint32(b[4:])), size: uint64(order.Uint32(b[8:])),
-		info: b[12], shndx: elf.SectionIndex(order.Uint16(b[14:]))}
+	return rawSym{name: order.u32(b), value: uint64(order.u32(b[4:])), size: uint64(order.u32(b[8:])),
+		info: b[12], shndx: elf.SectionIndex(order.u16(b[14:]))}
 }
 
 // codePlace is where a code symbol's code is: its address and section,
@@ -177,25 +178,8 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		}
 		// The byte order is tested once, not called through the
 		// interface three times an entry (node: 185k entries).
-		big := f.ByteOrder == binary.BigEndian
-		u16 := func(b []byte) uint16 {
-			if big {
-				return binary.BigEndian.Uint16(b)
-			}
-			return binary.LittleEndian.Uint16(b)
-		}
-		u32 := func(b []byte) uint32 {
-			if big {
-				return binary.BigEndian.Uint32(b)
-			}
-			return binary.LittleEndian.Uint32(b)
-		}
-		u64 := func(b []byte) uint64 {
-			if big {
-				return binary.BigEndian.Uint64(b)
-			}
-			return binary.LittleEndian.Uint64(b)
-		}
+		ord := fixedOrder{big: f.ByteOrder == binary.BigEndian}
+		u32, u64 := ord.u32, ord.u64
 		// The entries' fields are read first; the names of the defined
 		// ones are then read one stretch of the string table at a time,
 		// each stretch given back once read: any run of node's entries
@@ -204,19 +188,7 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		// keeps table order within one.
 		const stretch = 64 << 10
 		bucketOf := func(i int) int {
-			off := uint(u32(data[i : i+4])) // st_name comes first in both classes
-			if off+1 >= uint(len(strs)) {
-				return -1
-			}
-			b := data[i : i+entSize]
-			if entSize == 24 {
-				if u16(b[6:]) == uint16(elf.SHN_UNDEF) || u64(b[8:]) == 0 {
-					return -1
-				}
-			} else if u16(b[14:]) == uint16(elf.SHN_UNDEF) || u32(b[4:]) == 0 {
-				return -1
-			}
-			return int(off / stretch)
+			return stretchOf(ord, data[i:i+entSize], len(strs), stretch)
 		}
 		starts := make([]int32, len(strs)/stretch+2)
 		for i := entSize; i+entSize <= len(data); i += entSize {
@@ -268,6 +240,49 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		o.release(data)
 		return
 	}
+}
+
+// fixedOrder reads fields in a byte order known in advance: methods on a
+// struct are inlined where calls through binary.ByteOrder are not.
+type fixedOrder struct{ big bool }
+
+func (o fixedOrder) u16(b []byte) uint16 {
+	if o.big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (o fixedOrder) u32(b []byte) uint32 {
+	if o.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (o fixedOrder) u64(b []byte) uint64 {
+	if o.big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// stretchOf is the stretch of the string table (strsLen bytes, stretch
+// bytes a stretch) where the name of the symbol entry e starts, -1 for an
+// undefined or zero-valued symbol or a name out of bounds.
+func stretchOf(ord fixedOrder, e []byte, strsLen, stretch int) int {
+	off := uint(ord.u32(e)) // st_name comes first in both classes
+	if off+1 >= uint(strsLen) {
+		return -1
+	}
+	if len(e) == 24 {
+		if ord.u16(e[6:]) == uint16(elf.SHN_UNDEF) || ord.u64(e[8:]) == 0 {
+			return -1
+		}
+	} else if ord.u16(e[14:]) == uint16(elf.SHN_UNDEF) || ord.u32(e[4:]) == 0 {
+		return -1
+	}
+	return int(off / uint(stretch))
 }
 
 // hashedSymbols is scanSymbols over .dynsym through its GNU hash table:
