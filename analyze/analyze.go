@@ -109,7 +109,11 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	if !opts.UnwindOnly {
 		// The stacks are read: their pages need not stay resident
 		// while the modules' DWARF is inflated (65 threads map 4 MB).
-		c.ReleasePages()
+		// Not in a batch (triage), whose cores are closed one after
+		// another: there it would be a system call more a core.
+		if s.own {
+			c.ReleasePages()
+		}
 		warmModules(t, walks)
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
