@@ -114,6 +114,13 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts)
 	})
 	if !opts.UnwindOnly {
+		// The stacks are read: their pages need not stay resident
+		// while the modules' DWARF is inflated (65 threads map 4 MB).
+		// Not in a batch (triage), whose cores are closed one after
+		// another: there it would be a system call more a core.
+		if s.own {
+			c.ReleasePages()
+		}
 		warmModules(t, walks)
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)

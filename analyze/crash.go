@@ -59,18 +59,17 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 
 // symbolAddr is the run-time address of the first defined symbol called
 // name of type typ in the modules' dynamic symbol tables, then their full
-// symbol tables (a static executable's).
+// symbol tables (a static executable's). The tables are searched in place
+// (elfx.Object.DefinedSymbol): an abort in node must not read its 75,000
+// dynamic symbols to find glibc's __abort_msg.
 func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
-	for _, tables := range []func(*elf.File) ([]elf.Symbol, error){(*elf.File).DynamicSymbols, (*elf.File).Symbols} {
+	for _, tab := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_SYMTAB} {
 		for _, m := range t.modules {
 			if m.obj == nil || m.obj.ELF() == nil {
 				continue
 			}
-			syms, _ := tables(m.obj.ELF())
-			for _, sym := range syms {
-				if sym.Name == name && elf.ST_TYPE(sym.Info) == typ && sym.Section != elf.SHN_UNDEF {
-					return sym.Value + m.bias, true
-				}
+			if v, ok := m.obj.DefinedSymbol(tab, name, typ); ok {
+				return v + m.bias, true
 			}
 		}
 	}

@@ -166,6 +166,17 @@ func (c *Core) Close() error {
 	return errors.Join(errs...)
 }
 
+// ReleasePages gives back the resident pages of the mapped core and
+// files: a caller done with most of its reads (the unwinder, once every
+// thread is walked: a stack read maps the pages around it too) keeps the
+// process's resident set to what comes next. The mappings are read-only:
+// a later read faults the same bytes in again from the page cache.
+func (c *Core) ReleasePages() {
+	for _, b := range c.mapped {
+		releasePages(b)
+	}
+}
+
 // ErrNotCore is wrapped by the error Open returns for input that is not a
 // core file.
 var ErrNotCore = errors.New("not a core file")

@@ -455,3 +455,19 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// After ReleasePages a core reads the same memory: the written global
+// from the core, the read-only string from the executable's file.
+func TestReleasePagesKeepsMemory(t *testing.T) {
+	dir := t.TempDir()
+	prog := buildC(t, dir, "crash")
+	core, facts := crash(t, prog, "segv", "1")
+	c, err := Open(core, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	checkMemory(t, c, facts)
+	c.ReleasePages()
+	checkMemory(t, c, facts)
+}

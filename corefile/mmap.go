@@ -58,3 +58,11 @@ func unmap(b []byte) error {
 	}
 	return unix.Munmap(b)
 }
+
+// releasePages drops b's pages from the resident set (b is a read-only
+// mapping of mapFile).
+func releasePages(b []byte) {
+	if len(b) > 0 {
+		unix.Madvise(b, unix.MADV_DONTNEED)
+	}
+}

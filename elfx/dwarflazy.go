@@ -27,11 +27,12 @@ import (
 
 // lazyDWARF holds the sections of a lazily read object.
 type lazyDWARF struct {
-	name  string
-	order binary.ByteOrder
-	info  *sectionStream
-	line  *sectionStream
-	sec   [][]byte // dwarfSections' contents, but for .debug_info and .debug_line
+	name   string
+	order  binary.ByteOrder
+	info   *sectionStream
+	line   *sectionStream
+	abbrev *sectionStream
+	sec    [][]byte // dwarfSections' contents, but for the three streamed
 
 	globalOnce sync.Once
 	global     *dwarf.Data
@@ -40,6 +41,10 @@ type lazyDWARF struct {
 	fullOnce sync.Once
 	full     *dwarfIndex
 	fullErr  error
+
+	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
+	listedOnce sync.Once
+	allListed  bool
 }
 
 // newLazyDWARFIndex builds a lazy index over o's DWARF, or returns nil
@@ -60,7 +65,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder}
 	var rest []string
 	for _, n := range dwarfSections {
-		if n != ".debug_info" && n != ".debug_line" {
+		if !streamedSection(n) {
 			rest = append(rest, n)
 		}
 	}
@@ -76,6 +81,9 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if err == nil {
 		l.line, err = o.newSectionStream(".debug_line")
 	}
+	if err == nil {
+		l.abbrev, err = o.newSectionStream(".debug_abbrev")
+	}
 	wg.Wait()
 	if err == nil {
 		err = restErr
@@ -86,7 +94,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	l.sec = make([][]byte, len(dwarfSections))
 	j := 0
 	for i, n := range dwarfSections {
-		if n != ".debug_info" && n != ".debug_line" {
+		if !streamedSection(n) {
 			l.sec[i] = restData[j]
 			j++
 		}
@@ -109,8 +117,15 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if len(x.cus) == 0 {
 		return nil, nil
 	}
+	l.listed = byOff
 	x.byPC = newIntervalIndex(ivs)
 	return x, nil
+}
+
+// streamedSection reports whether the lazy index inflates section name
+// only as far as the units it reads need (the others are read whole).
+func streamedSection(name string) bool {
+	return name == ".debug_info" || name == ".debug_line" || name == ".debug_abbrev"
 }
 
 // arangeUnit is one address range of .debug_aranges and the offset of its
@@ -264,8 +279,13 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	}
 	d := (*dwarf.Data)(nil)
 	base := cu.off
-	if selfContained(l.sec[0], abbrevOff) {
+	self, err := l.ensureAbbrevs(abbrevOff)
+	if err != nil {
+		return err
+	}
+	if self {
 		sec := append([][]byte(nil), l.sec...)
+		sec[0] = l.abbrev.buf
 		sec[1] = l.info.buf[off:end:end]
 		sec[2] = l.line.buf
 		if d, err = newDWARFData(l.name, sec, false); err != nil {
@@ -296,6 +316,27 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	}
 	cu.d, cu.base, cu.entry = d, base, e
 	return nil
+}
+
+// ensureAbbrevs inflates .debug_abbrev over the abbreviation table at off
+// and reports whether the table is self-contained. Where it ends is known
+// only once it is parsed: the window read doubles until it holds the
+// table, or the rest of the section.
+func (l *lazyDWARF) ensureAbbrevs(off uint64) (self bool, err error) {
+	size := uint64(len(l.abbrev.buf))
+	if off >= size {
+		return false, nil
+	}
+	for n := uint64(4 << 10); ; n *= 2 {
+		end := min(size, off+n)
+		abbrev, err := l.abbrev.ensure(off, end)
+		if err != nil {
+			return false, err
+		}
+		if _, ok := abbrevTable(abbrev[:end], off); ok || end == size {
+			return ok, nil
+		}
+	}
 }
 
 // ensureLines inflates .debug_line up to the end of the unit's line
@@ -336,8 +377,13 @@ func (l *lazyDWARF) globalData() (*dwarf.Data, error) {
 			l.globalErr = fmt.Errorf("elfx: %s: %w", l.name, err)
 			return
 		}
+		abbrev, err := l.abbrev.all()
+		if err != nil {
+			l.globalErr = fmt.Errorf("elfx: %s: %w", l.name, err)
+			return
+		}
 		sec := append([][]byte(nil), l.sec...)
-		sec[1], sec[2] = info, line
+		sec[0], sec[1], sec[2] = abbrev, info, line
 		l.global, l.globalErr = newDWARFData(l.name, sec, true)
 	})
 	return l.global, l.globalErr
@@ -362,6 +408,41 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 	for _, cu := range cus {
 		cu.load(x)
 	}
+}
+
+// everyUnitListed reports whether .debug_aranges lists every unit of
+// .debug_info: then an address it does not cover is in no unit, as gdb
+// takes it, and the eager index over every unit is not built for it
+// (node: every V8 frame, in code without DWARF). Known only where
+// .debug_info is there whole: walking a compressed one's unit headers
+// would inflate it all.
+func (l *lazyDWARF) everyUnitListed() bool {
+	l.listedOnce.Do(func() {
+		if l.info.raw != nil {
+			return
+		}
+		info := l.info.buf
+		for off := uint64(0); off < uint64(len(info)); {
+			if _, ok := l.listed[off]; !ok || off+4 > uint64(len(info)) {
+				return
+			}
+			length, hdr := uint64(l.order.Uint32(info[off:])), uint64(4)
+			if length == 0xffffffff {
+				if off+12 > uint64(len(info)) {
+					return
+				}
+				length, hdr = l.order.Uint64(info[off+4:]), 12
+			} else if length >= 0xfffffff0 {
+				return
+			}
+			if length > uint64(len(info))-off-hdr {
+				return
+			}
+			off += hdr + length
+		}
+		l.allListed = true
+	})
+	return l.allListed
 }
 
 // fullIndex is the eager index over every unit, for addresses that

@@ -2,10 +2,14 @@ package elfx
 
 import (
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // TestLazyDWARFMatchesEager reads libc's debug file both ways: the lazy
@@ -61,9 +65,18 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	faults := minorFaults(t)
 	dropping.preload([]uint64{addrs[0], addrs[len(addrs)-1]})
+	faults = minorFaults(t) - faults
 	if info := dropping.lazy.info; info.owned && len(info.dropped) == 0 {
 		t.Error("preloading two far-apart units gave no page of .debug_info back")
+	} else if skipped := droppedPages(info); info.owned && faults > int64(skipped*3/4) {
+		// The bytes between the two units go through a small buffer:
+		// the pages of the section's mapping there are never touched
+		// (each page inflated into it and given back was a fault). The
+		// faults left are the two units', the compressed file's and
+		// the heap's.
+		t.Errorf("preloading two units %d pages apart in .debug_info took %d page faults", skipped, faults)
 	}
 	for i := len(addrs) - 1; i >= 0; i -= 7 {
 		a := addrs[i]
@@ -112,4 +125,96 @@ func FuzzDWARFHeaders(f *testing.F) {
 		}
 		selfContained(b, off)
 	})
+}
+
+// minorFaults is the process's count of minor page faults so far.
+func minorFaults(t *testing.T) int64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return ru.Minflt
+}
+
+// droppedPages is how many pages of st's mapping lie in ranges given back
+// or never kept.
+func droppedPages(st *sectionStream) int {
+	n := 0
+	for _, d := range st.dropped {
+		n += d[1] - d[0]
+	}
+	return n / os.Getpagesize()
+}
+
+// Where .debug_aranges lists every unit of an uncompressed .debug_info,
+// an address outside them all (the PLT, crt code without DWARF) is in
+// no unit without building the eager index, and the lazy and eager
+// indexes agree there and inside the units; a unit left out of
+// .debug_aranges (here: a second file compiled without it) sends such
+// addresses to the eager index again.
+func TestLazyDWARFEveryUnitListed(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+#include <stdio.h>
+static inline int twice(int x) { return 2 * x; }
+int helper(int x);
+int main(int argc, char **argv) { printf("%d\n", twice(argc)); return helper(argc); }
+`
+	other := filepath.Join(dir, "other.c")
+	if err := os.WriteFile(other, []byte("int helper(int x) { return x + 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Build(t, "gcc", "-c", "-O1", "-g", "-o", other+".o", other)
+	// The same object without its .debug_aranges: its unit is linked
+	// in unlisted.
+	run(t, dir, testenv.NeedTool(t, "objcopy"), "--remove-section", ".debug_aranges", other+".o", other+".unlisted.o")
+	for _, tc := range []struct {
+		name   string
+		obj    string
+		listed bool
+	}{
+		{"all-listed", other + ".o", true},
+		{"one-unlisted", other + ".unlisted.o", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exe := testenv.BuildC(t, dir, tc.name, src, "-O1", "-g", tc.obj)
+			o := mustOpen(t, exe)
+			lazy, err := o.newLazyDWARFIndex()
+			if err != nil || lazy == nil {
+				t.Fatalf("lazy index of %s: %v, %v", exe, lazy, err)
+			}
+			data, err := o.loadDWARF()
+			if err != nil {
+				t.Fatal(err)
+			}
+			eager, err := newDWARFIndex(o.name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addrs := instructionAddrs(t, exe, func(string) bool { return true })
+			if len(addrs) < 20 {
+				t.Fatalf("%d instructions in %s", len(addrs), exe)
+			}
+			outside := 0
+			for _, a := range addrs {
+				if !lazy.byPC.covers(a) {
+					outside++
+				}
+				want, werr := eager.sourceFrames(a, o)
+				got, gerr := lazy.sourceFrames(a, o)
+				if (werr != nil) != (gerr != nil) || len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
+					t.Errorf("%#x: lazy %+v, %v; eager %+v, %v", a, got, gerr, want, werr)
+				}
+			}
+			if outside == 0 {
+				t.Fatal("no instruction outside the units: the test proves nothing")
+			}
+			if got := lazy.lazy.everyUnitListed(); got != tc.listed {
+				t.Errorf("everyUnitListed %v, want %v", got, tc.listed)
+			}
+			if built := lazy.lazy.full != nil; built == tc.listed {
+				t.Errorf("eager index built: %v (every unit listed: %v)", built, tc.listed)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -59,6 +60,10 @@ func exerciseObject(data []byte) {
 		}
 		o.LookupSymbol("main")
 		o.SymbolValues("main", "f", "_U_dyn_info_list") // .gnu.hash, then a scan
+		for _, tab := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_SYMTAB} {
+			o.DefinedSymbol(tab, "main", elf.STT_FUNC)
+			o.DefinedSymbol(tab, "f", elf.STT_FUNC)
+		}
 		o.UnwindTables()
 	}
 }
@@ -78,6 +83,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		{"-O2", "-g", "-gdwarf-5", "-fno-asynchronous-unwind-tables"},
 		{"-O2", "-s"},
 		{"-O2", "-g", "-gz=zlib"},
+		{"-O2", "-shared", "-fPIC"}, // .dynsym and its GNU hash table
 	} {
 		out := filepath.Join(dir, "s"+string(rune('0'+i)))
 		args := append(append([]string{}, flags...), "-nostartfiles", "-nostdlib", "-e", "main", "-o", out, src)

@@ -62,6 +62,9 @@ func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
 
 func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 	if x.lazy != nil && !x.byPC.covers(pc) {
+		if x.lazy.everyUnitListed() {
+			return nil, nil
+		}
 		full, err := x.lazy.fullIndex()
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package elfx
 import (
 	"debug/elf"
 	"slices"
+	"unsafe"
 )
 
 // A report looks a few dozen addresses up in a symbol table that may hold
@@ -81,14 +82,50 @@ func (o *Object) preloadSymbols(addrs []uint64) {
 		o.symbols()
 		return
 	}
-	// cands[i] holds up to maxAliasScan candidates for addrs[i], sorted
-	// by address, highest first.
+	// The pass first takes every name as a function's: names are then
+	// read only for the winners, not for each symbol that is the nearest
+	// so far at the time the pass meets it (node: thousands of names
+	// spread over all 7 MB of .strtab). Rejected names are rare (empty
+	// ones, .L labels, mapping symbols); where a winner has one, the
+	// pass is made again judging every name as it comes.
+	cands := o.batchCandidates(addrs, tables, false)
+	if !allNamesOK(cands) {
+		cands = o.batchCandidates(addrs, tables, true)
+	}
+
+	b := &symbolBatch{answers: make(map[uint64]batchAnswer, len(addrs))}
+	for i, a := range addrs {
+		b.answers[a] = o.batchAnswer(a, cands[i])
+	}
+	d.batch.Store(b)
+	// The answers own their names: the pages the pass read (node: 4 MB
+	// of entries, and of names what the kernel maps around them) leave
+	// the resident set.
+	for _, t := range append(tables, batchTable{o, elf.SHT_DYNSYM}) {
+		if st, ok := t.obj.symbolTable(t.typ); ok {
+			t.obj.release(st.data)
+			t.obj.release(unsafe.Slice(unsafe.StringData(st.strs), len(st.strs)))
+		}
+	}
+}
+
+// batchCandidates returns, for each of addrs, up to maxAliasScan
+// candidates sorted by address, highest first: the preferred alias at
+// each of the nearest addresses at or below it. checkNames false takes
+// every name as a function's (see allNamesOK).
+func (o *Object) batchCandidates(addrs []uint64, tables []batchTable, checkNames bool) [][]batchCandidate {
 	cands := make([][]batchCandidate, len(addrs))
 	order := 0
 	visit := func(c batchCandidate) {
-		// Every lookup address at or above c.addr may take it.
+		// Every lookup address at or above c.addr may take it, up to
+		// the first whose candidates are all above it: the candidates
+		// of a higher address are the nearest among a superset of
+		// symbols, so its lowest is no lower, and it refuses c too.
 		for i := sort64(addrs, c.addr); i < len(addrs); i++ {
-			offer(&cands[i], c)
+			if l := cands[i]; len(l) == maxAliasScan && c.addr < l[len(l)-1].addr {
+				break
+			}
+			offer(&cands[i], c, checkNames)
 		}
 	}
 	for _, t := range tables {
@@ -99,12 +136,22 @@ func (o *Object) preloadSymbols(addrs []uint64) {
 		order++
 	}
 	o.eachCodeSymbol(elf.SHT_DYNSYM, order, visit)
+	return cands
+}
 
-	b := &symbolBatch{answers: make(map[uint64]batchAnswer, len(addrs))}
-	for i, a := range addrs {
-		b.answers[a] = o.batchAnswer(a, cands[i])
+// allNamesOK reports whether every candidate kept has a function's name.
+// Then the candidates chosen without judging names are the ones judging
+// them would choose: every address kept has a symbol with a good name,
+// the best one there, and no address between them was passed over.
+func allNamesOK(cands [][]batchCandidate) bool {
+	for _, cs := range cands {
+		for i := range cs {
+			if !cs[i].nameOK() {
+				return false
+			}
+		}
 	}
-	d.batch.Store(b)
+	return true
 }
 
 // maxBatchOffers bounds preloadSymbols' work (symbols times addresses).
@@ -132,7 +179,7 @@ func sort64(addrs []uint64, v uint64) int {
 
 // offer puts c among the candidates of one address: the preferred alias
 // at each of the maxAliasScan highest addresses.
-func offer(cs *[]batchCandidate, c batchCandidate) {
+func offer(cs *[]batchCandidate, c batchCandidate, checkNames bool) {
 	l := *cs
 	if len(l) == maxAliasScan && c.addr < l[len(l)-1].addr {
 		return // below all the nearest addresses: most symbols
@@ -140,12 +187,12 @@ func offer(cs *[]batchCandidate, c batchCandidate) {
 	for i := range l {
 		switch {
 		case l[i].addr == c.addr:
-			if c.key < l[i].key && c.nameOK() {
+			if c.key < l[i].key && c.passes(checkNames) {
 				l[i] = c
 			}
 			return
 		case l[i].addr < c.addr:
-			if !c.nameOK() {
+			if !c.passes(checkNames) {
 				return
 			}
 			if len(l) < maxAliasScan {
@@ -157,13 +204,16 @@ func offer(cs *[]batchCandidate, c batchCandidate) {
 			return
 		}
 	}
-	if len(l) < maxAliasScan && c.nameOK() {
+	if len(l) < maxAliasScan && c.passes(checkNames) {
 		*cs = append(l, c)
 	}
 }
 
 // nameOK is codeSymbolName for the candidate.
 func (c *batchCandidate) nameOK() bool { return codeSymbolName(c.strs, c.nameOff) }
+
+// passes is nameOK when names are judged, else true.
+func (c *batchCandidate) passes(checkNames bool) bool { return !checkNames || c.nameOK() }
 
 // batchAnswer applies Symbol's and nearestSymbolName's rules to the
 // candidates of addr (highest address first).

@@ -24,6 +24,16 @@ func TestPreloadedSymbolsMatchTable(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/node"); err == nil {
 		files = append(files, "/usr/bin/node")
 	}
+	// An AArch64 program: $x and $d mapping symbols at many of the
+	// nearest addresses, so the pass that takes every name as a
+	// function's is refused and made again judging names.
+	mapped := compile(t, t.TempDir(), "aarch64-linux-gnu-gcc", "mapsyms", "c", `
+static const int table[] = {1, 2, 3};
+int pick(int i) { return table[i % 3]; }
+int twice(int i) { return pick(i) * 2; }
+int main(int argc, char **argv) { return twice(argc); }
+`, "-O1", "-g")
+	files = append(files, mapped)
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			open := func() *Object {
@@ -47,6 +57,9 @@ func TestPreloadedSymbolsMatchTable(t *testing.T) {
 				addrs = append(addrs, s.Addr, s.Addr-1, s.Addr+s.Size/2, s.Addr+s.Size, s.Addr+s.Size+7)
 			}
 			addrs = append(addrs, 0, 1, ^uint64(0))
+			if optimistic := allNamesOK(batch.batchCandidates(addrs, tables, false)); optimistic == (path == mapped) {
+				t.Errorf("the candidates chosen without judging names all have good names: %v", optimistic)
+			}
 			batch.preloadSymbols(addrs)
 			if batch.state().syms != nil {
 				t.Fatal("preloadSymbols built the table")

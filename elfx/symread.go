@@ -3,6 +3,8 @@ package elfx
 import (
 	"debug/elf"
 	"encoding/binary"
+	"math"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -13,6 +15,7 @@ import (
 // way). Entries are decoded on demand; names are substrings of strs.
 type symTable struct {
 	f       *elf.File
+	ord     fixedOrder
 	data    []byte
 	strs    string
 	entSize int
@@ -40,7 +43,7 @@ func (o *Object) symbolTable(typ elf.SectionType) (t symTable, ok bool) {
 	if err != nil {
 		return t, false
 	}
-	t = symTable{f: f, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24}
+	t = symTable{f: f, ord: fixedOrder{big: f.ByteOrder == binary.BigEndian}, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24}
 	if f.Class == elf.ELFCLASS32 {
 		t.entSize = 16
 	}
@@ -53,13 +56,13 @@ func (t symTable) len() int { return len(t.data) / t.entSize }
 // sym decodes entry i.
 func (t symTable) sym(i int) rawSym {
 	b := t.data[i*t.entSize : (i+1)*t.entSize]
-	order := t.f.ByteOrder
+	order := t.ord
 	if t.entSize == 24 {
-		return rawSym{name: order.Uint32(b), info: b[4], shndx: elf.SectionIndex(order.Uint16(b[6:])),
-			value: order.Uint64(b[8:]), size: order.Uint64(b[16:])}
+		return rawSym{name: order.u32(b), info: b[4], shndx: elf.SectionIndex(order.u16(b[6:])),
+			value: order.u64(b[8:]), size: order.u64(b[16:])}
 	}
-	return rawSym{name: order.Uint32(b), value: uint64(order.Uint32(b[4:])), size: uint64(order.Uint32(b[8:])),
-		info: b[12], shndx: elf.SectionIndex(order.Uint16(b[14:]))}
+	return rawSym{name: order.u32(b), value: uint64(order.u32(b[4:])), size: uint64(order.u32(b[8:])),
+		info: b[12], shndx: elf.SectionIndex(order.u16(b[14:]))}
 }
 
 // codePlace is where a code symbol's code is: its address and section,
@@ -140,6 +143,9 @@ func (o *Object) SymbolValues(names ...string) map[string]uint64 {
 }
 
 func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string]uint64) {
+	if typ == elf.SHT_DYNSYM && o.hashedSymbols(names, out) {
+		return
+	}
 	f := o.ef
 	for _, tab := range f.Sections {
 		if tab.Type != typ || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
@@ -157,6 +163,9 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		if f.Class == elf.ELFCLASS32 {
 			entSize = 16
 		}
+		if len(data)/entSize > math.MaxInt32 {
+			return
+		}
 		// Most entries are rejected on their first two bytes (a C++
 		// library's names all start "_Z"): a table lookup, not a
 		// string comparison per name.
@@ -169,79 +178,135 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		}
 		// The byte order is tested once, not called through the
 		// interface three times an entry (node: 185k entries).
-		big := f.ByteOrder == binary.BigEndian
-		u16 := func(b []byte) uint16 {
-			if big {
-				return binary.BigEndian.Uint16(b)
-			}
-			return binary.LittleEndian.Uint16(b)
+		ord := fixedOrder{big: f.ByteOrder == binary.BigEndian}
+		u32, u64 := ord.u32, ord.u64
+		// The entries' fields are read first; the names of the defined
+		// ones are then read one stretch of the string table at a time,
+		// each stretch given back once read: any run of node's entries
+		// has names all over its 7 MB .strtab, which a pass in table
+		// order would have resident at once. A counting sort by stretch
+		// keeps table order within one.
+		const stretch = 64 << 10
+		bucketOf := func(i int) int {
+			return stretchOf(ord, data[i:i+entSize], len(strs), stretch)
 		}
-		u32 := func(b []byte) uint32 {
-			if big {
-				return binary.BigEndian.Uint32(b)
-			}
-			return binary.LittleEndian.Uint32(b)
-		}
-		u64 := func(b []byte) uint64 {
-			if big {
-				return binary.BigEndian.Uint64(b)
-			}
-			return binary.LittleEndian.Uint64(b)
-		}
-		// defined decodes the entry at byte offset i: its name offset and
-		// value, ok when it defines something (not undefined, not 0).
-		defined := func(i int) (off uint, value uint64, ok bool) {
-			b := data[i : i+entSize]
-			off = uint(u32(b)) // st_name comes first in both classes
-			var shndx uint16
-			if entSize == 24 {
-				shndx, value = u16(b[6:]), u64(b[8:])
-			} else {
-				shndx, value = u16(b[14:]), uint64(u32(b[4:]))
-			}
-			return off, value, shndx != uint16(elf.SHN_UNDEF) && value != 0
-		}
-		named := func(off uint, name string) bool {
-			end := int(off) + len(name)
-			return end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name
-		}
-		if typ == elf.SHT_DYNSYM {
-			// Exported names are in the dynamic linker's hash table:
-			// a few probes each instead of a pass over the table.
-			if h := o.dynsymHash(tab, len(data)/entSize); h != nil {
-				for _, name := range names {
-					if _, dup := out[name]; dup {
-						continue
-					}
-					h.candidates(name, func(i uint32) bool {
-						off, value, ok := defined(int(i) * entSize)
-						if ok && named(off, name) {
-							out[name] = value
-							return false
-						}
-						return true
-					})
-				}
-				return
-			}
-		}
+		starts := make([]int32, len(strs)/stretch+2)
 		for i := entSize; i+entSize <= len(data); i += entSize {
-			off := uint(u32(data[i : i+4]))
-			if off+1 >= uint(len(strs)) || !first[strs[off]] || !second[strs[off+1]] {
-				continue
+			if k := bucketOf(i); k >= 0 {
+				starts[k+1]++
 			}
-			off, value, ok := defined(i)
-			if !ok {
-				continue
+		}
+		for k := 1; k < len(starts); k++ {
+			starts[k] += starts[k-1]
+		}
+		byStretch := make([]int32, starts[len(starts)-1]) // entry numbers
+		next := slices.Clone(starts)
+		for i := entSize; i+entSize <= len(data); i += entSize {
+			if k := bucketOf(i); k >= 0 {
+				byStretch[next[k]] = int32(i / entSize)
+				next[k]++
 			}
-			for _, name := range names {
-				if named(off, name) {
-					if _, dup := out[name]; !dup {
-						out[name] = value
+		}
+		// The first entry of a name in table order wins, as in a pass
+		// in table order.
+		found := make([]int, len(names))
+		values := make([]uint64, len(names))
+		for k := 0; k+1 < len(starts); k++ {
+			for _, n := range byStretch[starts[k]:starts[k+1]] {
+				i := int(n) * entSize
+				off := uint(u32(data[i : i+4]))
+				if !first[strs[off]] || !second[strs[off+1]] {
+					continue
+				}
+				for j, name := range names {
+					end := int(off) + len(name)
+					if end < len(strs) && strs[end] == 0 && string(strs[off:end]) == name && (found[j] == 0 || i < found[j]) {
+						found[j] = i
+						if entSize == 24 {
+							values[j] = u64(data[i+8:])
+						} else {
+							values[j] = uint64(u32(data[i+4:]))
+						}
 					}
 				}
 			}
+			o.release(strs[k*stretch : min(len(strs), (k+1)*stretch)])
 		}
+		for j, name := range names {
+			if _, dup := out[name]; found[j] != 0 && !dup {
+				out[name] = values[j]
+			}
+		}
+		o.release(data)
 		return
 	}
+}
+
+// fixedOrder reads fields in a byte order known in advance: methods on a
+// struct are inlined where calls through binary.ByteOrder are not.
+type fixedOrder struct{ big bool }
+
+func (o fixedOrder) u16(b []byte) uint16 {
+	if o.big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (o fixedOrder) u32(b []byte) uint32 {
+	if o.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (o fixedOrder) u64(b []byte) uint64 {
+	if o.big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// stretchOf is the stretch of the string table (strsLen bytes, stretch
+// bytes a stretch) where the name of the symbol entry e starts, -1 for an
+// undefined or zero-valued symbol or a name out of bounds.
+func stretchOf(ord fixedOrder, e []byte, strsLen, stretch int) int {
+	off := uint(ord.u32(e)) // st_name comes first in both classes
+	if off+1 >= uint(strsLen) {
+		return -1
+	}
+	if len(e) == 24 {
+		if ord.u16(e[6:]) == uint16(elf.SHN_UNDEF) || ord.u64(e[8:]) == 0 {
+			return -1
+		}
+	} else if ord.u16(e[14:]) == uint16(elf.SHN_UNDEF) || ord.u32(e[4:]) == 0 {
+		return -1
+	}
+	return int(off / uint(stretch))
+}
+
+// hashedSymbols is scanSymbols over .dynsym through its GNU hash table:
+// a few pages per name instead of the whole table and its names. ok is
+// false when there is no hash table to use.
+func (o *Object) hashedSymbols(names []string, out map[string]uint64) (ok bool) {
+	h, ok := o.gnuHash()
+	if !ok {
+		return false
+	}
+	t, ok := o.symbolTable(elf.SHT_DYNSYM)
+	if !ok {
+		return false
+	}
+	for _, name := range names {
+		if _, dup := out[name]; dup {
+			continue
+		}
+		for i := range h.candidates(name, t.len()) {
+			if s := t.sym(i); s.shndx != elf.SHN_UNDEF && s.value != 0 && t.nameIs(s.name, name) {
+				out[name] = s.value
+				break
+			}
+		}
+	}
+	return true
 }

@@ -13,12 +13,13 @@ import (
 // the values nm prints.
 func TestSymbolValuesMatchNm(t *testing.T) {
 	dir := t.TempDir()
-	exe := testenv.BuildC(t, dir, "vals", `
+	const src = `
 int exported_counter = 7;
 static int hidden_table[4] = {1, 2, 3, 4};
 int *keep(void) { return hidden_table; }
 int main(void) { return *keep() + exported_counter; }
-`, "-O0", "-rdynamic")
+`
+	exe := testenv.BuildC(t, dir, "vals", src, "-O0", "-rdynamic")
 	nm := testenv.NeedTool(t, "nm")
 	out, err := exec.Command(nm, exe).Output()
 	if err != nil {
@@ -46,5 +47,28 @@ int main(void) { return *keep() + exported_counter; }
 	}
 	if _, ok := got["no_such_symbol"]; ok {
 		t.Error("an undefined name was found")
+	}
+
+	// Stripped, only .dynsym is left, read through its GNU hash table:
+	// the exported names keep their values, the static one is gone.
+	stripped := testenv.BuildC(t, dir, "vals-stripped", src, "-O0", "-rdynamic", "-s")
+	so, err := Open(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer so.Close()
+	if _, ok := so.gnuHash(); !ok {
+		t.Fatal("no GNU hash table read in the stripped program")
+	}
+	got = so.SymbolValues(names...)
+	for _, n := range []string{"exported_counter", "keep", "main"} {
+		if got[n] != want[n] {
+			t.Errorf("stripped: %s: %#x, nm says %#x", n, got[n], want[n])
+		}
+	}
+	for _, n := range []string{"hidden_table", "no_such_symbol"} {
+		if v, ok := got[n]; ok {
+			t.Errorf("stripped: %s found at %#x", n, v)
+		}
 	}
 }

@@ -26,6 +26,8 @@ type jsonEnc struct {
 	// frameFields is what frame writes before each field, made for the
 	// depth frames are at (see frameLayout).
 	frameFields *frameLayout
+	// registerFields is the same for register lists.
+	registerFields *registerLayout
 }
 
 const jsonFlushAt = 64 << 10
@@ -466,27 +468,69 @@ func (e *jsonEnc) strList(l []string) {
 	e.strs(l)
 }
 
+// registerLayout is frameLayout for the register objects of a list at
+// one depth: each frame has a dozen or more (four fields each), which
+// item, key, open and close wrote a piece at a time (half of a deep
+// stack's JSON time).
+type registerLayout struct {
+	depth       int
+	first, next string // before an object: its line, "{"
+	fields      [4]string
+	end         string // after an object's fields: its last line, "}"
+	close       string // after the last object: the list's last line, "]"
+}
+
+func (e *jsonEnc) registerLayout() *registerLayout {
+	if l := e.registerFields; l != nil && l.depth == e.depth {
+		return l
+	}
+	l := &registerLayout{depth: e.depth}
+	list, object := strings.Repeat("  ", e.depth+1), strings.Repeat("  ", e.depth+2)
+	l.first = "\n" + list + "{"
+	l.next = "," + l.first
+	for i, k := range []string{"name", "value", "how", "address"} {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		l.fields[i] = sep + "\n" + object + `"` + k + `": `
+	}
+	l.end = "\n" + list + "}"
+	l.close = "\n" + strings.Repeat("  ", e.depth) + "]"
+	e.registerFields = l
+	return l
+}
+
+// registers writes the list as open, item, key and close would.
 func (e *jsonEnc) registers(l []Register) {
 	if l == nil {
 		e.null()
 		return
 	}
-	e.open('[')
-	for i := range l {
-		e.item()
-		r := &l[i]
-		e.open('{')
-		e.key("name")
-		e.str(r.Name)
-		e.key("value")
-		e.hex(r.Value)
-		e.key("how")
-		e.str(r.How)
-		e.key("address")
-		e.hexPtr(r.Address)
-		e.close('}')
+	if len(l) == 0 {
+		e.b = append(e.b, '[', ']')
+		return
 	}
-	e.close(']')
+	lay := e.registerLayout()
+	e.b = append(e.b, '[')
+	for i := range l {
+		r := &l[i]
+		if i == 0 {
+			e.b = append(e.b, lay.first...)
+		} else {
+			e.b = append(e.b, lay.next...)
+		}
+		e.b = append(e.b, lay.fields[0]...)
+		e.str(r.Name)
+		e.b = append(e.b, lay.fields[1]...)
+		e.hex(r.Value)
+		e.b = append(e.b, lay.fields[2]...)
+		e.str(r.How)
+		e.b = append(e.b, lay.fields[3]...)
+		e.hexPtr(r.Address)
+		e.b = append(e.b, lay.end...)
+	}
+	e.b = append(e.b, lay.close...)
 }
 
 func (e *jsonEnc) mappings(l []Mapping) {
