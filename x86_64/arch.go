@@ -43,6 +43,9 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		why = err
 	default:
 		why = r.err
+		if r.kind == ruleNone && isCloneChild(as, cache, callee, caller) {
+			return unwind.StepEnd, nil
+		}
 	}
 	return x86frame.Fallback(as, &frameRegs, callee, caller, r.kind == ruleNone, why)
 }
