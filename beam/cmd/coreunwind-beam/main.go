@@ -134,6 +134,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		*jobopts.EnvironmentType = "LOOPBACK"
 	}
 
+	if !strings.EqualFold(*jobopts.EnvironmentType, "LOOPBACK") && *jobopts.WorkerBinary == "" {
+		// The universal runner stages a worker binary for the workers it
+		// does not run itself; without one it cross-compiles this
+		// command from source, which a user's machine may not have.
+		// The workers are this very binary (main's worker mode).
+		if exe, err := os.Executable(); err == nil {
+			*jobopts.WorkerBinary = exe
+		}
+	}
+
 	p, s := beam.NewPipelineWithRoot()
 	triagebeam.Build(s, pos, opts)
 	ctx := context.Background()
