@@ -40,7 +40,12 @@ func Build(s beam.Scope, paths []string, opts Options) {
 	outcomes := beam.ParDo(s, &analyzeFn{Opts: opts.Triage, JSONL: opts.Format == "jsonl"}, files)
 	keyed := beam.ParDo(s, keyBySignature, outcomes)
 	perSig := beam.CombinePerKey(s, &bucketFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial}, keyed)
-	all := beam.Combine(s, &mergeFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial}, beam.DropKey(s, perSig))
+	// The Go SDK's global combine emits nothing for no input: one empty
+	// collector more makes the summary of an empty archive (written,
+	// and counted for the exit status, as triage's).
+	empty := beam.Create(s, newCollector(opts.Triage.MaxListed, opts.Triage.BucketPartial))
+	collectors := beam.Flatten(s, empty, beam.DropKey(s, perSig))
+	all := beam.Combine(s, &mergeFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial}, collectors)
 	beam.ParDo0(s, &writeSummaryFn{Format: opts.Format, Out: opts.Out}, all)
 	if opts.Format == "jsonl" {
 		lines := beam.ParDo(s, reportLine, outcomes)
@@ -89,28 +94,27 @@ func (f *listFn) ProcessElement(root string, emit func(File)) error {
 	})
 }
 
-// analyzeFn finds and analyzes the cores of one file. Its Analyzer lives
-// as long as the DoFn instance, which a Go SDK worker keeps for every
-// bundle it runs: each binary is opened once per worker process.
+// analyzeFn finds and analyzes the cores of one file, with the worker
+// process's Analyzer (acquireAnalyzer): each binary is opened once per
+// worker process.
 type analyzeFn struct {
 	Opts  triage.Options `json:"opts"`
 	JSONL bool           `json:"jsonl"`
 
-	an *triage.Analyzer
+	an      *triage.Analyzer
+	release func()
 }
 
 func (f *analyzeFn) Setup() error {
-	cfg, err := f.Opts.Config()
-	if err != nil {
-		return fmt.Errorf("triage options: %w", err)
-	}
-	f.an = triage.NewAnalyzer(cfg)
-	return nil
+	var err error
+	f.an, f.release, err = acquireAnalyzer(f.Opts)
+	return err
 }
 
 func (f *analyzeFn) Teardown() {
-	if f.an != nil {
-		f.an.Close()
+	if f.release != nil {
+		f.release()
+		f.release = nil
 	}
 }
 
@@ -213,6 +217,9 @@ var (
 	coresAnalyzed = beam.NewCounter("coreunwind", "cores_analyzed")
 	coresFailed   = beam.NewCounter("coreunwind", "cores_failed")
 	coresPartial  = beam.NewCounter("coreunwind", "cores_partial")
+	// summaries is 1 once the summary is made (a counter incremented by
+	// 0 may not be reported at all).
+	summaries = beam.NewCounter("coreunwind", "summaries")
 )
 
 // writeSummaryFn writes the batch's summary: the text table or the JSON
@@ -224,12 +231,24 @@ type writeSummaryFn struct {
 
 func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector) error {
 	sum := c.Summary()
+	summaries.Inc(ctx, 1)
 	coresTotal.Inc(ctx, int64(sum.CoresTotal))
 	coresAnalyzed.Inc(ctx, int64(sum.CoresAnalyzed))
 	coresFailed.Inc(ctx, int64(sum.CoresFailed))
 	coresPartial.Inc(ctx, int64(sum.CoresPartial))
 	if f.Format == "jsonl" {
 		triage.WriteProblems(os.Stderr, sum)
+		if sum.CoresAnalyzed == 0 && f.Out != "" {
+			// No line to write: writeLinesFn never runs, and -o is
+			// still the (empty) output, as triage's.
+			w, err := openOutput(ctx, f.Out)
+			if err == nil {
+				err = w.Close()
+			}
+			if err != nil {
+				return fmt.Errorf("output: %w", err)
+			}
+		}
 		return nil
 	}
 	w, err := openOutput(ctx, f.Out)

@@ -4,7 +4,7 @@ import "github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 // Totals are the batch's counts as the job's counters report them.
 type Totals struct {
-	Known                            bool // the runner returned the counters
+	Known                            bool // the summary was made, and the runner returned the counters
 	Total, Analyzed, Failed, Partial int64
 }
 
@@ -18,8 +18,9 @@ func ReadTotals(res beam.PipelineResult) Totals {
 		if c.Key.Namespace != "coreunwind" {
 			continue
 		}
-		t.Known = true
 		switch c.Key.Name {
+		case "summaries":
+			t.Known = c.Result() > 0
 		case "cores_total":
 			t.Total += c.Result()
 		case "cores_analyzed":

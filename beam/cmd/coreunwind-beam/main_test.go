@@ -97,6 +97,26 @@ func TestPipeline(t *testing.T) {
 
 	t.Run("embedded", func(t *testing.T) { same(t) })
 
+	// An archive with no core: the summary is still written (the Go
+	// SDK's global combine emits nothing for no input), exit 2.
+	t.Run("empty", func(t *testing.T) {
+		empty := t.TempDir()
+		want, err := exec.Command(coreunwind, "triage", "--format", "json", empty).Output()
+		if code := exitCode(err); code != exitNoCore {
+			t.Fatalf("coreunwind triage of an empty directory: exit %d, want %d", code, exitNoCore)
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"--format", "json", empty}, &stdout, &stderr); code != exitNoCore {
+			t.Fatalf("exit %d, want %d\n%s", code, exitNoCore, stderr.String())
+		}
+		out := filepath.Join(t.TempDir(), "out.json")
+		run([]string{"--format", "json", "-o", out, empty}, io.Discard, io.Discard)
+		got, _ := os.ReadFile(out)
+		if !bytes.Equal(got, want) {
+			t.Errorf("summary of an empty directory:\n%s\nwant:\n%s", got, want)
+		}
+	})
+
 	prism := startPrism(t)
 	t.Run("jobservice", func(t *testing.T) {
 		same(t, "--runner", "universal", "--endpoint", prism)
