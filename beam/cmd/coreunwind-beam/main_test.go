@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 
 	"github.com/coreunwind/coreunwind/beam/triagebeam"
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -117,6 +118,38 @@ func TestPipeline(t *testing.T) {
 		}
 	})
 
+	// The archive in an object store (Beam's memfs: the worker is in this
+	// process): listed by globs, each object downloaded to a file. The
+	// summary is triage's with the names of the store, but for first
+	// and last seen (an object's time is its upload's).
+	t.Run("objectstore", func(t *testing.T) {
+		err := filepath.WalkDir(a.Root, func(p string, e os.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			memfs.Write("memfs://crashes"+strings.TrimPrefix(p, a.Root), b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out.json")
+		var stderr bytes.Buffer
+		code := run([]string{"--format", "json", "-o", out, "--binaries", a.Binaries, "memfs://crashes/*", "memfs://crashes/*/*"}, io.Discard, &stderr)
+		if code != exitPartial {
+			t.Fatalf("exit %d, want %d\n%s", code, exitPartial, stderr.String())
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.ReplaceAll(string(withoutTimes(t, local["json"])), a.Root, "memfs://crashes")
+		if g := string(withoutTimes(t, got)); g != want {
+			t.Errorf("summary from the object store:\n%s\nwant:\n%s", g, want)
+		}
+	})
+
 	prism := startPrism(t)
 	t.Run("jobservice", func(t *testing.T) {
 		same(t, "--runner", "universal", "--endpoint", prism)
@@ -147,6 +180,24 @@ func TestPipeline(t *testing.T) {
 			t.Errorf("re-run on a new pool: exit %d, output differs from coreunwind triage's: %v\n%s\n%s", code, !bytes.Equal(got, local["json"]), got, stderr)
 		}
 	})
+}
+
+// withoutTimes is a JSON summary without its buckets' first and last
+// seen times.
+func withoutTimes(t *testing.T, js []byte) []byte {
+	t.Helper()
+	var s triage.Summary
+	if err := json.Unmarshal(js, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range s.Buckets {
+		b.FirstSeen, b.LastSeen = nil, nil
+	}
+	var out bytes.Buffer
+	if err := triage.WriteJSON(&out, &s); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // checkSummary checks the local summary the pipeline is compared with:
