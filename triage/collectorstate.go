@@ -36,6 +36,11 @@ func (c *Collector) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("triage: collector state: %w", err)
 	}
+	for id, b := range s.Buckets {
+		if b == nil || b.ID != id {
+			return fmt.Errorf("triage: collector state: bucket %q: missing or under another id", id)
+		}
+	}
 	for id, idx := range s.Evidence {
 		for _, i := range idx {
 			if i < 0 || i >= len(s.PartialCores) {
