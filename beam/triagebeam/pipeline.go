@@ -103,6 +103,7 @@ type analyzeFn struct {
 
 	an      *triage.Analyzer
 	release func()
+	pool    *bundlePool
 }
 
 func (f *analyzeFn) Setup() error {
@@ -118,10 +119,29 @@ func (f *analyzeFn) Teardown() {
 	}
 }
 
-// ProcessElement fails only for what is not the input's fault (no
-// temporary directory): a core that cannot be read, downloaded or
-// analyzed is a failed Outcome, like a failure of `coreunwind triage`.
+// ProcessElement starts the analysis of one file (bundlePool: the files
+// of a bundle are analyzed on every CPU of the worker).
 func (f *analyzeFn) ProcessElement(ctx context.Context, file File, emit func(Outcome)) error {
+	if f.pool == nil {
+		f.pool = newBundlePool(0)
+	}
+	return f.pool.start(func(emit func(Outcome)) error { return f.analyzeFile(ctx, file, emit) }, emit)
+}
+
+// FinishBundle waits for the bundle's analyses and emits the rest of
+// their outcomes.
+func (f *analyzeFn) FinishBundle(emit func(Outcome)) error {
+	if f.pool == nil {
+		return nil
+	}
+	return f.pool.finish(emit)
+}
+
+// analyzeFile analyzes the cores of one file. It fails only for what is
+// not the input's fault (no temporary directory): a core that cannot be
+// read, downloaded or analyzed is a failed Outcome, like a failure of
+// `coreunwind triage`.
+func (f *analyzeFn) analyzeFile(ctx context.Context, file File, emit func(Outcome)) error {
 	if file.Err != "" {
 		emit(Outcome{Rec: triage.Record{Core: file.Name, Error: file.Err}})
 		return nil
