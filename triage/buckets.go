@@ -98,20 +98,23 @@ func NewCollector(maxListed int) *Collector {
 }
 
 // Add counts one result.
-func (c *Collector) Add(r *Result) {
+func (c *Collector) Add(r *Result) { c.AddRecord(r.Record()) }
+
+// AddRecord counts one core. The summary does not depend on the order
+// in which cores are added, nor on how they were split between
+// collectors later merged (Merge): listed names are the smallest ones,
+// times the extremes, everything else counts or sorted lists.
+func (c *Collector) AddRecord(r Record) {
 	c.sum.CoresTotal++
-	if r.Err != nil {
+	if r.Failed() {
 		c.sum.CoresFailed++
-		c.sum.Failures = append(c.sum.Failures, Failure{Core: r.Input.Name, Error: r.Err.Error()})
+		c.sum.Failures = append(c.sum.Failures, Failure{Core: r.Core, Error: r.Error})
 		return
 	}
 	c.sum.CoresAnalyzed++
 	if r.Partial != "" {
 		c.sum.CoresPartial++
-		p := PartialCore{Core: r.Input.Name, Reason: r.Partial, Signature: r.Sig.Text}
-		if th := crashedThread(r.Report); th != nil {
-			p.Frames = physicalFrames(th)
-		}
+		p := PartialCore{Core: r.Core, Reason: r.Partial, Signature: r.Sig.Text, Frames: r.PartialFrames}
 		if !c.BucketPartial {
 			if r.Sig.Exact {
 				c.evidence[r.Sig.ID] = append(c.evidence[r.Sig.ID], len(c.sum.Partial))
@@ -123,39 +126,84 @@ func (c *Collector) Add(r *Result) {
 		p.Bucket = &id
 		c.sum.Partial = append(c.sum.Partial, p)
 	}
-	b := c.bucket(r)
+	b := c.bucket(r.Sig)
 	if r.Partial != "" {
 		b.PartialCount++
 	}
 	b.Count++
-	exe, buildID := mainExecutable(r.Report)
-	if exe != "" {
-		b.Executables = addDistinct(b.Executables, exe)
+	if r.Executable != "" {
+		b.Executables = addDistinct(b.Executables, r.Executable)
 	}
-	if buildID != "" {
-		b.BuildIDs = addDistinct(b.BuildIDs, buildID)
+	if r.BuildID != "" {
+		b.BuildIDs = addDistinct(b.BuildIDs, r.BuildID)
 	}
-	if t := r.Input.Time; !t.IsZero() {
-		if b.FirstSeen == nil || t.Before(*b.FirstSeen) {
-			b.FirstSeen = &t
-		}
-		if b.LastSeen == nil || t.After(*b.LastSeen) {
-			b.LastSeen = &t
-		}
+	if t := r.Time; !t.IsZero() {
+		b.seen(&t, &t)
 	}
-	b.Cores, b.CoresOmitted = insertLimited(b.Cores, r.Input.Name, c.maxListed(), b.CoresOmitted)
+	b.Cores, b.CoresOmitted = insertLimited(b.Cores, r.Core, c.maxListed(), b.CoresOmitted)
 }
 
-// bucket returns r's bucket, made on first use.
-func (c *Collector) bucket(r *Result) *Bucket {
-	b := c.buckets[r.Sig.ID]
-	if b == nil {
-		b = &Bucket{ID: r.Sig.ID, Signature: r.Sig.Text, Frames: r.Sig.Frames,
-			Executables: []string{}, BuildIDs: []string{}}
-		if r.Sig.Signal != "" {
-			b.Signal = &r.Sig.Signal
+// Merge adds what o counted to c, as if every core added to o had been
+// added to c; o must not be used afterwards (c may share its buckets).
+// Both must have the same MaxListed and BucketPartial.
+func (c *Collector) Merge(o *Collector) {
+	c.sum.CoresTotal += o.sum.CoresTotal
+	c.sum.CoresAnalyzed += o.sum.CoresAnalyzed
+	c.sum.CoresFailed += o.sum.CoresFailed
+	c.sum.CoresPartial += o.sum.CoresPartial
+	c.sum.Failures = append(c.sum.Failures, o.sum.Failures...)
+	base := len(c.sum.Partial)
+	c.sum.Partial = append(c.sum.Partial, o.sum.Partial...)
+	for id, idx := range o.evidence {
+		for _, i := range idx {
+			c.evidence[id] = append(c.evidence[id], base+i)
 		}
-		c.buckets[r.Sig.ID] = b
+	}
+	for id, ob := range o.buckets {
+		b := c.buckets[id]
+		if b == nil {
+			c.buckets[id] = ob
+			continue
+		}
+		b.Count += ob.Count
+		b.PartialCount += ob.PartialCount
+		for _, e := range ob.Executables {
+			b.Executables = addDistinct(b.Executables, e)
+		}
+		for _, e := range ob.BuildIDs {
+			b.BuildIDs = addDistinct(b.BuildIDs, e)
+		}
+		b.seen(ob.FirstSeen, ob.LastSeen)
+		for _, name := range ob.Cores {
+			b.Cores, b.CoresOmitted = insertLimited(b.Cores, name, c.maxListed(), b.CoresOmitted)
+		}
+		b.CoresOmitted += ob.CoresOmitted
+	}
+}
+
+// seen widens the bucket's first and last seen times to first and last
+// (nil: unknown).
+func (b *Bucket) seen(first, last *time.Time) {
+	if first != nil && (b.FirstSeen == nil || first.Before(*b.FirstSeen)) {
+		t := *first
+		b.FirstSeen = &t
+	}
+	if last != nil && (b.LastSeen == nil || last.After(*b.LastSeen)) {
+		t := *last
+		b.LastSeen = &t
+	}
+}
+
+// bucket returns the bucket of sig, made on first use.
+func (c *Collector) bucket(sig Signature) *Bucket {
+	b := c.buckets[sig.ID]
+	if b == nil {
+		b = &Bucket{ID: sig.ID, Signature: sig.Text, Frames: sig.Frames,
+			Executables: []string{}, BuildIDs: []string{}}
+		if sig.Signal != "" {
+			b.Signal = &sig.Signal
+		}
+		c.buckets[sig.ID] = b
 	}
 	return b
 }
@@ -185,7 +233,16 @@ func (c *Collector) Summary() *Summary {
 			s.Partial[i].Bucket = &b.ID
 		}
 	}
-	sort.Slice(s.Partial, func(i, j int) bool { return s.Partial[i].Core < s.Partial[j].Core })
+	sort.Slice(s.Partial, func(i, j int) bool {
+		a, b := s.Partial[i], s.Partial[j]
+		if a.Core != b.Core {
+			return a.Core < b.Core
+		}
+		if a.Reason != b.Reason {
+			return a.Reason < b.Reason
+		}
+		return a.Signature < b.Signature
+	})
 	s.Schema = Schema
 	s.Tool = report.Tool{Name: "coreunwind", Version: analyze.Version}
 	s.Buckets = make([]*Bucket, 0, len(c.buckets))
@@ -203,7 +260,13 @@ func (c *Collector) Summary() *Summary {
 		return a.ID < b.ID
 	})
 	s.Failures = append([]Failure{}, c.sum.Failures...)
-	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Core < s.Failures[j].Core })
+	sort.Slice(s.Failures, func(i, j int) bool {
+		a, b := s.Failures[i], s.Failures[j]
+		if a.Core != b.Core {
+			return a.Core < b.Core
+		}
+		return a.Error < b.Error
+	})
 	return &s
 }
 
@@ -223,16 +286,24 @@ func mainExecutable(r *report.Report) (exe, buildID string) {
 	return exe, buildID
 }
 
+// addDistinct inserts v into the sorted list unless it is there, keeping
+// the maxDistinct smallest values: the list does not depend on the order
+// values come in.
 func addDistinct(list []string, v string) []string {
-	for _, x := range list {
-		if x == v {
-			return list
-		}
-	}
-	if len(list) >= maxDistinct {
+	i := sort.SearchStrings(list, v)
+	if i < len(list) && list[i] == v {
 		return list
 	}
-	return append(list, v)
+	if len(list) >= maxDistinct {
+		if i >= len(list) {
+			return list
+		}
+		list = list[:len(list)-1]
+	}
+	list = append(list, "")
+	copy(list[i+1:], list[i:])
+	list[i] = v
+	return list
 }
 
 // insertLimited keeps the max smallest names in order, counting the rest

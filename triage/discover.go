@@ -59,49 +59,84 @@ type discoverer struct {
 var errStopped = errors.New("stopped")
 
 // discover finds the cores under paths and passes each to yield, in order,
-// until yield returns false. Directories are searched recursively; tar
-// archives (plain or compressed) are read as a stream, extracting one
-// member at a time into tempDir, so the consumer's pace bounds the disk
-// used. What does not look like a core is passed over silently: ELF
-// executables and libraries (in archives they are extracted, to be found
-// by name), and other files unless their name says "core".
+// until yield returns false: ListFiles, then DiscoverFile of each file.
 func discover(paths []string, tempDir string, yield func(*Input) bool) error {
 	d := &discoverer{tempDir: tempDir, yield: yield}
+	return ListFiles(paths, func(f ListedFile) bool {
+		if f.Err != nil {
+			return d.emit(&Input{Name: f.Path, Err: f.Err})
+		}
+		return d.file(f.Path, f.Path, f.Explicit)
+	})
+}
+
+// ListedFile is a regular file found under the paths given to triage, or
+// a path that could not be read.
+type ListedFile struct {
+	Path string
+	// Explicit: the path was named on the command line, not found in a
+	// directory (then it is reported even when it is not a core).
+	Explicit bool
+	Err      error // the path, or a directory under it, could not be read
+}
+
+// ListFiles walks paths (directories recursively) and passes each
+// regular file, and each path that cannot be read, to yield, in order,
+// until yield returns false. Its error is the walk's own.
+func ListFiles(paths []string, yield func(ListedFile) bool) error {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			if !d.emit(&Input{Name: p, Err: err}) {
+			if !yield(ListedFile{Path: p, Err: err}) {
 				return nil
 			}
 			continue
 		}
-		if fi.IsDir() {
-			err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
-				if err != nil {
-					if !d.emit(&Input{Name: q, Err: err}) {
-						return errStopped
-					}
-					return nil
-				}
-				if !e.Type().IsRegular() {
-					return nil
-				}
-				if !d.file(q, false) {
+		if !fi.IsDir() {
+			if !yield(ListedFile{Path: p, Explicit: true}) {
+				return nil
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if !yield(ListedFile{Path: q, Err: err}) {
 					return errStopped
 				}
 				return nil
-			})
-			if errors.Is(err, errStopped) {
+			}
+			if !e.Type().IsRegular() {
 				return nil
 			}
-			if err != nil {
-				return err
+			if !yield(ListedFile{Path: q}) {
+				return errStopped
 			}
-		} else if !d.file(p, true) {
 			return nil
+		})
+		if errors.Is(err, errStopped) {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// DiscoverFile finds the cores in one listed file: the file itself, or
+// the members of a tar archive, extracted one at a time into tempDir
+// (their binaries into tempDir/bin1, searched by the archive's cores).
+// Each is passed to yield until it returns false (DiscoverFile then
+// returns false too); the caller closes every Input it got (deleting an
+// extracted copy). name is what the inputs are called (path for a local
+// file; where the file came from when path is a downloaded copy), and
+// what its kind and time are read from when the content does not say.
+// What does not look like a core is passed over silently: ELF
+// executables and libraries, and other files unless their name says
+// "core" or they were named explicitly.
+func DiscoverFile(name, path string, explicit bool, tempDir string, yield func(*Input) bool) bool {
+	d := &discoverer{tempDir: tempDir, yield: yield}
+	return d.file(name, path, explicit)
 }
 
 func (d *discoverer) emit(in *Input) bool {
@@ -146,30 +181,31 @@ func coreTime(name string, mtime time.Time) time.Time {
 	return mtime.UTC().Truncate(time.Second)
 }
 
-// file handles one regular file; explicit says it was named on the
-// command line (then it is reported even when it is not a core).
-func (d *discoverer) file(p string, explicit bool) bool {
-	if looksLikeTarName(p) {
-		return d.tar(p)
+// file handles one regular file, called name, stored at p; explicit
+// says it was named on the command line (then it is reported even when
+// it is not a core).
+func (d *discoverer) file(name, p string, explicit bool) bool {
+	if looksLikeTarName(name) {
+		return d.tar(name, p)
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		return d.emit(&Input{Name: p, Err: err})
+		return d.emit(&Input{Name: name, Err: err})
 	}
 	s, err := corefile.SniffFile(p)
-	in := &Input{Name: p, Path: p, SearchDirs: []string{filepath.Dir(p)}, Time: coreTime(p, fi.ModTime())}
+	in := &Input{Name: name, Path: p, SearchDirs: []string{filepath.Dir(p)}, Time: coreTime(name, fi.ModTime())}
 	switch {
 	case err != nil:
 		in.Err = err
 	case s.Kind == corefile.KindCore:
 	case isTarFile(p):
-		return d.tar(p)
+		return d.tar(name, p)
 	case s.Kind == corefile.KindELF:
 		if !explicit {
 			return true // a binary beside the cores
 		}
 		in.Err = fmt.Errorf("%w: an ELF executable or library (give binaries with --binaries)", corefile.ErrNotCore)
-	case !explicit && !looksLikeCoreName(p):
+	case !explicit && !looksLikeCoreName(name):
 		return true
 	case s.Kind == corefile.KindBroken:
 		in.Err = s.Err
@@ -201,16 +237,17 @@ func isTarFile(p string) bool {
 
 // tar streams an archive: each core member is extracted (decompressed,
 // sparse) to a temporary file and passed on; binaries are extracted into
-// a directory that the archive's cores search by name.
-func (d *discoverer) tar(p string) bool {
+// a directory that the archive's cores search by name. name is what the
+// archive is called, p where it is.
+func (d *discoverer) tar(name, p string) bool {
 	f, err := os.Open(p)
 	if err != nil {
-		return d.emit(&Input{Name: p, Err: err})
+		return d.emit(&Input{Name: name, Err: err})
 	}
 	defer f.Close()
 	r, _, done, err := corefile.NewDecompressor(f)
 	if err != nil {
-		return d.emit(&Input{Name: p, Err: err})
+		return d.emit(&Input{Name: name, Err: err})
 	}
 	defer done()
 	d.nTar++
@@ -222,16 +259,15 @@ func (d *discoverer) tar(p string) bool {
 			return true
 		}
 		if err != nil {
-			return d.emit(&Input{Name: p, Err: fmt.Errorf("tar archive: %w", err)})
+			return d.emit(&Input{Name: name, Err: fmt.Errorf("tar archive: %w", err)})
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		name := p + ":" + h.Name
 		br := bufio.NewReaderSize(tr, 1<<18)
 		head, _ := br.Peek(1 << 18)
 		s, _ := corefile.Sniff(bytes.NewReader(head))
-		in := &Input{Name: name, SearchDirs: []string{binDir, filepath.Dir(p)}, Time: coreTime(h.Name, h.ModTime)}
+		in := &Input{Name: name + ":" + h.Name, SearchDirs: []string{binDir, filepath.Dir(p)}, Time: coreTime(h.Name, h.ModTime)}
 		switch {
 		case s.Kind == corefile.KindCore:
 			in.Path, in.Err = d.extract(br, d.tempDir, "core-*")

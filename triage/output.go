@@ -135,3 +135,15 @@ func textTime(t *time.Time) string {
 func oneLine(s string) string {
 	return strings.NewReplacer("\n", " ", "\t", " ", "\r", " ").Replace(s)
 }
+
+// WriteProblems writes the failures and partial cores one a line, as
+// messages for stderr: what the outputs without a summary (jsonl, pprof)
+// leave unsaid.
+func WriteProblems(w io.Writer, s *Summary) {
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "coreunwind: %s: %s\n", f.Core, f.Error)
+	}
+	for _, p := range s.Partial {
+		fmt.Fprintf(w, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
+	}
+}

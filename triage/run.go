@@ -66,20 +66,8 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	objs := cfg.Analyze.Objects
-	if objs == nil {
-		objs = elfx.NewCache()
-		objs.SetSymbolCache(cfg.Analyze.SymbolCache)
-		defer objs.Close()
-	}
-	bins := indexBinaries(cfg.Binaries)
-	// Every core of the batch reads the same executables and libraries:
-	// each is mapped and its build ID checked once.
-	files := cfg.Analyze.Files
-	if files == nil {
-		files = corefile.NewFileCache()
-		defer files.Close()
-	}
+	an := NewAnalyzer(cfg)
+	defer an.Close()
 
 	// Discovery runs ahead of the workers by at most 2*jobs inputs: an
 	// archive is extracted no faster than its cores are analyzed.
@@ -104,7 +92,7 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 		go func() {
 			defer wg.Done()
 			for in := range inputs {
-				results <- analyzeOne(in, cfg, objs, files, bins)
+				results <- an.Analyze(in)
 			}
 		}()
 	}
@@ -135,7 +123,48 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 // make a signature of.
 var ErrNoFrames = errors.New("no frames in the crashing thread")
 
-func analyzeOne(in *Input, cfg Config, objs *elfx.Cache, files *corefile.FileCache, bins *binaryIndex) (res *Result) {
+// Analyzer analyzes cores one at a time, any number at once, sharing
+// what a batch shares: every binary and debug file is opened, mapped and
+// its build ID checked once (elfx.Cache, corefile.FileCache), the
+// --binaries directories are indexed once. Run makes one per batch; a
+// distributed runner makes one per worker process.
+type Analyzer struct {
+	cfg    Config
+	objs   *elfx.Cache
+	files  *corefile.FileCache
+	bins   *binaryIndex
+	closes []func() error
+}
+
+// NewAnalyzer indexes cfg.Binaries and opens the caches cfg does not
+// bring (cfg.Analyze.Objects, cfg.Analyze.Files).
+func NewAnalyzer(cfg Config) *Analyzer {
+	a := &Analyzer{cfg: cfg, objs: cfg.Analyze.Objects, files: cfg.Analyze.Files, bins: indexBinaries(cfg.Binaries)}
+	if a.objs == nil {
+		a.objs = elfx.NewCache()
+		a.objs.SetSymbolCache(cfg.Analyze.SymbolCache)
+		a.closes = append(a.closes, a.objs.Close)
+	}
+	if a.files == nil {
+		a.files = corefile.NewFileCache()
+		a.closes = append(a.closes, a.files.Close)
+	}
+	return a
+}
+
+// Close releases the caches NewAnalyzer opened.
+func (a *Analyzer) Close() {
+	for _, c := range a.closes {
+		c()
+	}
+	a.closes = nil
+}
+
+// Analyze analyzes one input: its report and signature, or why it has
+// none. A panic in the analysis is the input's error, not the caller's.
+// Safe for concurrent use.
+func (a *Analyzer) Analyze(in *Input) (res *Result) {
+	cfg, objs, files, bins := a.cfg, a.objs, a.files, a.bins
 	res = &Result{Input: in}
 	defer func() {
 		// A bug in one core's analysis must not take the batch down.

@@ -11,8 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/coreunwind/coreunwind/analyze"
-	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
 )
@@ -27,28 +25,14 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("coreunwind triage", stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
 	var (
-		format, out, sysroot, skipFile  string
-		jobs, frames, maxFrames, listed int
-		binaries, searchPath, debugDirs stringList
-		skips                           stringList
-		allThreads, printSkip           bool
-		bucketPartial                   bool
+		format, out string
+		jobs        int
+		opts        triage.Options
 	)
 	fs.StringVar(&format, "format", "text", "output format: text, json, jsonl or pprof")
 	fs.StringVar(&out, "o", "", "write the output to `FILE`")
 	fs.IntVar(&jobs, "j", 0, "cores analyzed at once (default: all CPUs)")
-	fs.IntVar(&frames, "frames", triage.DefaultDepth, "meaningful frames per signature")
-	fs.Var(&skips, "skip", "also skip frames whose normalized name matches `REGEX` (repeatable; +REGEX: a prefix frame)")
-	fs.StringVar(&skipFile, "skip-frames", "", "read the skip list from `FILE` (replaces the default; a line @default includes it)")
-	fs.BoolVar(&printSkip, "print-skip", false, "print the skip list in effect and exit")
-	fs.Var(&binaries, "binaries", "look for executables and libraries (by build ID) under `DIR` (repeatable)")
-	fs.StringVar(&sysroot, "sysroot", "", "look for the cores' files under `DIR`")
-	fs.Var(&searchPath, "search-path", "also look for files by name in `DIR` (repeatable)")
-	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
-	fs.BoolVar(&allThreads, "all-threads", false, "unwind every thread (jsonl reports show them), not only the crashing one")
-	fs.IntVar(&maxFrames, "max-frames", 256, "frames per thread")
-	fs.IntVar(&listed, "max-cores-listed", triage.DefaultMaxListed, "core names listed per bucket in JSON")
-	fs.BoolVar(&bucketPartial, "bucket-partial", false, "let partial cores (truncated inside the crashing thread's stack) form and join buckets")
+	tflags := opts.RegisterFlags(fs)
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
@@ -63,30 +47,20 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case format != "text" && format != "json" && format != "jsonl" && format != "pprof":
 		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, jsonl or pprof", errUsage, format))
-	case frames < 1:
-		return usageError(stderr, fmt.Errorf("%w: --frames %d: want at least 1", errUsage, frames))
-	case maxFrames < 1:
-		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	case jobs < 0:
 		return usageError(stderr, fmt.Errorf("%w: -j %d: want 0 (all CPUs) or more", errUsage, jobs))
 	}
-	patterns := triage.DefaultPatterns()
-	if skipFile != "" {
-		if patterns, err = triage.ReadSkipFile(skipFile); err != nil {
-			return usageError(stderr, fmt.Errorf("%w: --skip-frames: %w", errUsage, err))
-		}
-	}
-	skipList, err := triage.NewSkipList(append(append([]string(nil), patterns...), skips...))
-	if err != nil {
+	if err := tflags.Resolve(); err != nil {
 		return usageError(stderr, fmt.Errorf("%w: %w", errUsage, err))
 	}
-	if printSkip {
-		fmt.Fprintln(stdout, strings.Join(skipList.Patterns(), "\n"))
+	if tflags.PrintSkip {
+		fmt.Fprintln(stdout, strings.Join(opts.SkipPatterns, "\n"))
 		return exitOK
 	}
 	if len(pos) == 0 {
 		return usageError(stderr, fmt.Errorf("%w: triage: no directory, archive or core given", errUsage))
 	}
+	opts.CacheDir, opts.NoCache = *cacheDir, *noCache
 
 	// Progress goes to a terminal only, and not when jsonl lines go to
 	// the same terminal; the batch's line says more than downloads do.
@@ -101,23 +75,18 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitOutput
 	}
-	cfg := triage.Config{
-		Jobs:       jobs,
-		Analyze:    analyze.Options{Sysroot: sysroot, SearchPath: searchPath, DebugDirs: debugDirs, MaxFrames: maxFrames, Debuginfod: client},
-		Binaries:   binaries,
-		AllThreads: allThreads,
-		Signer:     triage.Signer{Skip: skipList, Depth: frames},
+	cfg, err := opts.Config()
+	if err != nil {
+		return usageError(stderr, fmt.Errorf("%w: %w", errUsage, err))
 	}
-	if !*noCache {
-		cfg.Analyze.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
-	}
+	cfg.Jobs = jobs
+	cfg.Analyze.Debuginfod = client
 	var bar *progressLine
 	if progress {
 		bar = &progressLine{w: stderr, start: time.Now()}
 		cfg.Progress = bar.update
 	}
-	coll := triage.NewCollector(listed)
-	coll.BucketPartial = bucketPartial
+	coll := opts.NewCollector()
 	var prof *report.ProfileBuilder
 	if format == "pprof" {
 		prof = report.NewProfileBuilder(report.SampleCrashes)
@@ -131,10 +100,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		// A partial core not bucketed has no bucket yet: whether a
 		// bucket of whole cores has its signature is known at the end
 		// (the JSON and text summaries say).
-		bucket := r.Sig.ID
-		if r.Partial != "" && !bucketPartial {
-			bucket = ""
-		}
+		bucket := r.BucketID(opts.BucketPartial)
 		switch format {
 		case "jsonl":
 			if writeErr == nil {
@@ -164,20 +130,10 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	case "json":
 		writeErr = triage.WriteJSON(w, sum)
 	case "jsonl":
-		for _, f := range sum.Failures {
-			fmt.Fprintf(stderr, "coreunwind: %s: %s\n", f.Core, f.Error)
-		}
-		for _, p := range sum.Partial {
-			fmt.Fprintf(stderr, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
-		}
+		triage.WriteProblems(stderr, sum)
 	case "pprof":
 		writeErr = prof.Write(w)
-		for _, f := range sum.Failures {
-			fmt.Fprintf(stderr, "coreunwind: %s: %s\n", f.Core, f.Error)
-		}
-		for _, p := range sum.Partial {
-			fmt.Fprintf(stderr, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
-		}
+		triage.WriteProblems(stderr, sum)
 	}
 	if err := closeOut(); writeErr == nil {
 		writeErr = err
