@@ -17,27 +17,6 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// parseInterleaved parses flags that may come before or after the
-// positional arguments (stdlib flag stops at the first positional). A
-// lone "--" ends the flags.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 // symbolCacheFlags adds --cache-dir and --no-cache, the on-disk symbol
 // cache's flags.
 func symbolCacheFlags(fs *flag.FlagSet) (dir *string, off *bool) {

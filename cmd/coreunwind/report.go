@@ -9,6 +9,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -37,7 +38,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
 		return exitOK

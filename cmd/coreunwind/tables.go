@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -15,7 +16,7 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 	var format, section string
 	fs.StringVar(&format, "format", "text", "output format: text or json")
 	fs.StringVar(&section, "section", "", "table to print: .eh_frame or .debug_frame (default: .eh_frame, else .debug_frame)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
 		return exitOK

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
 )
@@ -36,7 +37,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
 		return exitOK

@@ -33,6 +33,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
 
 	"github.com/coreunwind/coreunwind/beam/triagebeam"
+	"github.com/coreunwind/coreunwind/internal/cliflag"
 )
 
 const (
@@ -88,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(jobopts.Parallelism, "parallelism", -1, "Flink: the job's parallelism")
 	fs.IntVar(&workerPool, "worker-pool", 0, "serve as a Beam worker pool on `PORT` (localhost) for --environment_type EXTERNAL, until killed")
 	fs.BoolVar(&verbose, "v", false, "log the runner's progress (Beam's and prism's info messages) on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -183,24 +184,4 @@ func servePool(port int, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "coreunwind-beam: worker pool at %s\n", pool.EnvironmentConfig(ctx))
 	select {}
-}
-
-// parseInterleaved parses flags before and after the paths, as
-// `coreunwind triage` does; a lone "--" ends the flags.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
