@@ -261,7 +261,8 @@ awk -F '\t' 'NR == 1 { printf "%-10s %-18s %10s %8s %8s %12s %8s %5s\n", "case",
 	{ printf "%-10s %-18s %10s %8s %8s %12s %8s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$RESULTS"
 echo
 echo "targets on every case: coreunwind full report (cold, --no-cache) <= 0.5x eu-stack -s -i and <= 0.05x gdb;"
-echo "warm (second run, symbol cache filled) <= 1.0x eu-stack with names only; peak RSS (cold) <= eu-stack -s -i's"
+echo "warm (second run, symbol cache filled) <= 1.0x eu-stack with names only; peak RSS (cold) <= eu-stack -s -i's;"
+echo "--unwind-only <= 1.0x libunwind's remote unwinder"
 echo
 awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind || echo coreunwind)" '
 	NR == 1 { next }
@@ -290,7 +291,7 @@ awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind
 			r = ratio(rss[c, "coreunwind"], rss[c, "eu-stack"])
 			printf "%-10s %-34s %9s %9s %9s  %s\n", c, "peak RSS coreunwind / eu-stack", fmt(r), "", "",
 				r < 0 ? "n/a" : (r <= 1 ? "PASS" : "MISS") " (target <= 1.0x)"
-			row(c, unwind_tool " / libunwind", unwind_tool, "libunwind", "")
+			row(c, unwind_tool " / libunwind", unwind_tool, "libunwind", unwind_tool == "coreunwind-unwind" ? "1.0" : "")
 		}
 	}' "$RESULTS"
 echo
