@@ -62,6 +62,17 @@ func (e *listAddrEval) load(rt int, addr uint32) error {
 	return nil
 }
 
+// loadIndexed is "ldr rt,[rn,rm]": rt is the word at rn+rm where both
+// are known, unknown otherwise.
+func (e *listAddrEval) loadIndexed(rt, rn, rm int) error {
+	a, ok1 := e.get(rn)
+	b, ok2 := e.get(rm)
+	if e.forget(rt); ok1 && ok2 {
+		return e.load(rt, a+b)
+	}
+	return nil
+}
+
 // add sets rd to a+b where both are known.
 func (e *listAddrEval) add(rd int, a, b uint32, ok bool) {
 	if e.forget(rd); ok {
@@ -106,12 +117,8 @@ func (e *listAddrEval) runARM() (uint64, error) {
 			v, ok := e.get(rm)
 			e.add(rd, pc, v, ok)
 		case insn&0x0ff00ff0 == 0x07900000: // ldr rd,[rn,rm]
-			a, ok1 := e.get(rn)
-			b, ok2 := e.get(rm)
-			if e.forget(rd); ok1 && ok2 {
-				if err := e.load(rd, a+b); err != nil {
-					return 0, err
-				}
+			if err := e.loadIndexed(rd, rn, rm); err != nil {
+				return 0, err
 			}
 		case insn&0x0fff0ff0 == 0x01a00000: // mov rd,rm
 			v, ok := e.get(rm)
@@ -173,13 +180,8 @@ func (e *listAddrEval) runThumb() (uint64, error) {
 			v, ok := e.get(rdn)
 			e.add(rdn, v, pc, ok)
 		case insn&0xfe00 == 0x5800: // ldr rt,[rn,rm]
-			rt, rn, rm := int(insn&7), int(insn>>3&7), int(insn>>6&7)
-			a, ok1 := e.get(rn)
-			b, ok2 := e.get(rm)
-			if e.forget(rt); ok1 && ok2 {
-				if err := e.load(rt, a+b); err != nil {
-					return 0, err
-				}
+			if err := e.loadIndexed(int(insn&7), int(insn>>3&7), int(insn>>6&7)); err != nil {
+				return 0, err
 			}
 		case insn&0xff00 == 0x4600: // mov rd,rm
 			rd, rm := int(insn>>4&8|insn&7), int(insn>>3&15)

@@ -3,7 +3,6 @@ package arm
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/coreunwind/coreunwind/unwind"
@@ -62,21 +61,16 @@ func decodeThumb(code []byte, order binary.ByteOrder, pc uint64) (thumbInsn, err
 	return thumbInsn{}, fmt.Errorf("thumb instruction at %#x: %04x %04x: %w", pc, hw1, hw2, unwind.ErrInsnNotCovered)
 }
 
-// armReg is a register as libopcodes names it.
+// armReg is a register as libopcodes names it: as gdb does (RegName)
+// but for r11 and r12, "fp" and "ip".
 func armReg(r int) string {
 	switch r {
 	case 11:
 		return "fp"
 	case 12:
 		return "ip"
-	case SP:
-		return "sp"
-	case LR:
-		return "lr"
-	case PC:
-		return "pc"
 	}
-	return "r" + strconv.Itoa(r)
+	return RegName(uint64(r))
 }
 
 // regList prints a register list, "{r4, r5, lr}", and returns its

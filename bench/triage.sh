@@ -30,24 +30,19 @@ WORK=${1:-$(mktemp -d /tmp/coreunwind-triage-bench.XXXXXX)}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
-case $(cat /proc/sys/kernel/core_pattern) in
-"|"* | */*)
-	echo "triage.sh: core_pattern must be a plain file name such as 'core'" >&2
-	exit 1
-	;;
-esac
 for tool in gcc eu-stack /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "triage.sh: $tool is needed" >&2; exit 1; }
 done
+
+# triage-cores.sh checks core_pattern first.
+CORES=$CORES sh "$HERE/triage-cores.sh" "$WORK"
+n=$(find "$WORK/cores" -name 'core.*' | wc -l)
+echo "cores: $n in $WORK/cores ($(du -sh "$WORK/cores" | cut -f1) on disk)"
 
 if [ -z "${COREUNWIND:-}" ]; then
 	COREUNWIND=$WORK/coreunwind
 	(cd "$ROOT" && go build -o "$COREUNWIND" ./cmd/coreunwind)
 fi
-
-CORES=$CORES sh "$HERE/triage-cores.sh" "$WORK"
-n=$(find "$WORK/cores" -name 'core.*' | wc -l)
-echo "cores: $n in $WORK/cores ($(du -sh "$WORK/cores" | cut -f1) on disk)"
 
 # now_ns: a clock for elapsed times (date +%s%N is GNU; fine on Debian).
 now_ns() { date +%s%N; }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
@@ -232,36 +231,9 @@ func TestAArch64SignalHandlerCrash(t *testing.T) {
 	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
 	live := a64LiveStops(t, c.Exe, []string{"signal"}, 2)
 	atSignal, inHandler := live[0], live[1]
-	var th *reportThread
-	for i := range rep.Threads {
-		if rep.Threads[i].TID == rep.Core.CrashedTID {
-			th = &rep.Threads[i]
-		}
-	}
-	if th == nil || len(inHandler) < 2 || len(atSignal) < 4 {
-		t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, atSignal)
-	}
-	want := append(append(pcList(inHandler[:2]), 0), pcList(atSignal)...)
-	if len(th.Frames) != len(want) {
-		t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
-			len(th.Frames), len(want), len(atSignal), formatFrames(th, 20))
-	}
-	for i, f := range th.Frames {
-		pc, _ := f.pc()
-		if i != 2 && pc != want[i] {
-			t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
-		}
-	}
-	// Frame 2 is the trampoline the handler returns to: qemu's page
-	// holding "mov x8, #139; svc #0", read from the core by gdb.
-	tramp, _ := th.Frames[2].pc()
-	mem := runTool(t, testenv.NeedTool(t, "gdb-multiarch"), "-batch", "-nx", "-iex", "set print frame-arguments none", "-ex", fmt.Sprintf("x/2wx %#x", tramp), c.Exe, c.Core)
-	if !strings.Contains(mem, "0xd2801168\t0xd4000001") {
-		t.Errorf("frame 2 (pc %#x) is not the rt_sigreturn trampoline; gdb reads:\n%s", tramp, mem)
-	}
-	if f := th.Frames[3]; f.Trust != "context" {
-		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
-	}
+	th := rep.thread(rep.Core.CrashedTID)
+	// Frame 2 is qemu's page holding "mov x8, #139; svc #0".
+	expectSignalHandlerFrames(t, c, th, inHandler, atSignal, "0xd2801168\t0xd4000001")
 	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }
 

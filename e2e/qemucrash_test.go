@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,42 @@ func qemuLiveStops(t *testing.T, arch testenv.CrossArch, exe string, args []stri
 		res = append(res, th.Frames)
 	}
 	return res
+}
+
+// expectSignalHandlerFrames checks th, the crashed thread of c, a core
+// whose SIGUSR1 handler crashed, against a live gdb stopped twice in the
+// same run (qemuLiveStops; qemu-user has no address randomization): when
+// SIGSEGV arrived in the handler (inHandler) and when SIGUSR1 arrived
+// (interrupted: the thread's frames then, as far as the caller trusts
+// gdb's). Frames 0 and 1 must be gdb's in the handler; frame 2 the
+// trampoline, whose first two instruction words gdb reads from the core
+// as trampoline ("0xd2801168\t0xd4000001"); then exactly the interrupted
+// frames, the first with its registers from the signal context.
+func expectSignalHandlerFrames(t *testing.T, c crash, th *reportThread, inHandler, interrupted []refbt.Frame, trampoline string) {
+	t.Helper()
+	if th == nil || len(inHandler) < 2 || len(interrupted) < 4 {
+		t.Fatalf("crashed thread %v; live gdb in the handler %v, at the signal %v", th, inHandler, interrupted)
+	}
+	want := append(append(pcList(inHandler[:2]), 0), pcList(interrupted)...)
+	if len(th.Frames) != len(want) {
+		t.Fatalf("crashed thread has %d frames, want %d (2 in the handler, the trampoline, %d interrupted):\n%s",
+			len(th.Frames), len(want), len(interrupted), formatFrames(th, 20))
+	}
+	for i, f := range th.Frames {
+		pc, _ := f.pc()
+		if i != 2 && pc != want[i] {
+			t.Errorf("frame %d: pc %#x, live gdb %#x\n%s", i, pc, want[i], formatFrames(th, 20))
+		}
+	}
+	// Without frame arguments: printing frame 0's as it loads an aarch64
+	// core makes gdb spin on qemu's signal frame.
+	tramp, _ := th.Frames[2].pc()
+	mem := runTool(t, testenv.NeedTool(t, "gdb-multiarch"), "-batch", "-nx", "-iex", "set print frame-arguments none",
+		"-ex", fmt.Sprintf("x/2wx %#x", tramp), c.Exe, c.Core)
+	if !strings.Contains(mem, trampoline) {
+		t.Errorf("frame 2 (pc %#x) is not the trampoline (%s); gdb reads:\n%s", tramp, trampoline, mem)
+	}
+	if f := th.Frames[3]; f.Trust != "context" {
+		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
+	}
 }

@@ -40,14 +40,7 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 		t.Errorf("one lookup at the start of the text inflated %d of %d bytes of .debug_info", done, size)
 	}
 
-	data, err := dbg.loadDWARF()
-	if err != nil {
-		t.Fatal(err)
-	}
-	eager, err := newDWARFIndex(dbg.name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eager := eagerDWARFIndex(t, dbg)
 	start := time.Now()
 	for _, a := range addrs {
 		want, werr := eager.sourceFrames(a, o)
@@ -90,6 +83,21 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 	if got, want := fmt0(lazy.sourceFrames(1, o)), fmt0(eager.sourceFrames(1, o)); !reflect.DeepEqual(got, want) {
 		t.Errorf("address 1: lazy %+v, eager %+v", got, want)
 	}
+}
+
+// eagerDWARFIndex is o's DWARF indexed whole, the reference the lazy
+// index must match.
+func eagerDWARFIndex(t *testing.T, o *Object) *dwarfIndex {
+	t.Helper()
+	data, err := o.loadDWARF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager, err := newDWARFIndex(o.name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eager
 }
 
 func fmt0(f []SourceFrame, _ error) []SourceFrame { return f }
@@ -183,14 +191,7 @@ int main(int argc, char **argv) { printf("%d\n", twice(argc)); return helper(arg
 			if err != nil || lazy == nil {
 				t.Fatalf("lazy index of %s: %v, %v", exe, lazy, err)
 			}
-			data, err := o.loadDWARF()
-			if err != nil {
-				t.Fatal(err)
-			}
-			eager, err := newDWARFIndex(o.name, data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			eager := eagerDWARFIndex(t, o)
 			addrs := instructionAddrs(t, exe, func(string) bool { return true })
 			if len(addrs) < 20 {
 				t.Fatalf("%d instructions in %s", len(addrs), exe)

@@ -7,7 +7,6 @@ import (
 	"github.com/coreunwind/coreunwind/i386"
 	"github.com/coreunwind/coreunwind/internal/fuzzspace"
 	"github.com/coreunwind/coreunwind/internal/testenv"
-	"github.com/coreunwind/coreunwind/unwind"
 )
 
 const fuzzStackAddr = 0xff000000
@@ -26,35 +25,24 @@ __attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, s
 int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 `, "-O2", "-static")
 	prog := fuzzspace.Open(f, exe)
-	sym := func(name string) uint64 {
-		s, ok := prog.Obj.LookupSymbol(name)
-		if !ok {
-			f.Fatalf("no symbol %s", name)
-		}
-		return s.Addr
-	}
 	seed := make([]byte, 256)
-	binary.LittleEndian.PutUint32(seed[4:], uint32(sym("mid")+12))
+	binary.LittleEndian.PutUint32(seed[4:], uint32(prog.Sym(f, "mid")+12))
 	for _, s := range []struct {
 		pc, sp, fp uint64
 		exact      bool
 	}{
-		{sym("leaf"), fuzzStackAddr, fuzzStackAddr + 16, true},
+		{prog.Sym(f, "leaf"), fuzzStackAddr, fuzzStackAddr + 16, true},
 		{0, fuzzStackAddr + 4, fuzzStackAddr, true},
-		{sym("mid") + 20, fuzzStackAddr + 32, 0, false},
-		{sym("__restore"), fuzzStackAddr, 0, false},
-		{sym("__restore") + 1, fuzzStackAddr, 0, true},
-		{sym("__restore_rt"), fuzzStackAddr, 0, false},
+		{prog.Sym(f, "mid") + 20, fuzzStackAddr + 32, 0, false},
+		{prog.Sym(f, "__restore"), fuzzStackAddr, 0, false},
+		{prog.Sym(f, "__restore") + 1, fuzzStackAddr, 0, true},
+		{prog.Sym(f, "__restore_rt"), fuzzStackAddr, 0, false},
 	} {
 		f.Add(seed, s.pc, s.sp, s.fp, s.exact)
 	}
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, fp uint64, exact bool) {
 		as := &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}
-		callee := unwind.NewFrame(i386.NumRegs)
-		callee.Set(i386.EIP, pc, unwind.SaveLoc{})
-		callee.Set(i386.ESP, sp, unwind.SaveLoc{})
-		callee.Set(i386.EBP, fp, unwind.SaveLoc{})
-		callee.ExactPC = exact
-		fuzzspace.Walk(t, i386.Arch{}, as, callee)
+		regs := map[int]uint64{i386.EIP: pc, i386.ESP: sp, i386.EBP: fp}
+		fuzzspace.Walk(t, i386.Arch{}, as, fuzzspace.Frame(i386.Arch{}, exact, regs))
 	})
 }

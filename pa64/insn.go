@@ -140,14 +140,8 @@ func decodePA(w uint32, pc uint64) (paInsn, bool) {
 		// base modification.
 		d := stdDisp(w)
 		m, aBit := w&8 != 0, w&4 != 0
-		cmpl := ""
-		if m {
-			cmpl = ",ma"
-			p.postMod = !aBit
-			if aBit {
-				cmpl = ",mb"
-			}
-		} else if aBit {
+		cmpl, ok := p.modify(m, aBit)
+		if !ok {
 			return p, false
 		}
 		name, rname, rnum := "ldd", paRegNames[r], r
@@ -213,6 +207,21 @@ func decodePA(w uint32, pc uint64) (paInsn, bool) {
 	return p, true
 }
 
+// modify is a displacement form's base modification and its completer:
+// none, ",ma" (the access at the base, then base += disp) or, with before
+// (the a or u bit), ",mb" (base += disp, then the access). before without
+// m is not decoded.
+func (p *paInsn) modify(m, before bool) (cmpl string, ok bool) {
+	if !m {
+		return "", !before
+	}
+	p.postMod = !before
+	if before {
+		return ",mb", true
+	}
+	return ",ma", true
+}
+
 // decodePAShortIndexed decodes the indexed and short-displacement loads
 // and stores: op 0x03 (integer; ext4 in bits 9..6: 0-3 ldb..ldd, 8-11
 // stb..std) and 0x0b (fldd/fstd, bit 9 a store). Bit 12 selects the short
@@ -258,13 +267,8 @@ func decodePAShortIndexed(w, op uint32) (paInsn, bool) {
 		} else {
 			p.disp = im5(w >> 16)
 		}
-		if m {
-			cmpl = ",ma"
-			p.postMod = !u
-			if u {
-				cmpl = ",mb"
-			}
-		} else if u {
+		var ok bool
+		if cmpl, ok = p.modify(m, u); !ok {
 			return p, false
 		}
 	default:

@@ -21,21 +21,15 @@ const fuzzStackAddr = 0x7ff000000000
 // trampoline), the link register, the back chain and the scan all run
 // on hostile input.
 func FuzzStep(f *testing.F) {
-	exe := testenv.BuildCross(f, testenv.PPC64LE, f.TempDir(), "prog", `
-#include <stdio.h>
-__attribute__((noinline)) int leaf(int *p) { return *p; }
-__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
-int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
-`, "-O2", "-static")
+	exe := testenv.BuildCross(f, testenv.PPC64LE, f.TempDir(), "prog", fuzzspace.Source, "-O2", "-static")
 	prog := fuzzspace.Open(f, exe)
-	leafSym, _ := prog.Obj.LookupSymbol("leaf")
-	midSym, _ := prog.Obj.LookupSymbol("mid")
+	leaf, mid := prog.Sym(f, "leaf"), prog.Sym(f, "mid")
 	le := binary.LittleEndian
 	// A back chain: the frame at the stack's start links to one 64 bytes
 	// up, whose lr save slot returns into mid.
 	chain := make([]byte, 256)
 	le.PutUint64(chain[0:], fuzzStackAddr+64)
-	le.PutUint64(chain[64+16:], midSym.Addr+12)
+	le.PutUint64(chain[64+16:], mid+12)
 	// A trampoline and a signal context: code at 0, the ucontext 128
 	// bytes up, its regs pointer pointing at its gp_regs.
 	sig := make([]byte, 1024)
@@ -43,21 +37,16 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 	le.PutUint32(sig[4:], 0x44000002)
 	uc := uint64(128)
 	le.PutUint64(sig[uc+168+56:], fuzzStackAddr+uc+168+64)
-	le.PutUint64(sig[uc+168+64+32*8:], midSym.Addr+8) // nip
+	le.PutUint64(sig[uc+168+64+32*8:], mid+8) // nip
 	le.PutUint64(sig[uc+168+64+1*8:], fuzzStackAddr+512)
-	f.Add(chain, leafSym.Addr, uint64(fuzzStackAddr), midSym.Addr+8, true)
-	f.Add(chain, uint64(0), uint64(fuzzStackAddr), midSym.Addr+8, true)
-	f.Add(chain, midSym.Addr+20, uint64(fuzzStackAddr+32), uint64(0), false)
+	f.Add(chain, leaf, uint64(fuzzStackAddr), mid+8, true)
+	f.Add(chain, uint64(0), uint64(fuzzStackAddr), mid+8, true)
+	f.Add(chain, mid+20, uint64(fuzzStackAddr+32), uint64(0), false)
 	f.Add(sig, uint64(fuzzStackAddr), uint64(fuzzStackAddr), uint64(0), false)
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, lr uint64, exact bool) {
 		as := &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}
-		callee := unwind.NewFrame(ppc64.NumRegs)
-		callee.Set(ppc64.PC, pc, unwind.SaveLoc{})
-		callee.Set(ppc64.SP, sp, unwind.SaveLoc{})
-		callee.Set(ppc64.LR, lr, unwind.SaveLoc{})
-		callee.Set(ppc64.TOC, 0x10008000, unwind.SaveLoc{})
-		callee.ExactPC = exact
-		fuzzspace.Walk(t, ppc64.Arch{}, as, callee)
+		regs := map[int]uint64{ppc64.PC: pc, ppc64.SP: sp, ppc64.LR: lr, ppc64.TOC: 0x10008000}
+		fuzzspace.Walk(t, ppc64.Arch{}, as, fuzzspace.Frame(ppc64.Arch{}, exact, regs))
 	})
 }
 
@@ -66,39 +55,29 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 // the caller's frame), and the sigreturn trampoline ("li r0,119; sc")
 // with a sigcontext whose regs pointer points at its gregs.
 func FuzzStepPPC32(f *testing.F) {
-	exe := testenv.BuildCross(f, testenv.PPC, f.TempDir(), "prog", `
-#include <stdio.h>
-__attribute__((noinline)) int leaf(int *p) { return *p; }
-__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
-int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
-`, "-O2", "-static")
+	exe := testenv.BuildCross(f, testenv.PPC, f.TempDir(), "prog", fuzzspace.Source, "-O2", "-static")
 	prog := fuzzspace.Open(f, exe)
-	leafSym, _ := prog.Obj.LookupSymbol("leaf")
-	midSym, _ := prog.Obj.LookupSymbol("mid")
+	leaf, mid := prog.Sym(f, "leaf"), prog.Sym(f, "mid")
 	arch := lookupArch(f, "ppc")
 	be := binary.BigEndian
 	const stack = 0x7ff00000
 	chain := make([]byte, 256)
 	be.PutUint32(chain[0:], stack+64)
-	be.PutUint32(chain[64+4:], uint32(midSym.Addr)+12)
+	be.PutUint32(chain[64+4:], uint32(mid)+12)
 	sig := make([]byte, 1024)
 	be.PutUint32(sig[0:], 0x38000077) // li r0,119
 	be.PutUint32(sig[4:], 0x44000002) // sc
 	sc := uint32(64)
 	be.PutUint32(sig[sc+28:], stack+sc+32)
-	be.PutUint32(sig[sc+32+32*4:], uint32(midSym.Addr)+8) // nip
-	be.PutUint32(sig[sc+32+1*4:], stack+512)              // r1
-	f.Add(chain, leafSym.Addr, uint64(stack), midSym.Addr+8, true)
-	f.Add(chain, midSym.Addr+20, uint64(stack+32), uint64(0), false)
+	be.PutUint32(sig[sc+32+32*4:], uint32(mid)+8) // nip
+	be.PutUint32(sig[sc+32+1*4:], stack+512)      // r1
+	f.Add(chain, leaf, uint64(stack), mid+8, true)
+	f.Add(chain, mid+20, uint64(stack+32), uint64(0), false)
 	f.Add(sig, uint64(stack), uint64(stack), uint64(0), false)
 	f.Fuzz(func(t *testing.T, data []byte, pc, sp, lr uint64, exact bool) {
 		as := &fuzzspace.Space{Program: prog, Stack: data, StackAddr: stack}
-		callee := unwind.NewFrame(ppc64.NumRegs)
-		callee.Set(ppc64.PC, pc, unwind.SaveLoc{})
-		callee.Set(ppc64.SP, sp, unwind.SaveLoc{})
-		callee.Set(ppc64.LR, lr, unwind.SaveLoc{})
-		callee.ExactPC = exact
-		fuzzspace.Walk(t, arch, as, callee)
+		regs := map[int]uint64{ppc64.PC: pc, ppc64.SP: sp, ppc64.LR: lr}
+		fuzzspace.Walk(t, arch, as, fuzzspace.Frame(arch, exact, regs))
 	})
 }
 
@@ -132,14 +111,7 @@ func FuzzFrameFromThread(f *testing.F) {
 		case big:
 			name, order = "ppc64", binary.BigEndian
 		}
-		th := &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: order}
-		fr, err := lookupArch(t, name).FrameFromThread(th)
-		if err != nil {
-			return
-		}
-		if _, ok := fr.Get(ppc64.PC); !ok {
-			t.Fatal("frame 0 without a pc")
-		}
+		fuzzspace.FrameFromThread(t, lookupArch(t, name), &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: order})
 	})
 }
 

@@ -52,10 +52,7 @@ func (l *layout) readWord(as unwind.AddrSpace, addr uint64) (uint64, error) {
 // wordAt reads the word at the start of b in byte order o (b holds at
 // least one word).
 func (l *layout) wordAt(o binary.ByteOrder, b []byte) uint64 {
-	if l.word == 4 {
-		return uint64(o.Uint32(b))
-	}
-	return o.Uint64(b)
+	return cfirow.DecodeSized(o, b[:l.word])
 }
 
 // gregsSize is the size of a pt_regs image through its result slot.

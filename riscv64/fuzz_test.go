@@ -29,30 +29,19 @@ func (s namedSpace) IsCode(addr uint64) bool { return s.Space.IsCode(addr) }
 // the prologue decoder, ra, the frame-pointer chain and the scan all run
 // on hostile input.
 func FuzzStep(f *testing.F) {
-	exe := testenv.BuildCross(f, testenv.RISCV64, f.TempDir(), "prog", `
-#include <stdio.h>
-__attribute__((noinline)) int leaf(int *p) { return *p; }
-__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
-int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
-`, "-O2", "-static", "-fno-omit-frame-pointer")
+	exe := testenv.BuildCross(f, testenv.RISCV64, f.TempDir(), "prog", fuzzspace.Source, "-O2", "-static", "-fno-omit-frame-pointer")
 	prog := fuzzspace.Open(f, exe)
-	leafSym, _ := prog.Obj.LookupSymbol("leaf")
-	midSym, _ := prog.Obj.LookupSymbol("mid")
+	leaf, mid := prog.Sym(f, "leaf"), prog.Sym(f, "mid")
 	seed := make([]byte, 256)
 	binary.LittleEndian.PutUint64(seed[48:], fuzzStackAddr+128) // a caller's s0 at fp-16
-	binary.LittleEndian.PutUint64(seed[56:], midSym.Addr+12)    // ra at fp-8
-	f.Add(seed, leafSym.Addr+2, uint64(fuzzStackAddr), uint64(fuzzStackAddr+64), midSym.Addr+8, true)
-	f.Add(seed, uint64(0), uint64(fuzzStackAddr+8), uint64(fuzzStackAddr), midSym.Addr+8, true)
-	f.Add(seed, midSym.Addr+20, uint64(fuzzStackAddr+32), uint64(fuzzStackAddr+64), uint64(0), false)
+	binary.LittleEndian.PutUint64(seed[56:], mid+12)            // ra at fp-8
+	f.Add(seed, leaf+2, uint64(fuzzStackAddr), uint64(fuzzStackAddr+64), mid+8, true)
+	f.Add(seed, uint64(0), uint64(fuzzStackAddr+8), uint64(fuzzStackAddr), mid+8, true)
+	f.Add(seed, mid+20, uint64(fuzzStackAddr+32), uint64(fuzzStackAddr+64), uint64(0), false)
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, fp, ra uint64, exact bool) {
 		as := namedSpace{&fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
-		callee := unwind.NewFrame(NumRegs)
-		callee.Set(PC, pc, unwind.SaveLoc{})
-		callee.Set(SP, sp, unwind.SaveLoc{})
-		callee.Set(FP, fp, unwind.SaveLoc{})
-		callee.Set(RA, ra, unwind.SaveLoc{})
-		callee.ExactPC = exact
-		fuzzspace.Walk(t, Arch{}, as, callee, func(t *testing.T, depth int, caller *unwind.Frame) {
+		regs := map[int]uint64{PC: pc, SP: sp, FP: fp, RA: ra}
+		fuzzspace.Walk(t, Arch{}, as, fuzzspace.Frame(Arch{}, exact, regs), func(t *testing.T, depth int, caller *unwind.Frame) {
 			if v, ok := caller.Get(X0); ok && v != 0 {
 				t.Fatalf("depth %d: x0 = %#x", depth, v)
 			}
@@ -96,13 +85,6 @@ func FuzzFrameFromThread(f *testing.F) {
 	f.Add(gregs, make([]byte, 32*8+4))
 	f.Add(gregs[:100], []byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, gregs, fp []byte) {
-		th := &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: binary.LittleEndian}
-		fr, err := Arch{}.FrameFromThread(th)
-		if err != nil {
-			return
-		}
-		if _, ok := fr.Get(PC); !ok {
-			t.Fatal("frame 0 without a pc")
-		}
+		fuzzspace.FrameFromThread(t, Arch{}, &unwind.ThreadState{GRegs: gregs, FPRegs: fp, Order: binary.LittleEndian})
 	})
 }

@@ -11,37 +11,35 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
+// fuzzSource is fuzzspace.Source with a leaf that needs a frame, which
+// -O2 then keeps r15 in f0 for.
+const fuzzSource = `
+#include <stdio.h>
+__attribute__((noinline)) int leaf(int *p) { volatile char b[32]; b[0] = 1; return *p + b[0]; }
+__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
+int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
+`
+
 // FuzzStep steps through a real s390x program's text and CFI (-O2: a
 // leaf that keeps r15 in f0, -mbackchain: frames with back chains) with a
 // stack and registers from the fuzzer: CFI rows, the trampolines, the
 // link register, the back chain and the scan all run on hostile input.
 func FuzzStep(f *testing.F) {
-	exe := testenv.BuildCross(f, testenv.S390X, f.TempDir(), "prog", `
-#include <stdio.h>
-__attribute__((noinline)) int leaf(int *p) { volatile char b[32]; b[0] = 1; return *p + b[0]; }
-__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
-int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
-`, "-O2", "-static", "-mbackchain")
+	exe := testenv.BuildCross(f, testenv.S390X, f.TempDir(), "prog", fuzzSource, "-O2", "-static", "-mbackchain")
 	prog := fuzzspace.Open(f, exe)
-	leafSym, _ := prog.Obj.LookupSymbol("leaf")
-	midSym, _ := prog.Obj.LookupSymbol("mid")
+	leaf, mid := prog.Sym(f, "leaf"), prog.Sym(f, "mid")
 	seed := make([]byte, 512)
-	binary.BigEndian.PutUint64(seed[0:], fuzzStackAddr+256)      // a back chain
-	binary.BigEndian.PutUint64(seed[256+112:], midSym.Addr+0x20) // r14 in its save area
-	binary.BigEndian.PutUint64(seed[160:], 0x0aad0000_00000000)  // an svc 173 on the stack
-	f.Add(seed, leafSym.Addr+4, uint64(fuzzStackAddr), midSym.Addr+0x20, uint64(fuzzStackAddr), true)
-	f.Add(seed, uint64(0), uint64(fuzzStackAddr), midSym.Addr+0x20, uint64(0), true)
-	f.Add(seed, midSym.Addr+0x20, uint64(fuzzStackAddr+8), uint64(0), uint64(0), false)
+	binary.BigEndian.PutUint64(seed[0:], fuzzStackAddr+256)     // a back chain
+	binary.BigEndian.PutUint64(seed[256+112:], mid+0x20)        // r14 in its save area
+	binary.BigEndian.PutUint64(seed[160:], 0x0aad0000_00000000) // an svc 173 on the stack
+	f.Add(seed, leaf+4, uint64(fuzzStackAddr), mid+0x20, uint64(fuzzStackAddr), true)
+	f.Add(seed, uint64(0), uint64(fuzzStackAddr), mid+0x20, uint64(0), true)
+	f.Add(seed, mid+0x20, uint64(fuzzStackAddr+8), uint64(0), uint64(0), false)
 	f.Add(seed, uint64(fuzzStackAddr+160), uint64(fuzzStackAddr), uint64(0), uint64(0), true)
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, r14, f0 uint64, exact bool) {
 		as := &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}
-		callee := unwind.NewFrame(s390x.NumRegs)
-		callee.Set(s390x.PC, pc, unwind.SaveLoc{})
-		callee.Set(s390x.SP, sp, unwind.SaveLoc{})
-		callee.Set(s390x.R14, r14, unwind.SaveLoc{})
-		callee.Set(s390x.F0, f0, unwind.SaveLoc{})
-		callee.ExactPC = exact
-		fuzzspace.Walk(t, s390x.Arch{}, as, callee)
+		regs := map[int]uint64{s390x.PC: pc, s390x.SP: sp, s390x.R14: r14, s390x.F0: f0}
+		fuzzspace.Walk(t, s390x.Arch{}, as, fuzzspace.Frame(s390x.Arch{}, exact, regs))
 	})
 }
 
@@ -53,15 +51,9 @@ const fuzzStackAddr = 0x3ff00000000
 // (r14 at 56 of the caller's frame, with the address-mode bit), and an
 // svc 119 trampoline whose sigcontext points at a _sigregs.
 func FuzzStepS390(f *testing.F) {
-	exe := testenv.BuildCross(f, testenv.S390X, f.TempDir(), "prog", `
-#include <stdio.h>
-__attribute__((noinline)) int leaf(int *p) { volatile char b[32]; b[0] = 1; return *p + b[0]; }
-__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
-int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
-`, "-m31", "-O2", "-static", "-mbackchain")
+	exe := testenv.BuildCross(f, testenv.S390X, f.TempDir(), "prog", fuzzSource, "-m31", "-O2", "-static", "-mbackchain")
 	prog := fuzzspace.Open(f, exe)
-	leafSym, _ := prog.Obj.LookupSymbol("leaf")
-	midSym, _ := prog.Obj.LookupSymbol("mid")
+	leaf, mid := prog.Sym(f, "leaf"), prog.Sym(f, "mid")
 	arch, err := unwind.LookupArch("s390")
 	if err != nil {
 		f.Fatal(err)
@@ -69,23 +61,19 @@ int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
 	const stack = 0x7fd00000
 	be := binary.BigEndian
 	seed := make([]byte, 512)
-	be.PutUint32(seed[0:], stack+256)                                // a back chain
-	be.PutUint32(seed[256+56:], 0x80000000|uint32(midSym.Addr)+0x20) // r14 in its save area
-	be.PutUint16(seed[300:], 0x0a77)                                 // svc 119
-	be.PutUint32(seed[300+96+8:], stack+384)                         // sigcontext's sregs
-	be.PutUint32(seed[384+4:], 0x80000000|uint32(midSym.Addr)+8)     // its PSW address
-	f.Add(seed, leafSym.Addr+4, uint64(stack), midSym.Addr+0x20, true)
-	f.Add(seed, uint64(0), uint64(stack), midSym.Addr+0x20|0x80000000, true)
-	f.Add(seed, midSym.Addr+0x20, uint64(stack+8), uint64(0), false)
+	be.PutUint32(seed[0:], stack+256)                        // a back chain
+	be.PutUint32(seed[256+56:], 0x80000000|uint32(mid)+0x20) // r14 in its save area
+	be.PutUint16(seed[300:], 0x0a77)                         // svc 119
+	be.PutUint32(seed[300+96+8:], stack+384)                 // sigcontext's sregs
+	be.PutUint32(seed[384+4:], 0x80000000|uint32(mid)+8)     // its PSW address
+	f.Add(seed, leaf+4, uint64(stack), mid+0x20, true)
+	f.Add(seed, uint64(0), uint64(stack), mid+0x20|0x80000000, true)
+	f.Add(seed, mid+0x20, uint64(stack+8), uint64(0), false)
 	f.Add(seed, uint64(stack+300), uint64(stack+300), uint64(0), false)
 	f.Fuzz(func(t *testing.T, data []byte, pc, sp, r14 uint64, exact bool) {
 		as := &fuzzspace.Space{Program: prog, Stack: data, StackAddr: stack}
-		callee := unwind.NewFrame(s390x.NumRegs)
-		callee.Set(s390x.PC, pc, unwind.SaveLoc{})
-		callee.Set(s390x.SP, sp, unwind.SaveLoc{})
-		callee.Set(s390x.R14, r14, unwind.SaveLoc{})
-		callee.ExactPC = exact
-		fuzzspace.Walk(t, arch, as, callee)
+		regs := map[int]uint64{s390x.PC: pc, s390x.SP: sp, s390x.R14: r14}
+		fuzzspace.Walk(t, arch, as, fuzzspace.Frame(arch, exact, regs))
 	})
 }
 
@@ -109,14 +97,7 @@ func FuzzFrameFromThread(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		th := &unwind.ThreadState{GRegs: gregs, Notes: map[uint32][]byte{2: fp}, Order: binary.BigEndian}
-		fr, err := arch.FrameFromThread(th)
-		if err != nil {
-			return
-		}
-		if _, ok := fr.Get(s390x.PC); !ok {
-			t.Fatal("frame 0 without a pc")
-		}
+		fuzzspace.FrameFromThread(t, arch, &unwind.ThreadState{GRegs: gregs, Notes: map[uint32][]byte{2: fp}, Order: binary.BigEndian})
 	})
 }
 

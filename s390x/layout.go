@@ -57,12 +57,10 @@ func (l *layout) readWord(as unwind.AddrSpace, addr uint64) (uint64, error) {
 	return cfirow.ReadSized(as, addr, int(l.word))
 }
 
-// wordAt reads the word at the start of b in byte order o.
+// wordAt reads the word at the start of b in byte order o (b holds at
+// least one word).
 func (l *layout) wordAt(o binary.ByteOrder, b []byte) uint64 {
-	if l.word == 4 {
-		return uint64(o.Uint32(b))
-	}
-	return o.Uint64(b)
+	return cfirow.DecodeSized(o, b[:l.word])
 }
 
 // saveSlot is where a callee saves register r (6–15) in its caller's

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
@@ -31,7 +32,7 @@ func TestSymbolCacheFlags(t *testing.T) {
 	report := func(args ...string) string {
 		t.Helper()
 		code, stdout, stderr := runCLI(append([]string{"--format", "json", core, exe}, args...)...)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("%q: exit %d: %s", args, code, stderr)
 		}
 		return stdout

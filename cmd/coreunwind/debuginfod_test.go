@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
@@ -25,12 +26,12 @@ func TestDebuginfodFlags(t *testing.T) {
 		{"--debuginfod", "--no-debuginfod", core, exe},
 		{"triage", "--debuginfod", dir},
 	} {
-		if code, _, stderr := runCLI(args...); code != exitUsage || !strings.Contains(stderr, "debuginfod") {
+		if code, _, stderr := runCLI(args...); code != exitcode.Usage || !strings.Contains(stderr, "debuginfod") {
 			t.Errorf("%q: exit %d, stderr %s", args, code, stderr)
 		}
 	}
 	code, want, stderr := runCLI(core, exe)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var requests atomic.Int64
@@ -42,7 +43,7 @@ func TestDebuginfodFlags(t *testing.T) {
 	t.Setenv("DEBUGINFOD_URLS", srv.URL)
 	for _, args := range [][]string{{core, exe}, {"--debuginfod", core, exe}} {
 		code, got, stderr := runCLI(args...)
-		if code != exitOK || got != want || stderr != "" {
+		if code != exitcode.OK || got != want || stderr != "" {
 			t.Errorf("%q: exit %d, stderr %q, report differs: %v", args, code, stderr, got != want)
 		}
 	}

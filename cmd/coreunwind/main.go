@@ -17,14 +17,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-)
 
-const (
-	exitOK      = 0
-	exitUsage   = 1
-	exitNoCore  = 2
-	exitPartial = 3
-	exitOutput  = 4
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 )
 
 func main() {
@@ -47,7 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runTriage(args[1:], stdout, stderr)
 		case "help":
 			printUsage(stdout)
-			return exitOK
+			return exitcode.OK
 		}
 	}
 	return runReport(args, stdout, stderr)
@@ -58,5 +52,5 @@ var errUsage = errors.New("usage")
 
 func usageError(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "coreunwind: %v\nRun 'coreunwind --help' for usage.\n", err)
-	return exitUsage
+	return exitcode.Usage
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -44,7 +45,7 @@ func TestFlagsAnywhereAndJSON(t *testing.T) {
 		{core, exe, "--format=json", "--threads", "crashed", "-o", out},
 	} {
 		code, stdout, stderr := runCLI(args...)
-		if code != exitOK || stdout != "" {
+		if code != exitcode.OK || stdout != "" {
 			t.Fatalf("%q: exit %d, stdout %q, stderr %s", args, code, stdout, stderr)
 		}
 		var r report.Report
@@ -77,17 +78,17 @@ func TestUsageErrors(t *testing.T) {
 		{"--no-such-flag", "core"},
 		{"--style", "lldb", "core"},
 	} {
-		if code, _, stderr := runCLI(args...); code != exitUsage || stderr == "" {
-			t.Errorf("%q: exit %d (stderr %q), want %d with a message", args, code, stderr, exitUsage)
+		if code, _, stderr := runCLI(args...); code != exitcode.Usage || stderr == "" {
+			t.Errorf("%q: exit %d (stderr %q), want %d with a message", args, code, stderr, exitcode.Usage)
 		}
 	}
-	if code, stdout, _ := runCLI("--help"); code != exitOK || !strings.Contains(stdout, "Exit codes") {
+	if code, stdout, _ := runCLI("--help"); code != exitcode.OK || !strings.Contains(stdout, "Exit codes") {
 		t.Errorf("--help: exit %d, output %q", code, stdout)
 	}
-	if code, stdout, _ := runCLI("--version"); code != exitOK || !strings.HasPrefix(stdout, "coreunwind ") {
+	if code, stdout, _ := runCLI("--version"); code != exitcode.OK || !strings.HasPrefix(stdout, "coreunwind ") {
 		t.Errorf("--version: exit %d, output %q", code, stdout)
 	}
-	if code, _, stderr := runCLI(filepath.Join(t.TempDir(), "missing")); code != exitNoCore || !strings.Contains(stderr, "missing") {
+	if code, _, stderr := runCLI(filepath.Join(t.TempDir(), "missing")); code != exitcode.NoCore || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing core: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -106,7 +107,7 @@ func TestTablesMatchReadelf(t *testing.T) {
 
 func checkTablesMatchReadelf(t *testing.T, exe, arch, sp string) {
 	code, stdout, stderr := runCLI("tables", exe, "--format", "json")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var tab report.Tables
@@ -151,7 +152,7 @@ func TestUnwindOnly(t *testing.T) {
 	core, _ := testenv.Crash(t, exe)
 	decode := func(args ...string) report.Report {
 		code, stdout, stderr := runCLI(append([]string{"--format", "json", core, exe}, args...)...)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("%q: exit %d: %s", args, code, stderr)
 		}
 		var r report.Report
@@ -183,7 +184,7 @@ func TestStyleHPUX(t *testing.T) {
 	exe := testenv.BuildC(t, dir, "abrt", crashC, "-O0", "-g")
 	core, _ := testenv.Crash(t, exe)
 	code, stdout, stderr := runCLI(core, exe, "--style", "hpux", "--threads", "crashed")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	line := regexp.MustCompile(`(?m)^\( ?\d+\) 0x[0-9a-f]+ die \+ 0x[0-9a-f]+ \[` + regexp.QuoteMeta(exe) + `\]$`)
@@ -208,7 +209,7 @@ func TestSignalSender(t *testing.T) {
 	cmd.Wait()
 	core := filepath.Join(dir, "core")
 	code, stdout, stderr := runCLI(core, exe)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want := fmt.Sprintf("code SI_USER (0), sent by pid %d (uid %d)", os.Getpid(), os.Getuid())

@@ -7,6 +7,7 @@ import (
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -26,7 +27,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-			return exitNoCore
+			return exitcode.NoCore
 		case s.Kind == corefile.KindCore:
 			jobs = append(jobs, job{core: p})
 			pending++
@@ -37,7 +38,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 			pending, lastExe = 0, p
 		default:
 			fmt.Fprintf(stderr, "coreunwind: %s: neither a core nor an executable\n", p)
-			return exitNoCore
+			return exitcode.NoCore
 		}
 	}
 	if len(jobs) == 0 {
@@ -52,13 +53,13 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	defer objs.Close()
 	opts.Objects = objs
 	var reps []*report.Report
-	code := exitOK
+	code := exitcode.OK
 	for _, j := range jobs {
 		opts.Executable = j.exe
 		rep, err := analyze.Analyze(j.core, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-			code = exitPartial
+			code = exitcode.Partial
 			continue
 		}
 		for _, w := range rep.Warnings {
@@ -66,13 +67,13 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 		}
 		for _, t := range rep.Threads {
 			if t.Error != nil {
-				code = exitPartial
+				code = exitcode.Partial
 			}
 		}
 		reps = append(reps, rep)
 	}
 	if len(reps) == 0 {
-		return exitNoCore
+		return exitcode.NoCore
 	}
 	w, closeOut, err := openOutput(out, stdout)
 	if err == nil {
@@ -83,7 +84,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-		return exitOutput
+		return exitcode.Output
 	}
 	return code
 }

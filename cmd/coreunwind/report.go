@@ -10,6 +10,7 @@ import (
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/cliflag"
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -41,14 +42,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
-		return exitOK
+		return exitcode.OK
 	}
 	if err != nil {
-		return exitUsage // flag already printed the problem
+		return exitcode.Usage // flag already printed the problem
 	}
 	if version {
 		fmt.Fprintf(stdout, "coreunwind %s\n", analyze.Version)
-		return exitOK
+		return exitcode.OK
 	}
 	switch {
 	case len(pos) == 0:
@@ -93,7 +94,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	rep, err := analyze.Analyze(pos[0], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-		return exitNoCore
+		return exitcode.NoCore
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
@@ -103,17 +104,17 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, Maps: *maps}, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-		return exitOutput
+		return exitcode.Output
 	}
 	if len(rep.Threads) == 0 {
-		return exitPartial // no thread could be read: the warnings say why
+		return exitcode.Partial // no thread could be read: the warnings say why
 	}
 	for _, t := range rep.Threads {
 		if t.Error != nil {
-			return exitPartial
+			return exitcode.Partial
 		}
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 // writeReport writes to -o FILE when given (the only file coreunwind ever

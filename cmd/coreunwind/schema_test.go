@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/schematest"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
@@ -40,14 +41,14 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 
 	t.Run("report", func(t *testing.T) {
 		code, stdout, stderr := runCLI("--format", "json", core, exe)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		schematest.Check(t, schematest.Example(t, "../../report/report-json.md"), []byte(stdout), schematest.Exact)
 	})
 	t.Run("tables", func(t *testing.T) {
 		code, stdout, stderr := runCLI("tables", "--format", "json", exe)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		// The example shows IA-64 and PA-RISC fields together; an
@@ -59,7 +60,7 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 		// entries, all fields documented.
 		arm := testenv.BuildCross(t, testenv.ARMHF, dir, "schema-arm", schemaProg, "-O1")
 		code, stdout, stderr := runCLI("tables", "--format", "json", arm)
-		if code != exitOK {
+		if code != exitcode.OK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		schematest.Check(t, schematest.Example(t, "../../report/tables-json.md"), []byte(stdout), schematest.Subset, tablesArchFields...)
@@ -75,7 +76,7 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 		// core, so that the "partial" list has an entry to check.
 		code, stdout, stderr := runCLI("--format", "json", "--threads", "crashed", filepath.Join(cores, "core.schema"), exe)
 		var whole report.Report
-		if err := json.Unmarshal([]byte(stdout), &whole); code != exitOK || err != nil {
+		if err := json.Unmarshal([]byte(stdout), &whole); code != exitcode.OK || err != nil {
 			t.Fatalf("exit %d: %v\n%s", code, err, stderr)
 		}
 		sp := crashedThread(t, &whole).Frames[0].SP
@@ -86,8 +87,8 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 		writeCut(t, filepath.Join(cores, "core.schema"), filepath.Join(cores, "core.cut"), cut)
 		out := filepath.Join(dir, "triage.json")
 		code, _, stderr = runCLI("triage", "--format", "json", "-o", out, "--binaries", dir, cores)
-		if code != exitPartial {
-			t.Fatalf("exit %d (want %d: one input failed, one partial): %s", code, exitPartial, stderr)
+		if code != exitcode.Partial {
+			t.Fatalf("exit %d (want %d: one input failed, one partial): %s", code, exitcode.Partial, stderr)
 		}
 		got := mustRead(t, out)
 		if !strings.Contains(string(got), `"core.cut"`) && !strings.Contains(string(got), `/core.cut"`) {

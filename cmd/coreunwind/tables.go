@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/cliflag"
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -19,10 +20,10 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
-		return exitOK
+		return exitcode.OK
 	}
 	if err != nil {
-		return exitUsage
+		return exitcode.Usage
 	}
 	if len(pos) != 1 {
 		return usageError(stderr, fmt.Errorf("%w: tables takes one FILE", errUsage))
@@ -33,7 +34,7 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 	t, err := analyze.Tables(pos[0], section)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind tables: %v\n", err)
-		return exitNoCore
+		return exitcode.NoCore
 	}
 	if format == "json" {
 		err = report.WriteTablesJSON(stdout, t)
@@ -42,7 +43,7 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind tables: %v\n", err)
-		return exitOutput
+		return exitcode.Output
 	}
-	return exitOK
+	return exitcode.OK
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coreunwind/coreunwind/internal/cliflag"
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
 )
@@ -40,10 +41,10 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(stdout)
-		return exitOK
+		return exitcode.OK
 	}
 	if err != nil {
-		return exitUsage
+		return exitcode.Usage
 	}
 	switch {
 	case format != "text" && format != "json" && format != "jsonl" && format != "pprof":
@@ -56,7 +57,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	}
 	if tflags.PrintSkip {
 		fmt.Fprintln(stdout, strings.Join(opts.SkipPatterns, "\n"))
-		return exitOK
+		return exitcode.OK
 	}
 	if len(pos) == 0 {
 		return usageError(stderr, fmt.Errorf("%w: triage: no directory, archive or core given", errUsage))
@@ -74,7 +75,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	w, closeOut, err := openOutput(out, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-		return exitOutput
+		return exitcode.Output
 	}
 	cfg, err := opts.Config()
 	if err != nil {
@@ -141,18 +142,18 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	}
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", writeErr)
-		return exitOutput
+		return exitcode.Output
 	}
 	switch {
 	case sum.CoresAnalyzed == 0:
 		if sum.CoresTotal == 0 {
 			fmt.Fprintf(stderr, "coreunwind: triage: no cores found in %s\n", strings.Join(pos, " "))
 		}
-		return exitNoCore
+		return exitcode.NoCore
 	case sum.CoresFailed > 0 || sum.CoresPartial > 0 || runErr != nil:
-		return exitPartial
+		return exitcode.Partial
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 // openOutput opens -o FILE, or returns stdout; the closer reports the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -106,7 +107,7 @@ func TestTriagePartialCores(t *testing.T) {
 	}
 	full := filepath.Join(dir, "core.strlen.0")
 	code, out, errOut := runCLI("--format", "json", "--threads", "crashed", full, exe)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("the whole core: exit %d\n%s", code, errOut)
 	}
 	var whole report.Report
@@ -180,8 +181,8 @@ func TestTriagePartialCores(t *testing.T) {
 	triageJSON := func(args ...string) summary {
 		t.Helper()
 		code, out, errOut := runCLI(append([]string{"triage", "--format", "json", dir}, args...)...)
-		if code != exitPartial {
-			t.Fatalf("triage %v: exit %d, want %d (partial cores)\n%s", args, code, exitPartial, errOut)
+		if code != exitcode.Partial {
+			t.Fatalf("triage %v: exit %d, want %d (partial cores)\n%s", args, code, exitcode.Partial, errOut)
 		}
 		var s summary
 		if err := json.Unmarshal([]byte(out), &s); err != nil {
@@ -238,7 +239,7 @@ func TestTriagePartialCores(t *testing.T) {
 	// Text: the summary line counts them, and each is listed with its
 	// reason.
 	code, out, errOut = runCLI("triage", dir)
-	if code != exitPartial {
+	if code != exitcode.Partial {
 		t.Fatalf("triage text: exit %d\n%s", code, errOut)
 	}
 	if head := strings.SplitN(out, "\n", 2)[0]; head != "8 cores: 8 analyzed (3 partial, not bucketed) in 2 buckets, 0 failed" {
@@ -264,7 +265,7 @@ func TestTriagePartialCores(t *testing.T) {
 	// JSON lines: every core has its report; a partial one says why, and
 	// has no bucket; its frames are the whole core's first frames.
 	code, out, errOut = runCLI("triage", "--format", "jsonl", dir)
-	if code != exitPartial || !strings.Contains(errOut, "core.cut-at-frame0: partial: ") {
+	if code != exitcode.Partial || !strings.Contains(errOut, "core.cut-at-frame0: partial: ") {
 		t.Fatalf("triage jsonl: exit %d\n%s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -299,7 +300,7 @@ func TestTriagePartialCores(t *testing.T) {
 	// pprof: every core is a sample; a partial one is labelled so, with
 	// no bucket.
 	prof := filepath.Join(work, "crashes.pb.gz")
-	if code, _, errOut = runCLI("triage", "--format", "pprof", "-o", prof, dir); code != exitPartial {
+	if code, _, errOut = runCLI("triage", "--format", "pprof", "-o", prof, dir); code != exitcode.Partial {
 		t.Fatalf("triage pprof: exit %d\n%s", code, errOut)
 	}
 	trs := traces(t, prof)

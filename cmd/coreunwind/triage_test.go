@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -89,8 +90,8 @@ func TestTriageCLI(t *testing.T) {
 	dir, _ := crashDir(t)
 
 	code, out, errOut := runCLI("triage", "--format", "json", dir)
-	if code != exitPartial {
-		t.Fatalf("triage json: exit %d, want %d (one bad input)\n%s", code, exitPartial, errOut)
+	if code != exitcode.Partial {
+		t.Fatalf("triage json: exit %d, want %d (one bad input)\n%s", code, exitcode.Partial, errOut)
 	}
 	var sum struct {
 		Schema        string
@@ -123,7 +124,7 @@ func TestTriageCLI(t *testing.T) {
 	}
 
 	code, out, errOut = runCLI("triage", dir, "--format", "jsonl", "-j", "1")
-	if code != exitPartial || !strings.Contains(errOut, "core.bad") {
+	if code != exitcode.Partial || !strings.Contains(errOut, "core.bad") {
 		t.Fatalf("triage jsonl: exit %d, stderr %q", code, errOut)
 	}
 	reports := map[string]report.Report{}
@@ -146,7 +147,7 @@ func TestTriageCLI(t *testing.T) {
 	}
 
 	prof := filepath.Join(t.TempDir(), "crashes.pb.gz")
-	if code, _, errOut = runCLI("triage", "--format", "pprof", "-o", prof, dir); code != exitPartial {
+	if code, _, errOut = runCLI("triage", "--format", "pprof", "-o", prof, dir); code != exitcode.Partial {
 		t.Fatalf("triage pprof: exit %d\n%s", code, errOut)
 	}
 	trs := traces(t, prof)
@@ -184,7 +185,7 @@ func TestPprofSeveralCores(t *testing.T) {
 	os.Rename(exe, filepath.Join(dir, "dump"))
 	prof := filepath.Join(t.TempDir(), "threads.pb.gz")
 	code, _, errOut := runCLI("--format", "pprof", "-o", prof, filepath.Join(dir, "prog.bin"), filepath.Join(dir, "core.1"), filepath.Join(dir, "dump"))
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	cores := map[string]bool{}
@@ -197,7 +198,7 @@ func TestPprofSeveralCores(t *testing.T) {
 	if !cores["prog.bin"] || !cores["core.1"] || len(cores) != 2 {
 		t.Errorf("cores in the profile: %v", cores)
 	}
-	if code, _, _ := runCLI("--format", "pprof", "-o", prof, filepath.Join(dir, "core.bad")); code != exitNoCore {
-		t.Errorf("a non-core: exit %d, want %d", code, exitNoCore)
+	if code, _, _ := runCLI("--format", "pprof", "-o", prof, filepath.Join(dir, "core.bad")); code != exitcode.NoCore {
+		t.Errorf("a non-core: exit %d, want %d", code, exitcode.NoCore)
 	}
 }

@@ -1,8 +1,9 @@
-// Package fuzzspace is the address space of the arch packages' Step fuzz
-// targets: a real program's text and CFI at their link addresses and a
-// stack of fuzzer bytes, so that every path of a stepper (CFI rows and
-// expressions, trampolines, frame pointers, scanning) runs on hostile
-// stack contents and registers. Tests only.
+// Package fuzzspace is what the arch packages' fuzz targets share: the
+// address space of their Step targets (a real program's text and CFI at
+// their link addresses and a stack of fuzzer bytes, so that every path
+// of a stepper, CFI rows and expressions, trampolines, frame pointers,
+// scanning, runs on hostile stack contents and registers), the program,
+// the walk, and the FrameFromThread body. Tests only.
 package fuzzspace
 
 import (
@@ -38,6 +39,28 @@ func Open(f testing.TB, exe string) *Program {
 		f.Fatal(err)
 	}
 	return &Program{Obj: obj, Text: code, TextAddr: text.Addr}
+}
+
+// Source is the C program the Step fuzz targets build (-O2 -static, and
+// the arch's flags): main calls mid, whose frame holds a buffer and calls
+// snprintf (a libc frame below), then leaf, which dereferences its
+// argument. Seeds put return addresses into mid on the stack.
+const Source = `
+#include <stdio.h>
+__attribute__((noinline)) int leaf(int *p) { return *p; }
+__attribute__((noinline)) int mid(int *p, int n) { char buf[64]; snprintf(buf, sizeof buf, "%d", n); return leaf(p) + buf[0]; }
+int main(int argc, char **argv) { return mid(argc > 9 ? &argc : 0, argc); }
+`
+
+// Sym is the address of the program's symbol name, for seeds; a missing
+// one fails f.
+func (p *Program) Sym(f testing.TB, name string) uint64 {
+	f.Helper()
+	s, ok := p.Obj.LookupSymbol(name)
+	if !ok {
+		f.Fatalf("no symbol %s", name)
+	}
+	return s.Addr
 }
 
 // Space is the program with a stack at StackAddr.
@@ -76,6 +99,17 @@ func (s *Space) DynInfoListAddr() (uint64, error)        { return 0, unwind.ErrN
 
 func (s *Space) IsCode(addr uint64) bool {
 	return addr >= s.TextAddr && addr-s.TextAddr < uint64(len(s.Text))
+}
+
+// Frame is the frame a fuzzed walk starts from: the registers the
+// fuzzer gives (by number), ExactPC as it says.
+func Frame(arch unwind.Arch, exact bool, regs map[int]uint64) *unwind.Frame {
+	fr := unwind.NewFrame(arch.NumRegs())
+	for r, v := range regs {
+		fr.Set(r, v, unwind.SaveLoc{})
+	}
+	fr.ExactPC = exact
+	return fr
 }
 
 // Walk steps from callee up to 64 times, calling arch.Step itself, not

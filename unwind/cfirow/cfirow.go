@@ -6,6 +6,7 @@
 package cfirow
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/elfx/cfi"
@@ -133,26 +134,32 @@ func ReadSized(as unwind.AddrSpace, addr uint64, size int) (uint64, error) {
 	if err := as.ReadMem(addr, b[:size]); err != nil {
 		return 0, err
 	}
-	order := as.ByteOrder()
-	switch size {
+	return DecodeSized(as.ByteOrder(), b[:size]), nil
+}
+
+// DecodeSized decodes all of b, 1 to 8 bytes, as one target value in
+// byte order: a word of memory already read, or of a note or a signal
+// context, whose size (4 or 8) is the target's.
+func DecodeSized(order binary.ByteOrder, b []byte) uint64 {
+	switch len(b) {
 	case 1:
-		return uint64(b[0]), nil
+		return uint64(b[0])
 	case 2:
-		return uint64(order.Uint16(b[:])), nil
+		return uint64(order.Uint16(b))
 	case 4:
-		return uint64(order.Uint32(b[:])), nil
+		return uint64(order.Uint32(b))
 	case 8:
-		return order.Uint64(b[:]), nil
+		return order.Uint64(b)
 	}
 	var v uint64 // 3, 5, 6, 7 bytes
-	for i := 0; i < size; i++ {
+	for i := range b {
 		k := i
 		if order.Uint16([]byte{1, 0}) == 1 { // little-endian: least significant byte first
-			k = size - 1 - i
+			k = len(b) - 1 - i
 		}
 		v = v<<8 | uint64(b[k])
 	}
-	return v, nil
+	return v
 }
 
 // truncate wraps an address computed in 64 bits to the target's width: a

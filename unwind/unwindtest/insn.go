@@ -22,6 +22,10 @@ type InsnCase struct {
 	Mem     unwind.MemAccess
 	MemAddr uint64 // when Mem != MemNone
 	Class   unwind.InsnClass
+	// Divisor is the register holding a division's divisor, checked
+	// when Class is InsnDivide (-1 when it is in memory); any other
+	// instruction must have none.
+	Divisor int
 	Regs    []int
 }
 
@@ -124,8 +128,12 @@ func CheckDecodeInsn(t *testing.T, s InsnSuite) {
 		if in.Mem != c.Mem || (c.Mem != unwind.MemNone && (!in.HasMemAddr || in.MemAddr != c.MemAddr)) {
 			t.Errorf("%s: memory %v at %#x (known %v), want %v at %#x", c.Asm, in.Mem, in.MemAddr, in.HasMemAddr, c.Mem, c.MemAddr)
 		}
-		if in.Class != c.Class {
-			t.Errorf("%s: class %v, want %v", c.Asm, in.Class, c.Class)
+		wantDivisor := -1
+		if c.Class == unwind.InsnDivide {
+			wantDivisor = c.Divisor
+		}
+		if in.Class != c.Class || in.Divisor != wantDivisor {
+			t.Errorf("%s: class %v divisor %d, want %v %d", c.Asm, in.Class, in.Divisor, c.Class, wantDivisor)
 		}
 		if regNames(s.Arch, in.Regs) != regNames(s.Arch, c.Regs) {
 			t.Errorf("%s: registers %s, want %s", c.Asm, regNames(s.Arch, in.Regs), regNames(s.Arch, c.Regs))

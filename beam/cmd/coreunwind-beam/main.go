@@ -34,15 +34,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/beam/triagebeam"
 	"github.com/coreunwind/coreunwind/internal/cliflag"
-)
-
-const (
-	exitOK       = 0
-	exitUsage    = 1
-	exitNoCore   = 2
-	exitPartial  = 3
-	exitOutput   = 4
-	exitPipeline = 5
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 )
 
 func main() {
@@ -91,10 +83,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&verbose, "v", false, "log the runner's progress (Beam's and prism's info messages) on stderr")
 	pos, err := cliflag.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return exitcode.OK
 	}
 	if err != nil {
-		return exitUsage
+		return exitcode.Usage
 	}
 	// Beam and prism log through slog: warnings and errors only, unless
 	// asked, so that stderr says what coreunwind triage's says.
@@ -109,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	usage := func(err error) int {
 		fmt.Fprintf(stderr, "coreunwind-beam: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	switch {
 	case opts.Format != "text" && opts.Format != "json" && opts.Format != "jsonl":
@@ -124,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if tflags.PrintSkip {
 		fmt.Fprintln(stdout, strings.Join(opts.Triage.SkipPatterns, "\n"))
-		return exitOK
+		return exitcode.OK
 	}
 	if len(pos) == 0 {
 		return usage(errors.New("no directory, archive or core given"))
@@ -152,24 +144,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind-beam: pipeline failed: %v\n", err)
 		if strings.Contains(err.Error(), "output: ") {
-			return exitOutput
+			return exitcode.Output
 		}
-		return exitPipeline
+		return exitcode.Pipeline
 	}
 	n := triagebeam.ReadTotals(res)
 	switch {
 	case !n.Known:
 		fmt.Fprintln(stderr, "coreunwind-beam: the runner returned no counters: exit status unknown")
-		return exitPipeline
+		return exitcode.Pipeline
 	case n.Analyzed == 0:
 		if n.Total == 0 {
 			fmt.Fprintf(stderr, "coreunwind-beam: no cores found in %s\n", strings.Join(pos, " "))
 		}
-		return exitNoCore
+		return exitcode.NoCore
 	case n.Failed > 0 || n.Partial > 0:
-		return exitPartial
+		return exitcode.Partial
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 // servePool runs a worker pool (Beam's external worker service) until
@@ -180,7 +172,7 @@ func servePool(port int, stderr io.Writer) int {
 	pool, err := extworker.StartLoopback(ctx, port)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind-beam: worker pool: %v\n", err)
-		return exitPipeline
+		return exitcode.Pipeline
 	}
 	fmt.Fprintf(stderr, "coreunwind-beam: worker pool at %s\n", pool.EnvironmentConfig(ctx))
 	select {}

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 
 	"github.com/coreunwind/coreunwind/beam/triagebeam"
+	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/internal/triagetest"
 	"github.com/coreunwind/coreunwind/triage"
@@ -62,8 +63,8 @@ func TestPipeline(t *testing.T) {
 		out := filepath.Join(dir, "local."+format)
 		cmd := exec.Command(coreunwind, append([]string{"triage", "--format", format, "-o", out}, args...)...)
 		b, err := cmd.CombinedOutput()
-		if code := exitCode(err); code != exitPartial {
-			t.Fatalf("coreunwind triage --format %s: exit %d (%v), want %d (some cores failed)\n%s", format, code, err, exitPartial, b)
+		if code := exitCode(err); code != exitcode.Partial {
+			t.Fatalf("coreunwind triage --format %s: exit %d (%v), want %d (some cores failed)\n%s", format, code, err, exitcode.Partial, b)
 		}
 		local[format] = readOutput(t, out, format)
 	}
@@ -87,8 +88,8 @@ func TestPipeline(t *testing.T) {
 	same := func(t *testing.T, more ...string) {
 		for _, format := range []string{"json", "text", "jsonl"} {
 			code, got, stderr := pipeline(t, format, more...)
-			if code != exitPartial {
-				t.Fatalf("--format %s %v: exit %d, want %d\n%s", format, more, code, exitPartial, stderr)
+			if code != exitcode.Partial {
+				t.Fatalf("--format %s %v: exit %d, want %d\n%s", format, more, code, exitcode.Partial, stderr)
 			}
 			if !bytes.Equal(got, local[format]) {
 				t.Errorf("--format %s %v: output differs from coreunwind triage's\n%s\nwant:\n%s", format, more, got, local[format])
@@ -103,12 +104,12 @@ func TestPipeline(t *testing.T) {
 	t.Run("empty", func(t *testing.T) {
 		empty := t.TempDir()
 		want, err := exec.Command(coreunwind, "triage", "--format", "json", empty).Output()
-		if code := exitCode(err); code != exitNoCore {
-			t.Fatalf("coreunwind triage of an empty directory: exit %d, want %d", code, exitNoCore)
+		if code := exitCode(err); code != exitcode.NoCore {
+			t.Fatalf("coreunwind triage of an empty directory: exit %d, want %d", code, exitcode.NoCore)
 		}
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"--format", "json", empty}, &stdout, &stderr); code != exitNoCore {
-			t.Fatalf("exit %d, want %d\n%s", code, exitNoCore, stderr.String())
+		if code := run([]string{"--format", "json", empty}, &stdout, &stderr); code != exitcode.NoCore {
+			t.Fatalf("exit %d, want %d\n%s", code, exitcode.NoCore, stderr.String())
 		}
 		out := filepath.Join(t.TempDir(), "out.json")
 		run([]string{"--format", "json", "-o", out, empty}, io.Discard, io.Discard)
@@ -137,8 +138,8 @@ func TestPipeline(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out.json")
 		var stderr bytes.Buffer
 		code := run([]string{"--format", "json", "-o", out, "--binaries", a.Binaries, "memfs://crashes/*", "memfs://crashes/*/*"}, io.Discard, &stderr)
-		if code != exitPartial {
-			t.Fatalf("exit %d, want %d\n%s", code, exitPartial, stderr.String())
+		if code != exitcode.Partial {
+			t.Fatalf("exit %d, want %d\n%s", code, exitcode.Partial, stderr.String())
 		}
 		got, err := os.ReadFile(out)
 		if err != nil {
@@ -166,8 +167,8 @@ func TestPipeline(t *testing.T) {
 		}
 		pool, dead := startPool(t, triagebeam.DieOnEnv+"="+strings.TrimPrefix(victim, a.Root))
 		code, got, stderr := pipeline(t, "json", external(pool)...)
-		if code != exitPipeline || got != nil || !strings.Contains(stderr, "worker disconnected") {
-			t.Fatalf("worker killed: exit %d, output %q; want %d, no output, the lost worker named\n%s", code, got, exitPipeline, stderr)
+		if code != exitcode.Pipeline || got != nil || !strings.Contains(stderr, "worker disconnected") {
+			t.Fatalf("worker killed: exit %d, output %q; want %d, no output, the lost worker named\n%s", code, got, exitcode.Pipeline, stderr)
 		}
 		select {
 		case <-dead:
@@ -176,7 +177,7 @@ func TestPipeline(t *testing.T) {
 		}
 		pool, _ = startPool(t)
 		code, got, stderr = pipeline(t, "json", external(pool)...)
-		if code != exitPartial || !bytes.Equal(got, local["json"]) {
+		if code != exitcode.Partial || !bytes.Equal(got, local["json"]) {
 			t.Errorf("re-run on a new pool: exit %d, output differs from coreunwind triage's: %v\n%s\n%s", code, !bytes.Equal(got, local["json"]), got, stderr)
 		}
 	})
