@@ -15,6 +15,8 @@ import (
 type FileCache struct {
 	mu    sync.Mutex
 	files map[fileKey]*cachedFile
+	// buffers are free buffers for the cores read on demand (lazyCore).
+	buffers [][]byte
 }
 
 // fileKey identifies a version of a file without reading it.
@@ -77,6 +79,7 @@ func (fc *FileCache) Close() error {
 		}
 	}
 	fc.files = map[fileKey]*cachedFile{}
+	fc.buffers = nil
 	return errors.Join(errs...)
 }
 
