@@ -120,14 +120,20 @@ type Thread struct {
 // the headers and notes; memory is read on demand. A zstd, xz, gzip or lz4
 // compressed core is first decompressed into a sparse temporary file.
 func Open(path string, opts Options) (*Core, error) {
+	if opts.Files != nil {
+		if lc, ok := openLazy(path, opts.Files); ok {
+			c, err := load(lc.buf, lc, opts)
+			if err != nil {
+				lc.close()
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			c.Path = path
+			return c, nil
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Files != nil {
-		if c, ok, err := openLazyCore(f, path, opts); ok || err != nil {
-			return c, err
-		}
 	}
 	data, err := mapFile(f)
 	f.Close()
@@ -155,32 +161,6 @@ func Open(path string, opts Options) (*Core, error) {
 	}
 	c.mapped = append(c.mapped, data)
 	return c, nil
-}
-
-// openLazyCore opens the core f of a batch (opts.Files is set) to be read
-// on demand (see lazyCore); ok is false, and f still open, when the core
-// is to be mapped instead. f belongs to the Core it returns, and is
-// closed when err is set.
-func openLazyCore(f *os.File, path string, opts Options) (c *Core, ok bool, err error) {
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > lazyCoreMax {
-		return nil, false, nil // mapFile says why, or maps it
-	}
-	lc, ok, err := openLazy(f, int(st.Size()), opts.Files)
-	if err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("%s: %w", path, err)
-	}
-	if !ok {
-		return nil, false, nil
-	}
-	c, err = load(lc.buf, lc, opts)
-	if err != nil {
-		lc.close()
-		return nil, false, fmt.Errorf("%s: %w", path, err)
-	}
-	c.Path = path
-	return c, true, nil
 }
 
 // OpenBytes opens a core held in memory (tests, fuzzing, decompressed

@@ -2,11 +2,10 @@ package corefile
 
 import (
 	"debug/elf"
-	"errors"
-	"io"
-	"os"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // A batch reads its cores' bytes on demand, a few pages at a time, into
@@ -17,7 +16,8 @@ import (
 // small cores of a triage archive, a quarter of each core's CPU time.
 // Reading the whole file instead costs as much (it copies the holes and
 // the pages nobody reads); reading the pages that are read costs a
-// pread each.
+// pread each. The headers and notes are read first (load reads them
+// directly), the rest as reads of memory reach it.
 
 // lazyCoreMax is the largest core read on demand; a larger one is
 // mapped (its buffer would be kept for the next core).
@@ -26,10 +26,6 @@ const lazyCoreMax = 16 << 20
 // lazyPage is the unit a lazyCore reads: a read of memory fills the
 // pages it covers that are not filled yet, in one pread.
 const lazyPage = 4096
-
-// lazyPrefix is read at once: the ELF header, the program headers and
-// the notes, which load reads directly, are at the start of a Linux core.
-const lazyPrefix = 64 << 10
 
 // maxCoreBuffers bounds the buffers a FileCache keeps for the next
 // cores: one per core analyzed at once.
@@ -40,46 +36,55 @@ const maxCoreBuffers = 8
 // the other pages hold whatever the buffer's last core left there, so
 // every read of buf goes through fill first.
 type lazyCore struct {
-	f      *os.File
+	fd     int // a plain descriptor: os.File's poller setup costs 5 system calls per core
 	buf    []byte
 	filled []atomic.Uint64 // one bit per lazyPage
 	mu     sync.Mutex      // serializes the preads (threads are walked concurrently)
 	owner  *FileCache      // buf goes back to it on close
 }
 
-// openLazy opens f (a regular file of size bytes) for reading on demand,
-// into one of files' buffers. ok is false when the core is not for this
-// path: not a Linux ELF core whose headers and notes lie in its first
-// lazyPrefix bytes (load reads those directly); f stays open either way
-// when err is set or ok is false.
-func openLazy(f *os.File, size int, files *FileCache) (lc *lazyCore, ok bool, err error) {
-	lc = &lazyCore{f: f, buf: files.coreBuffer(size), owner: files}
+// openLazy opens the core at path for reading on demand, into one of
+// files' buffers. ok is false (and nothing is left open) when the core is
+// not for this path: not a regular file of at most lazyCoreMax bytes,
+// not a Linux ELF core, or with headers load could not read; Open maps
+// it (and says what is wrong with it) instead.
+func openLazy(path string, files *FileCache) (lc *lazyCore, ok bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size <= 0 || st.Size > lazyCoreMax {
+		unix.Close(fd)
+		return nil, false
+	}
+	size := int(st.Size)
+	lc = &lazyCore{fd: fd, buf: files.coreBuffer(size), owner: files}
 	lc.filled = make([]atomic.Uint64, (size+lazyPage*64-1)/(lazyPage*64))
-	n := min(size, lazyPrefix)
-	if err := lc.fill(0, uint64(n)); err != nil {
-		lc.release()
-		return nil, false, err
+	if !lc.fillHeaders() {
+		lc.close()
+		return nil, false
 	}
-	if !headersWithin(lc.buf[:n]) {
-		lc.release()
-		return nil, false, nil
-	}
-	return lc, true, nil
+	return lc, true
 }
 
-// headersWithin reports whether prefix, the start of a file, holds all
-// that load reads directly: an ELF core's file header, its program
-// headers (without extended numbering) and its notes, and the core is
+// fillHeaders fills what load reads directly, and reports whether that
+// is all load needs: an ELF core's file header, its program headers
+// (without extended numbering) and its notes, read whole, and the core is
 // Linux's (HP-UX's ELF cores read their segments directly).
-func headersWithin(prefix []byte) bool {
-	if !isELF(prefix) {
+func (lc *lazyCore) fillHeaders() bool {
+	if lc.fill(0, lazyPage) != nil {
 		return false
 	}
-	h, err := parseFileHeader(prefix)
+	h, err := parseFileHeader(lc.buf[:min(len(lc.buf), lazyPage)])
 	if err != nil || h.Type != elf.ET_CORE || h.Phnum == pnXNum {
 		return false
 	}
-	tab, whole := sliceAt(prefix, h.Phoff, uint64(h.Phnum)*uint64(h.Phentsize))
+	tabLen := uint64(h.Phnum) * uint64(h.Phentsize)
+	if lc.fill(h.Phoff, tabLen) != nil {
+		return false
+	}
+	tab, whole := sliceAt(lc.buf, h.Phoff, tabLen)
 	if !whole {
 		return false
 	}
@@ -91,7 +96,10 @@ func headersWithin(prefix []byte) bool {
 		if ph.Type != elf.PT_NOTE {
 			continue
 		}
-		if _, whole := sliceAt(prefix, ph.Off, ph.Filesz); !whole {
+		if lc.fill(ph.Off, ph.Filesz) != nil {
+			return false
+		}
+		if _, whole := sliceAt(lc.buf, ph.Off, ph.Filesz); !whole {
 			return false
 		}
 	}
@@ -127,8 +135,8 @@ func (lc *lazyCore) fill(off, n uint64) error {
 			q++
 		}
 		lo, hi := p*lazyPage, min(q*lazyPage, size)
-		got, rerr := lc.f.ReadAt(lc.buf[lo:hi], int64(lo))
-		if rerr != nil && !errors.Is(rerr, io.EOF) && err == nil {
+		got, rerr := lc.pread(lc.buf[lo:hi], int64(lo))
+		if rerr != nil && err == nil {
 			err = rerr
 		}
 		clear(lc.buf[lo+uint64(got) : hi])
@@ -137,6 +145,24 @@ func (lc *lazyCore) fill(off, n uint64) error {
 		}
 	}
 	return err
+}
+
+// pread reads into b from offset off until b is full, the file ends
+// (n < len(b), no error) or the read fails.
+func (lc *lazyCore) pread(b []byte, off int64) (n int, err error) {
+	for n < len(b) {
+		m, err := unix.Pread(lc.fd, b[n:], off+int64(n))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return n, err
+		case m == 0:
+			return n, nil
+		}
+		n += m
+	}
+	return n, nil
 }
 
 func (lc *lazyCore) isFilled(p uint64) bool {
@@ -162,14 +188,9 @@ func (lc *lazyCore) allFilled(first, last uint64) bool {
 
 // close gives the buffer back and closes the file.
 func (lc *lazyCore) close() error {
-	lc.release()
-	return lc.f.Close()
-}
-
-// release gives the buffer back (the file stays open).
-func (lc *lazyCore) release() {
 	lc.owner.releaseCoreBuffer(lc.buf)
 	lc.buf = nil
+	return unix.Close(lc.fd)
 }
 
 // coreBuffer returns a buffer of length size, one a closed core left
