@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // FileCache shares the files that fill cores' memory across a batch of
@@ -19,9 +21,12 @@ type FileCache struct {
 	buffers [][]byte
 }
 
-// fileKey identifies a version of a file without reading it.
+// fileKey identifies a version of a file without reading it: a file
+// replaced under the same path between two cores (a rebuilt binary, a
+// copy with the same size and time) is a new inode.
 type fileKey struct {
 	path        string
+	dev, ino    uint64
 	size, mtime int64
 }
 
@@ -40,11 +45,11 @@ func NewFileCache() *FileCache { return &FileCache{files: map[fileKey]*cachedFil
 
 // get maps path (once per version of the file) and reads its build ID.
 func (fc *FileCache) get(path string) (*cachedFile, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	key := fileKey{path, st.Size(), st.ModTime().UnixNano()}
+	key := fileKey{path: path, dev: uint64(st.Dev), ino: uint64(st.Ino), size: int64(st.Size), mtime: st.Mtim.Nano()}
 	fc.mu.Lock()
 	if fc.files == nil {
 		fc.files = map[fileKey]*cachedFile{}

@@ -4,14 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // Cache shares one Object per binary across a batch of cores, so each
 // library is mapped, indexed and symbolized once. Objects are keyed by
 // build ID, so two paths to one build (a sysroot copy and the installed
-// file) share an object; files without a build ID are keyed by path, size
-// and modification time. A build ID alone does not identify a file: a
+// file) share an object; files without a build ID are keyed by path,
+// device, inode, size and modification time. A build ID alone does not identify a file: a
 // separate debug file carries its binary's build ID but none of its code
 // or .eh_frame, so the key is the build ID and the file size (a process
 // may map both, as Rust's backtrace code maps libc's debug file). A Cache is safe for concurrent use. Objects it
@@ -45,12 +48,14 @@ func (c *Cache) SetDebugFetcher(fetch DebugFetcher, unwindOnly bool) {
 	c.fetch, c.unwindOnly = fetch, unwindOnly
 }
 
-// fileKey identifies a file version without reading it.
+// fileKey identifies a file version without reading it: a file
+// replaced under the same path (a rebuilt binary, a copy with the same
+// size and time) is a new inode.
 type fileKey struct {
-	path  string
-	size  int64
-	mtime int64
-	dirs  string // debug dirs the object was attached with
+	path        string
+	dev, ino    uint64
+	size, mtime int64
+	dirs        string // debug dirs the object was attached with, NUL-separated
 }
 
 // cacheEntry is one Open in flight or done; concurrent callers for the
@@ -72,11 +77,11 @@ func NewCache() *Cache {
 // fetcher (SetDebugFetcher) failed to fetch is, returned with the usable
 // object.
 func (c *Cache) Open(path string, debugDirs []string) (*Object, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("elfx: %w", err)
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, fmt.Errorf("elfx: %w", &os.PathError{Op: "stat", Path: path, Err: err})
 	}
-	key := fileKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano(), dirs: fmt.Sprint(debugDirs)}
+	key := fileKey{path: path, dev: uint64(st.Dev), ino: uint64(st.Ino), size: int64(st.Size), mtime: st.Mtim.Nano(), dirs: strings.Join(debugDirs, "\x00")}
 	c.mu.Lock()
 	if c.byFile == nil {
 		c.byFile, c.byBuild = map[fileKey]*cacheEntry{}, map[string]*Object{}

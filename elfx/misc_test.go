@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
 
@@ -296,5 +297,43 @@ func TestInflateClaimIsNotTrusted(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Errorf("inflating allocated %d bytes for a 500-byte stream", grew)
+	}
+}
+
+// A file replaced under its path by another of the same size and time
+// (a copy made with cp -p, a rebuilt binary restored from an archive) is
+// a new file: the cache must not hand out what it found for the old one.
+func TestCacheNoticesReplacedFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := compile(t, dir, "gcc", "prog", "c", cProgram, "-O2", "-g")
+	good, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, next := dir+"/lib", dir+"/lib.next"
+	// First a file of the same size that is no ELF file: Open fails.
+	if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, len(good)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(p, when, when)
+	c := NewCache()
+	defer c.Close()
+	if _, err := c.Open(p, nil); err == nil {
+		t.Fatal("Open of a non-ELF file succeeded")
+	}
+	if err := os.WriteFile(next, good, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(next, when, when)
+	if err := os.Rename(next, p); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.Open(p, nil)
+	if err != nil {
+		t.Fatalf("Open after the file was replaced by an ELF file of the same size and time: %v", err)
+	}
+	if o.BuildID() == "" {
+		t.Error("the replacement's build ID is not read")
 	}
 }
