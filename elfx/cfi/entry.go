@@ -46,6 +46,7 @@ type FDE struct {
 	Instructions []byte // aliases the section data
 
 	instrAddr uint64 // link-time address of Instructions (for pcrel set_loc)
+	rows      *rowMemo // RowAt's results; nil: none kept (an FDE not found by address)
 }
 
 // Signal reports whether the FDE describes a signal trampoline (its CIE
@@ -277,6 +278,21 @@ func (t *Table) parseAugmentation(c *CIE, r *reader) error {
 
 // fdeAt parses the FDE whose length field is at off.
 func (t *Table) fdeAt(off uint64) (*FDE, error) {
+	if f, ok := t.fdes.Load(off); ok {
+		return f.(*FDE), nil
+	}
+	f, err := t.parseFDEAt(off)
+	if err != nil {
+		return nil, err
+	}
+	f.rows = &rowMemo{}
+	if prev, loaded := t.fdes.LoadOrStore(off, f); loaded {
+		return prev.(*FDE), nil
+	}
+	return f, nil
+}
+
+func (t *Table) parseFDEAt(off uint64) (*FDE, error) {
 	h, err := t.parseHeader(off)
 	if err != nil {
 		return nil, err
