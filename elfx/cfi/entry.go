@@ -45,7 +45,7 @@ type FDE struct {
 	LSDA         uint64 // language-specific data area, 0 if none (see CIE.LSDAEncoding for indirect)
 	Instructions []byte // aliases the section data
 
-	instrAddr uint64 // link-time address of Instructions (for pcrel set_loc)
+	instrAddr uint64   // link-time address of Instructions (for pcrel set_loc)
 	rows      *rowMemo // RowAt's results; nil: none kept (an FDE not found by address)
 }
 
