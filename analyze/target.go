@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -153,7 +152,7 @@ func openModule(c *corefile.Core, cm *corefile.Module, objs *elfx.Cache, debugDi
 	if err := c.ReadMem(cm.Start, img); err != nil {
 		return nil, fmt.Errorf("vDSO image: %w", err)
 	}
-	return elfx.NewObject(bytes.NewReader(img), int64(len(img)), "[vdso]")
+	return objs.ImageObject(img, "[vdso]")
 }
 
 // loadBias is what the loader added to the object's link-time addresses:

@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,9 @@ type Cache struct {
 	byFile  map[fileKey]*cacheEntry
 	byBuild map[string]*Object
 	objects []*Object
+	// images are the objects of ELF images held in memory (cores' vDSOs),
+	// by name and bytes: see ImageObject.
+	images map[string]*cacheEntry
 
 	fetch      DebugFetcher // nil: local debug files only
 	unwindOnly bool
@@ -139,6 +143,33 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	return o, fetchErr
 }
 
+// maxImages bounds the in-memory images a Cache keeps: a batch's cores
+// come from a few kernels, each with its vDSO.
+const maxImages = 16
+
+// ImageObject returns the Object of the ELF image img held in memory
+// (a core's vDSO), named name: cores of one kernel carry the same vDSO,
+// parsed once per batch, not once per core. img must not change
+// afterwards; an object made from it may keep it.
+func (c *Cache) ImageObject(img []byte, name string) (*Object, error) {
+	key := name + "\x00" + string(img)
+	c.mu.Lock()
+	e, ok := c.images[key]
+	if !ok && len(c.images) < maxImages {
+		if c.images == nil {
+			c.images = map[string]*cacheEntry{}
+		}
+		e = &cacheEntry{}
+		c.images[key] = e
+	}
+	c.mu.Unlock()
+	if e == nil {
+		return NewObject(bytes.NewReader(img), int64(len(img)), name)
+	}
+	e.once.Do(func() { e.obj, e.err = NewObject(bytes.NewReader(img), int64(len(img)), name) })
+	return e.obj, e.err
+}
+
 // Close closes every object the cache opened.
 func (c *Cache) Close() error {
 	c.mu.Lock()
@@ -151,6 +182,7 @@ func (c *Cache) Close() error {
 	c.objects = nil
 	c.byFile = map[fileKey]*cacheEntry{}
 	c.byBuild = map[string]*Object{}
+	c.images = nil
 	return errors.Join(errs...)
 }
 

@@ -337,3 +337,41 @@ func TestCacheNoticesReplacedFile(t *testing.T) {
 		t.Error("the replacement's build ID is not read")
 	}
 }
+
+// Cores of one kernel carry the same vDSO: a batch parses its image once.
+// Another image (another kernel) is another object, and past maxImages
+// images each is parsed for itself.
+func TestCacheImageObject(t *testing.T) {
+	dir := t.TempDir()
+	img, err := os.ReadFile(compile(t, dir, "gcc", "prog", "c", cProgram, "-O2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache()
+	defer c.Close()
+	a, err := c.ImageObject(bytes.Clone(img), "[vdso]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := c.ImageObject(bytes.Clone(img), "[vdso]"); err != nil || b != a {
+		t.Errorf("the same image gave another object (%v)", err)
+	}
+	other := bytes.Clone(img)
+	other[len(other)-1] ^= 0xff // in the section header table's last entry
+	if b, err := c.ImageObject(other, "[vdso]"); err == nil && b == a {
+		t.Error("another image gave the first image's object")
+	}
+	if _, err := c.ImageObject([]byte("not an ELF image"), "[vdso]"); err == nil {
+		t.Error("a non-ELF image gave an object")
+	}
+	for i := 0; i < maxImages+2; i++ {
+		v := bytes.Clone(img)
+		v[len(v)-2] ^= byte(i + 1)
+		if _, err := c.ImageObject(v, "[vdso]"); err != nil {
+			t.Fatalf("image %d: %v", i, err)
+		}
+	}
+	if len(c.images) > maxImages {
+		t.Errorf("the cache keeps %d images, more than %d", len(c.images), maxImages)
+	}
+}
