@@ -38,6 +38,7 @@ type cachedFile struct {
 	elf     bool
 	buildID string
 	idErr   error
+	loads   []progHeader // fileLoads, read once for every core
 }
 
 // NewFileCache returns an empty cache.
@@ -66,6 +67,7 @@ func (fc *FileCache) get(path string) (*cachedFile, error) {
 			f.elf = isELF(f.data)
 			if f.elf {
 				f.buildID, f.idErr = imageBuildID(sliceReader(f.data), false, 0)
+				f.loads = fileLoads(f.data)
 			}
 		}
 	})

@@ -215,7 +215,8 @@ type candidateFile struct {
 	elf     bool
 	buildID string
 	idErr   error
-	owned   bool // mapped for this core alone: unmap when refused or closed
+	loads   []progHeader // its PT_LOAD headers (fileLoads); shared, read only
+	owned   bool         // mapped for this core alone: unmap when refused or closed
 }
 
 // openCandidate maps path, through the batch's cache when there is one.
@@ -225,7 +226,7 @@ func openCandidate(path string, files *FileCache) (candidateFile, error) {
 		if err != nil {
 			return candidateFile{}, err
 		}
-		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr}, nil
+		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr, loads: f.loads}, nil
 	}
 	data, err := mapPath(path)
 	if err != nil {
@@ -234,6 +235,7 @@ func openCandidate(path string, files *FileCache) (candidateFile, error) {
 	cf := candidateFile{data: data, elf: isELF(data), owned: true}
 	if cf.elf {
 		cf.buildID, cf.idErr = imageBuildID(sliceReader(data), false, 0)
+		cf.loads = fileLoads(data)
 	}
 	return cf, nil
 }
@@ -379,7 +381,7 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 		if cf.owned {
 			c.mapped = append(c.mapped, cf.data)
 		}
-		loads := fileLoads(cf.data)
+		loads := cf.loads
 		for _, m := range mod.Mappings {
 			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: cf.data, path: path,
 				exec: execAt(loads, m.Offset)})
