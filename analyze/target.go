@@ -143,6 +143,9 @@ func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target,
 // the vDSO the image in the core's memory.
 func openModule(c *corefile.Core, cm *corefile.Module, objs *elfx.Cache, debugDirs []string) (*elfx.Object, error) {
 	if cm.File != "" {
+		if cm.FileID != (corefile.FileID{}) {
+			return objs.OpenID(cm.File, elfx.FileID(cm.FileID), debugDirs)
+		}
 		return objs.Open(cm.File, debugDirs)
 	}
 	if cm.Path != "[vdso]" || cm.End <= cm.Start || cm.End-cm.Start > 1<<20 {

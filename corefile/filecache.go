@@ -21,18 +21,25 @@ type FileCache struct {
 	buffers [][]byte
 }
 
-// fileKey identifies a version of a file without reading it: a file
-// replaced under the same path between two cores (a rebuilt binary, a
-// copy with the same size and time) is a new inode.
+// fileKey identifies a version of a file without reading it.
 type fileKey struct {
-	path        string
-	dev, ino    uint64
-	size, mtime int64
+	path string
+	id   FileID
+}
+
+// FileID identifies a version of a file by its metadata: a file
+// replaced under the same path between two cores (a rebuilt binary, a
+// copy with the same size and time) is a new inode. The zero FileID is
+// unknown.
+type FileID struct {
+	Dev, Ino    uint64
+	Size, Mtime int64 // Mtime in nanoseconds
 }
 
 // cachedFile is one mapped file and what resolving modules needs of it.
 type cachedFile struct {
 	once    sync.Once
+	id      FileID
 	data    []byte
 	err     error // mapping failed
 	elf     bool
@@ -50,14 +57,14 @@ func (fc *FileCache) get(path string) (*cachedFile, error) {
 	if err := unix.Stat(path, &st); err != nil {
 		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	key := fileKey{path: path, dev: uint64(st.Dev), ino: uint64(st.Ino), size: int64(st.Size), mtime: st.Mtim.Nano()}
+	key := fileKey{path, FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: int64(st.Size), Mtime: st.Mtim.Nano()}}
 	fc.mu.Lock()
 	if fc.files == nil {
 		fc.files = map[fileKey]*cachedFile{}
 	}
 	f, ok := fc.files[key]
 	if !ok {
-		f = &cachedFile{}
+		f = &cachedFile{id: key.id}
 		fc.files[key] = f
 	}
 	fc.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A batch shares one mapping per file between cores, and finds a renamed
@@ -41,6 +43,16 @@ func TestFileCacheAndBuildIDLookup(t *testing.T) {
 		cores = append(cores, c)
 		if m := c.Modules[0]; m.File != renamed || !m.Found {
 			t.Fatalf("core %d: main module file %q found %v; warnings %q", i, m.File, m.Found, c.Warnings)
+		}
+		// The batch's other caches key the file by the identity the
+		// module carries: it must be the file's.
+		var st unix.Stat_t
+		if err := unix.Stat(renamed, &st); err != nil {
+			t.Fatal(err)
+		}
+		want := FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: int64(st.Size), Mtime: st.Mtim.Nano()}
+		if got := c.Modules[0].FileID; got != want {
+			t.Errorf("core %d: main module's FileID %+v, the file's %+v", i, got, want)
 		}
 		checkMemory(t, c, facts)
 	}

@@ -29,6 +29,10 @@ type Module struct {
 	// core lacks it, "" if none was found or accepted.
 	File        string
 	FileBuildID string // the build ID in File, "" if it has none
+	// FileID is File's identity when the module's file was taken from
+	// a batch's FileCache (the zero FileID otherwise): the batch's other
+	// caches key the same file by it without looking it up again.
+	FileID FileID
 	// Found: memory beyond the core is available (a file was accepted), or
 	// the whole image is in the core (InCore).
 	Found    bool
@@ -217,6 +221,7 @@ type candidateFile struct {
 	idErr   error
 	loads   []progHeader // its PT_LOAD headers (fileLoads); shared, read only
 	owned   bool         // mapped for this core alone: unmap when refused or closed
+	id      FileID       // from the FileCache; zero when owned
 }
 
 // openCandidate maps path, through the batch's cache when there is one.
@@ -226,7 +231,7 @@ func openCandidate(path string, files *FileCache) (candidateFile, error) {
 		if err != nil {
 			return candidateFile{}, err
 		}
-		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr, loads: f.loads}, nil
+		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr, loads: f.loads, id: f.id}, nil
 	}
 	data, err := mapPath(path)
 	if err != nil {
@@ -377,7 +382,7 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 			mod.BuildID = coreID
 			mod.setLayout(placedMaps)
 		}
-		mod.File, mod.FileBuildID, mod.Found = path, fileID, true
+		mod.File, mod.FileBuildID, mod.FileID, mod.Found = path, fileID, cf.id, true
 		if cf.owned {
 			c.mapped = append(c.mapped, cf.data)
 		}

@@ -56,10 +56,16 @@ func (c *Cache) SetDebugFetcher(fetch DebugFetcher, unwindOnly bool) {
 // replaced under the same path (a rebuilt binary, a copy with the same
 // size and time) is a new inode.
 type fileKey struct {
-	path        string
-	dev, ino    uint64
-	size, mtime int64
-	dirs        string // debug dirs the object was attached with, NUL-separated
+	path string
+	id   FileID
+	dirs string // debug dirs the object was attached with, NUL-separated
+}
+
+// FileID identifies a version of a file by its metadata (device, inode,
+// size, modification time in nanoseconds); see OpenID.
+type FileID struct {
+	Dev, Ino    uint64
+	Size, Mtime int64
 }
 
 // cacheEntry is one Open in flight or done; concurrent callers for the
@@ -85,7 +91,14 @@ func (c *Cache) Open(path string, debugDirs []string) (*Object, error) {
 	if err := unix.Stat(path, &st); err != nil {
 		return nil, fmt.Errorf("elfx: %w", &os.PathError{Op: "stat", Path: path, Err: err})
 	}
-	key := fileKey{path: path, dev: uint64(st.Dev), ino: uint64(st.Ino), size: int64(st.Size), mtime: st.Mtim.Nano(), dirs: strings.Join(debugDirs, "\x00")}
+	return c.OpenID(path, FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: int64(st.Size), Mtime: st.Mtim.Nano()}, debugDirs)
+}
+
+// OpenID is Open for a caller that has just taken path's identity id
+// (a core's module resolution did, for each file it accepted): a batch
+// then looks each library up once per core, not twice.
+func (c *Cache) OpenID(path string, id FileID, debugDirs []string) (*Object, error) {
+	key := fileKey{path: path, id: id, dirs: strings.Join(debugDirs, "\x00")}
 	c.mu.Lock()
 	if c.byFile == nil {
 		c.byFile, c.byBuild = map[fileKey]*cacheEntry{}, map[string]*Object{}
