@@ -26,8 +26,9 @@ type Cache struct {
 	byBuild map[string]*Object
 	objects []*Object
 	// images are the objects of ELF images held in memory (cores' vDSOs),
-	// by name and bytes: see ImageObject.
-	images map[string]*cacheEntry
+	// by name and bytes (nimages of them): see ImageObject.
+	images  map[string]map[string]*cacheEntry
+	nimages int
 
 	fetch      DebugFetcher // nil: local debug files only
 	unwindOnly bool
@@ -162,24 +163,31 @@ const maxImages = 16
 
 // ImageObject returns the Object of the ELF image img held in memory
 // (a core's vDSO), named name: cores of one kernel carry the same vDSO,
-// parsed once per batch, not once per core. img must not change
-// afterwards; an object made from it may keep it.
+// parsed once per batch, not once per core. img is the caller's again
+// when ImageObject returns (an image kept is copied).
 func (c *Cache) ImageObject(img []byte, name string) (*Object, error) {
-	key := name + "\x00" + string(img)
 	c.mu.Lock()
-	e, ok := c.images[key]
-	if !ok && len(c.images) < maxImages {
+	e, ok := c.images[name][string(img)] // no copy made for the lookup
+	if !ok && c.nimages < maxImages {
 		if c.images == nil {
-			c.images = map[string]*cacheEntry{}
+			c.images = map[string]map[string]*cacheEntry{}
+		}
+		if c.images[name] == nil {
+			c.images[name] = map[string]*cacheEntry{}
 		}
 		e = &cacheEntry{}
-		c.images[key] = e
+		c.images[name][string(img)] = e
+		c.nimages++
 	}
 	c.mu.Unlock()
 	if e == nil {
+		img = bytes.Clone(img)
 		return NewObject(bytes.NewReader(img), int64(len(img)), name)
 	}
-	e.once.Do(func() { e.obj, e.err = NewObject(bytes.NewReader(img), int64(len(img)), name) })
+	e.once.Do(func() {
+		img := bytes.Clone(img)
+		e.obj, e.err = NewObject(bytes.NewReader(img), int64(len(img)), name)
+	})
 	return e.obj, e.err
 }
 
@@ -195,7 +203,7 @@ func (c *Cache) Close() error {
 	c.objects = nil
 	c.byFile = map[fileKey]*cacheEntry{}
 	c.byBuild = map[string]*Object{}
-	c.images = nil
+	c.images, c.nimages = nil, 0
 	return errors.Join(errs...)
 }
 

@@ -371,7 +371,18 @@ func TestCacheImageObject(t *testing.T) {
 			t.Fatalf("image %d: %v", i, err)
 		}
 	}
-	if len(c.images) > maxImages {
-		t.Errorf("the cache keeps %d images, more than %d", len(c.images), maxImages)
+	if n := len(c.images["[vdso]"]); n > maxImages {
+		t.Errorf("the cache keeps %d images, more than %d", n, maxImages)
+	}
+	// The caller's buffer is its own again: changing it changes no
+	// object's image.
+	buf := bytes.Clone(img)
+	o, err := c.ImageObject(buf, "[vdso]")
+	if err != nil || o != a {
+		t.Fatalf("the first image again: %v", err)
+	}
+	clear(buf)
+	if b, err := c.ImageObject(bytes.Clone(img), "[vdso]"); err != nil || b != a {
+		t.Errorf("after the caller cleared its buffer, the image gave another object (%v)", err)
 	}
 }
