@@ -15,9 +15,15 @@ type regSlab struct {
 	addrs []report.Hex
 }
 
-// regChunk is how many registers (and addresses) one chunk holds: a few
-// hundred frames' worth.
-const regChunk = 2048
+// regChunk is how many registers (and addresses) one chunk holds at
+// most: a few hundred frames' worth. The first chunk of a thread holds
+// firstRegChunk, a few frames' worth, and each next one twice the last:
+// a triage core walks a handful of frames, and a 2048-entry chunk (96
+// KiB, zeroed) for each was a tenth of its allocation work.
+const (
+	regChunk      = 2048
+	firstRegChunk = 64
+)
 
 // frameRegisters lists the registers the unwinder knows in f, by
 // register number, with how each was recovered (and where, for saved
@@ -63,10 +69,12 @@ func (s *regSlab) frameRegisters(arch unwind.Arch, f *unwind.Frame) []report.Reg
 }
 
 // take returns the next n elements of *chunk, full length and capped at
-// n, starting a new chunk when the current one has no room.
+// n, starting a new chunk when the current one has no room (twice the
+// last one's size, from firstRegChunk up to regChunk).
 func take[T any](chunk *[]T, n int) []T {
 	if cap(*chunk)-len(*chunk) < n {
-		*chunk = make([]T, 0, max(regChunk, n))
+		size := min(max(firstRegChunk, 2*cap(*chunk)), regChunk)
+		*chunk = make([]T, 0, max(size, n))
 	}
 	l := len(*chunk)
 	*chunk = (*chunk)[:l+n]

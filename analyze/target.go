@@ -1,10 +1,10 @@
 package analyze
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
@@ -144,17 +144,27 @@ func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target,
 // the vDSO the image in the core's memory.
 func openModule(c *corefile.Core, cm *corefile.Module, objs *elfx.Cache, debugDirs []string) (*elfx.Object, error) {
 	if cm.File != "" {
+		if cm.FileID != (corefile.FileID{}) {
+			return objs.OpenID(cm.File, elfx.FileID(cm.FileID), debugDirs)
+		}
 		return objs.Open(cm.File, debugDirs)
 	}
 	if cm.Path != "[vdso]" || cm.End <= cm.Start || cm.End-cm.Start > 1<<20 {
 		return nil, nil
 	}
-	img := make([]byte, cm.End-cm.Start)
+	buf := vdsoBuffers.Get().(*[]byte)
+	defer vdsoBuffers.Put(buf)
+	img := append((*buf)[:0], make([]byte, cm.End-cm.Start)...)
+	*buf = img
 	if err := c.ReadMem(cm.Start, img); err != nil {
 		return nil, fmt.Errorf("vDSO image: %w", err)
 	}
-	return elfx.NewObject(bytes.NewReader(img), int64(len(img)), "[vdso]")
+	return objs.ImageObject(img, "[vdso]")
 }
+
+// vdsoBuffers hold the vDSO images read from cores: ImageObject copies
+// the one it keeps, and a batch reads the same image from every core.
+var vdsoBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // loadBias is what the loader added to the object's link-time addresses:
 // the ELF header (file offset 0) was mapped at base, and the first

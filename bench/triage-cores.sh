@@ -20,7 +20,7 @@ esac
 # archive has 12 distinct crash sites (plus callers a/b for each).
 mkdir -p "$WORK/bin" "$WORK/cores"
 for p in alpha beta gamma; do
-	cat >"$WORK/bin/$p.c" <<EOF
+	cat >"$WORK/bin/$p.c.new" <<EOF
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +43,16 @@ int main(int argc, char **argv) {
 	return argv[2][0] == 'a' ? via_a(argv[1], argc) : via_b(argv[1], argc);
 }
 EOF
-	gcc -g -O1 -fPIE -pie -o "$WORK/bin/$p" "$WORK/bin/$p.c"
+	# A second run on the same WORKDIR keeps the binaries the cores came
+	# from: gcc records the working directory (DW_AT_comp_dir), so a run
+	# from another directory built other build IDs, and triage then
+	# found no binary for any core (signatures "alpha+0x11a2").
+	if [ -x "$WORK/bin/$p" ] && cmp -s "$WORK/bin/$p.c.new" "$WORK/bin/$p.c"; then
+		rm "$WORK/bin/$p.c.new"
+	else
+		mv "$WORK/bin/$p.c.new" "$WORK/bin/$p.c"
+		gcc -g -O1 -fPIE -pie -o "$WORK/bin/$p" "$WORK/bin/$p.c"
+	fi
 done
 
 have=$(find "$WORK/cores" -name 'core.*' | wc -l)

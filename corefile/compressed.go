@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // What a batch (triage) needs to know about a compressed or archived core
@@ -94,14 +96,37 @@ func Sniff(r io.Reader) (Sniffed, error) {
 	return Sniffed{Kind: elfKind(head)}, nil
 }
 
-// SniffFile is Sniff on the file at path.
+// SniffFile is Sniff on the file at path. It reads through a plain
+// descriptor: an os.File's poller setup (four fcntl and an epoll_ctl)
+// cost more than the read itself, for every file of a triaged directory.
 func SniffFile(path string) (Sniffed, error) {
-	f, err := os.Open(path)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return Sniffed{}, err
+		return Sniffed{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	return Sniff(f)
+	defer unix.Close(fd)
+	return Sniff(fdReader{fd, path})
+}
+
+// fdReader reads a descriptor as os.File would, without its poller.
+type fdReader struct {
+	fd   int
+	path string
+}
+
+func (r fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(r.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, &os.PathError{Op: "read", Path: r.path, Err: err}
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
 }
 
 // elfKind tells cores from other ELF files by e_type, in the byte order

@@ -92,6 +92,9 @@ type Core struct {
 	// ("" when it is): the reason unavailable memory gives.
 	fileStatus map[string]string
 	mapped     [][]byte // mmapped regions to release on Close
+	// lazy, when set, reads data on demand: a read of data calls its
+	// fill first (a batch's small cores).
+	lazy *lazyCore
 
 	truncSegs  int    // segments the file ends before the end of
 	truncBytes uint64 // their bytes that are missing
@@ -117,6 +120,17 @@ type Thread struct {
 // the headers and notes; memory is read on demand. A zstd, xz, gzip or lz4
 // compressed core is first decompressed into a sparse temporary file.
 func Open(path string, opts Options) (*Core, error) {
+	if opts.Files != nil {
+		if lc, ok := openLazy(path, opts.Files); ok {
+			c, err := load(lc.buf, lc, opts)
+			if err != nil {
+				lc.close()
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			c.Path = path
+			return c, nil
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -136,7 +150,7 @@ func Open(path string, opts Options) (*Core, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	c, err := load(data, opts)
+	c, err := load(data, nil, opts)
 	if err != nil {
 		unmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -152,7 +166,7 @@ func Open(path string, opts Options) (*Core, error) {
 // OpenBytes opens a core held in memory (tests, fuzzing, decompressed
 // cores). data must not change while the Core is in use.
 func OpenBytes(data []byte, opts Options) (*Core, error) {
-	return load(data, opts)
+	return load(data, nil, opts)
 }
 
 // Close releases the mapped core and files. The Core must not be used
@@ -161,6 +175,10 @@ func (c *Core) Close() error {
 	var errs []error
 	for _, b := range c.mapped {
 		errs = append(errs, unmap(b))
+	}
+	if c.lazy != nil {
+		errs = append(errs, c.lazy.close())
+		c.lazy = nil
 	}
 	c.mapped, c.data, c.ranges, c.overlays = nil, nil, nil, nil
 	return errors.Join(errs...)
@@ -188,7 +206,9 @@ var ErrNotCore = errors.New("not a core file")
 // other reason (never dumped, not mapped) does not wrap it.
 var ErrTruncated = errors.New("core file truncated")
 
-func load(data []byte, opts Options) (*Core, error) {
+// load decodes the core held in data; lazy, when set, reads data on
+// demand (see lazyCore).
+func load(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
 	if !isELF(data) {
 		if isCorehead(data) {
 			return loadCorehead(data, opts)
@@ -213,6 +233,7 @@ func load(data []byte, opts Options) (*Core, error) {
 		order:      h.Order,
 		ptrSize:    h.ptrSize(),
 		data:       data,
+		lazy:       lazy,
 		fileStatus: map[string]string{},
 	}
 	phnum, err := h.progCount(data)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // FileCache shares the files that fill cores' memory across a batch of
@@ -15,22 +17,35 @@ import (
 type FileCache struct {
 	mu    sync.Mutex
 	files map[fileKey]*cachedFile
+	// buffers are free buffers for the cores read on demand (lazyCore).
+	buffers [][]byte
 }
 
 // fileKey identifies a version of a file without reading it.
 type fileKey struct {
-	path        string
-	size, mtime int64
+	path string
+	id   FileID
+}
+
+// FileID identifies a version of a file by its metadata: a file
+// replaced under the same path between two cores (a rebuilt binary, a
+// copy with the same size and time) is a new inode. The zero FileID is
+// unknown.
+type FileID struct {
+	Dev, Ino    uint64
+	Size, Mtime int64 // Mtime in nanoseconds
 }
 
 // cachedFile is one mapped file and what resolving modules needs of it.
 type cachedFile struct {
 	once    sync.Once
+	id      FileID
 	data    []byte
 	err     error // mapping failed
 	elf     bool
 	buildID string
 	idErr   error
+	loads   []progHeader // fileLoads, read once for every core
 }
 
 // NewFileCache returns an empty cache.
@@ -38,18 +53,18 @@ func NewFileCache() *FileCache { return &FileCache{files: map[fileKey]*cachedFil
 
 // get maps path (once per version of the file) and reads its build ID.
 func (fc *FileCache) get(path string) (*cachedFile, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	key := fileKey{path, st.Size(), st.ModTime().UnixNano()}
+	key := fileKey{path, FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: int64(st.Size), Mtime: st.Mtim.Nano()}}
 	fc.mu.Lock()
 	if fc.files == nil {
 		fc.files = map[fileKey]*cachedFile{}
 	}
 	f, ok := fc.files[key]
 	if !ok {
-		f = &cachedFile{}
+		f = &cachedFile{id: key.id}
 		fc.files[key] = f
 	}
 	fc.mu.Unlock()
@@ -59,6 +74,7 @@ func (fc *FileCache) get(path string) (*cachedFile, error) {
 			f.elf = isELF(f.data)
 			if f.elf {
 				f.buildID, f.idErr = imageBuildID(sliceReader(f.data), false, 0)
+				f.loads = fileLoads(f.data)
 			}
 		}
 	})
@@ -77,6 +93,7 @@ func (fc *FileCache) Close() error {
 		}
 	}
 	fc.files = map[fileKey]*cachedFile{}
+	fc.buffers = nil
 	return errors.Join(errs...)
 }
 

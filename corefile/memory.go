@@ -92,6 +92,9 @@ func (c *Core) readPiece(addr uint64, p []byte, files bool) int {
 		r := &c.ranges[i]
 		d := addr - r.start
 		if d < r.avail {
+			if c.lazy != nil && c.lazy.fill(r.off+d, min(uint64(len(p)), r.avail-d)) != nil {
+				return 0
+			}
 			return copy(p, c.data[r.off+d:r.off+r.avail])
 		}
 		if d < r.filesz {

@@ -29,6 +29,10 @@ type Module struct {
 	// core lacks it, "" if none was found or accepted.
 	File        string
 	FileBuildID string // the build ID in File, "" if it has none
+	// FileID is File's identity when the module's file was taken from
+	// a batch's FileCache (the zero FileID otherwise): the batch's other
+	// caches key the same file by it without looking it up again.
+	FileID FileID
 	// Found: memory beyond the core is available (a file was accepted), or
 	// the whole image is in the core (InCore).
 	Found    bool
@@ -215,7 +219,9 @@ type candidateFile struct {
 	elf     bool
 	buildID string
 	idErr   error
-	owned   bool // mapped for this core alone: unmap when refused or closed
+	loads   []progHeader // its PT_LOAD headers (fileLoads); shared, read only
+	owned   bool         // mapped for this core alone: unmap when refused or closed
+	id      FileID       // from the FileCache; zero when owned
 }
 
 // openCandidate maps path, through the batch's cache when there is one.
@@ -225,7 +231,7 @@ func openCandidate(path string, files *FileCache) (candidateFile, error) {
 		if err != nil {
 			return candidateFile{}, err
 		}
-		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr}, nil
+		return candidateFile{data: f.data, elf: f.elf, buildID: f.buildID, idErr: f.idErr, loads: f.loads, id: f.id}, nil
 	}
 	data, err := mapPath(path)
 	if err != nil {
@@ -234,6 +240,7 @@ func openCandidate(path string, files *FileCache) (candidateFile, error) {
 	cf := candidateFile{data: data, elf: isELF(data), owned: true}
 	if cf.elf {
 		cf.buildID, cf.idErr = imageBuildID(sliceReader(data), false, 0)
+		cf.loads = fileLoads(data)
 	}
 	return cf, nil
 }
@@ -375,11 +382,11 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 			mod.BuildID = coreID
 			mod.setLayout(placedMaps)
 		}
-		mod.File, mod.FileBuildID, mod.Found = path, fileID, true
+		mod.File, mod.FileBuildID, mod.FileID, mod.Found = path, fileID, cf.id, true
 		if cf.owned {
 			c.mapped = append(c.mapped, cf.data)
 		}
-		loads := fileLoads(cf.data)
+		loads := cf.loads
 		for _, m := range mod.Mappings {
 			c.overlays = append(c.overlays, overlay{start: m.Start, end: m.End, off: m.Offset, data: cf.data, path: path,
 				exec: execAt(loads, m.Offset)})

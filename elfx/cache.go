@@ -1,17 +1,21 @@
 package elfx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // Cache shares one Object per binary across a batch of cores, so each
 // library is mapped, indexed and symbolized once. Objects are keyed by
 // build ID, so two paths to one build (a sysroot copy and the installed
-// file) share an object; files without a build ID are keyed by path, size
-// and modification time. A build ID alone does not identify a file: a
+// file) share an object; files without a build ID are keyed by path,
+// device, inode, size and modification time. A build ID alone does not identify a file: a
 // separate debug file carries its binary's build ID but none of its code
 // or .eh_frame, so the key is the build ID and the file size (a process
 // may map both, as Rust's backtrace code maps libc's debug file). A Cache is safe for concurrent use. Objects it
@@ -21,6 +25,10 @@ type Cache struct {
 	byFile  map[fileKey]*cacheEntry
 	byBuild map[string]*Object
 	objects []*Object
+	// images are the objects of ELF images held in memory (cores' vDSOs),
+	// by name and bytes (nimages of them): see ImageObject.
+	images  map[string]map[string]*cacheEntry
+	nimages int
 
 	fetch      DebugFetcher // nil: local debug files only
 	unwindOnly bool
@@ -45,12 +53,20 @@ func (c *Cache) SetDebugFetcher(fetch DebugFetcher, unwindOnly bool) {
 	c.fetch, c.unwindOnly = fetch, unwindOnly
 }
 
-// fileKey identifies a file version without reading it.
+// fileKey identifies a file version without reading it: a file
+// replaced under the same path (a rebuilt binary, a copy with the same
+// size and time) is a new inode.
 type fileKey struct {
-	path  string
-	size  int64
-	mtime int64
-	dirs  string // debug dirs the object was attached with
+	path string
+	id   FileID
+	dirs string // debug dirs the object was attached with, NUL-separated
+}
+
+// FileID identifies a version of a file by its metadata (device, inode,
+// size, modification time in nanoseconds); see OpenID.
+type FileID struct {
+	Dev, Ino    uint64
+	Size, Mtime int64
 }
 
 // cacheEntry is one Open in flight or done; concurrent callers for the
@@ -72,11 +88,18 @@ func NewCache() *Cache {
 // fetcher (SetDebugFetcher) failed to fetch is, returned with the usable
 // object.
 func (c *Cache) Open(path string, debugDirs []string) (*Object, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("elfx: %w", err)
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, fmt.Errorf("elfx: %w", &os.PathError{Op: "stat", Path: path, Err: err})
 	}
-	key := fileKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano(), dirs: fmt.Sprint(debugDirs)}
+	return c.OpenID(path, FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: int64(st.Size), Mtime: st.Mtim.Nano()}, debugDirs)
+}
+
+// OpenID is Open for a caller that has just taken path's identity id
+// (a core's module resolution did, for each file it accepted): a batch
+// then looks each library up once per core, not twice.
+func (c *Cache) OpenID(path string, id FileID, debugDirs []string) (*Object, error) {
+	key := fileKey{path: path, id: id, dirs: strings.Join(debugDirs, "\x00")}
 	c.mu.Lock()
 	if c.byFile == nil {
 		c.byFile, c.byBuild = map[fileKey]*cacheEntry{}, map[string]*Object{}
@@ -134,6 +157,40 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	return o, fetchErr
 }
 
+// maxImages bounds the in-memory images a Cache keeps: a batch's cores
+// come from a few kernels, each with its vDSO.
+const maxImages = 16
+
+// ImageObject returns the Object of the ELF image img held in memory
+// (a core's vDSO), named name: cores of one kernel carry the same vDSO,
+// parsed once per batch, not once per core. img is the caller's again
+// when ImageObject returns (an image kept is copied).
+func (c *Cache) ImageObject(img []byte, name string) (*Object, error) {
+	c.mu.Lock()
+	e, ok := c.images[name][string(img)] // no copy made for the lookup
+	if !ok && c.nimages < maxImages {
+		if c.images == nil {
+			c.images = map[string]map[string]*cacheEntry{}
+		}
+		if c.images[name] == nil {
+			c.images[name] = map[string]*cacheEntry{}
+		}
+		e = &cacheEntry{}
+		c.images[name][string(img)] = e
+		c.nimages++
+	}
+	c.mu.Unlock()
+	if e == nil {
+		img = bytes.Clone(img)
+		return NewObject(bytes.NewReader(img), int64(len(img)), name)
+	}
+	e.once.Do(func() {
+		img := bytes.Clone(img)
+		e.obj, e.err = NewObject(bytes.NewReader(img), int64(len(img)), name)
+	})
+	return e.obj, e.err
+}
+
 // Close closes every object the cache opened.
 func (c *Cache) Close() error {
 	c.mu.Lock()
@@ -146,6 +203,7 @@ func (c *Cache) Close() error {
 	c.objects = nil
 	c.byFile = map[fileKey]*cacheEntry{}
 	c.byBuild = map[string]*Object{}
+	c.images, c.nimages = nil, 0
 	return errors.Join(errs...)
 }
 

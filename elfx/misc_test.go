@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
 
@@ -296,5 +297,92 @@ func TestInflateClaimIsNotTrusted(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Errorf("inflating allocated %d bytes for a 500-byte stream", grew)
+	}
+}
+
+// A file replaced under its path by another of the same size and time
+// (a copy made with cp -p, a rebuilt binary restored from an archive) is
+// a new file: the cache must not hand out what it found for the old one.
+func TestCacheNoticesReplacedFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := compile(t, dir, "gcc", "prog", "c", cProgram, "-O2", "-g")
+	good, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, next := dir+"/lib", dir+"/lib.next"
+	// First a file of the same size that is no ELF file: Open fails.
+	if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, len(good)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(p, when, when)
+	c := NewCache()
+	defer c.Close()
+	if _, err := c.Open(p, nil); err == nil {
+		t.Fatal("Open of a non-ELF file succeeded")
+	}
+	if err := os.WriteFile(next, good, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(next, when, when)
+	if err := os.Rename(next, p); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.Open(p, nil)
+	if err != nil {
+		t.Fatalf("Open after the file was replaced by an ELF file of the same size and time: %v", err)
+	}
+	if o.BuildID() == "" {
+		t.Error("the replacement's build ID is not read")
+	}
+}
+
+// Cores of one kernel carry the same vDSO: a batch parses its image once.
+// Another image (another kernel) is another object, and past maxImages
+// images each is parsed for itself.
+func TestCacheImageObject(t *testing.T) {
+	dir := t.TempDir()
+	img, err := os.ReadFile(compile(t, dir, "gcc", "prog", "c", cProgram, "-O2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache()
+	defer c.Close()
+	a, err := c.ImageObject(bytes.Clone(img), "[vdso]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := c.ImageObject(bytes.Clone(img), "[vdso]"); err != nil || b != a {
+		t.Errorf("the same image gave another object (%v)", err)
+	}
+	other := bytes.Clone(img)
+	other[len(other)-1] ^= 0xff // in the section header table's last entry
+	if b, err := c.ImageObject(other, "[vdso]"); err == nil && b == a {
+		t.Error("another image gave the first image's object")
+	}
+	if _, err := c.ImageObject([]byte("not an ELF image"), "[vdso]"); err == nil {
+		t.Error("a non-ELF image gave an object")
+	}
+	for i := 0; i < maxImages+2; i++ {
+		v := bytes.Clone(img)
+		v[len(v)-2] ^= byte(i + 1)
+		if _, err := c.ImageObject(v, "[vdso]"); err != nil {
+			t.Fatalf("image %d: %v", i, err)
+		}
+	}
+	if n := len(c.images["[vdso]"]); n > maxImages {
+		t.Errorf("the cache keeps %d images, more than %d", n, maxImages)
+	}
+	// The caller's buffer is its own again: changing it changes no
+	// object's image.
+	buf := bytes.Clone(img)
+	o, err := c.ImageObject(buf, "[vdso]")
+	if err != nil || o != a {
+		t.Fatalf("the first image again: %v", err)
+	}
+	clear(buf)
+	if b, err := c.ImageObject(bytes.Clone(img), "[vdso]"); err != nil || b != a {
+		t.Errorf("after the caller cleared its buffer, the image gave another object (%v)", err)
 	}
 }

@@ -42,6 +42,9 @@ type Object struct {
 type derived struct {
 	symOnce sync.Once
 	syms    *symbolTable
+	// symsBuilt is set once syms is: preloadSymbols asks it without
+	// waiting for (or racing with) a build another goroutine runs.
+	symsBuilt atomic.Bool
 
 	dwarfOnce sync.Once
 	dwarf     *dwarfIndex

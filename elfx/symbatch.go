@@ -55,7 +55,7 @@ type batchTable struct {
 // pass over the symbol tables, unless the table is built already.
 func (o *Object) preloadSymbols(addrs []uint64) {
 	d := o.state()
-	if d.syms != nil || len(addrs) == 0 {
+	if d.symsBuilt.Load() || len(addrs) == 0 {
 		return
 	}
 	if b := d.batch.Load(); b != nil {

@@ -163,7 +163,10 @@ func (o *Object) sectionIndexOf(addr uint64) elf.SectionIndex {
 
 func (o *Object) symbols() *symbolTable {
 	d := o.state()
-	d.symOnce.Do(func() { d.syms = o.buildSymbols() })
+	d.symOnce.Do(func() {
+		d.syms = o.buildSymbols()
+		d.symsBuilt.Store(true)
+	})
 	return d.syms
 }
 

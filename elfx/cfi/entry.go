@@ -45,7 +45,8 @@ type FDE struct {
 	LSDA         uint64 // language-specific data area, 0 if none (see CIE.LSDAEncoding for indirect)
 	Instructions []byte // aliases the section data
 
-	instrAddr uint64 // link-time address of Instructions (for pcrel set_loc)
+	instrAddr uint64   // link-time address of Instructions (for pcrel set_loc)
+	rows      *rowMemo // RowAt's results; nil: none kept (an FDE not found by address)
 }
 
 // Signal reports whether the FDE describes a signal trampoline (its CIE
@@ -277,6 +278,21 @@ func (t *Table) parseAugmentation(c *CIE, r *reader) error {
 
 // fdeAt parses the FDE whose length field is at off.
 func (t *Table) fdeAt(off uint64) (*FDE, error) {
+	if f, ok := t.fdes.Load(off); ok {
+		return f.(*FDE), nil
+	}
+	f, err := t.parseFDEAt(off)
+	if err != nil {
+		return nil, err
+	}
+	f.rows = &rowMemo{}
+	if prev, loaded := t.fdes.LoadOrStore(off, f); loaded {
+		return prev.(*FDE), nil
+	}
+	return f, nil
+}
+
+func (t *Table) parseFDEAt(off uint64) (*FDE, error) {
 	h, err := t.parseHeader(off)
 	if err != nil {
 		return nil, err

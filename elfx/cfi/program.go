@@ -2,6 +2,8 @@ package cfi
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // DW_CFA_* opcodes. The first three carry their operand in the low 6 bits.
@@ -356,6 +358,9 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 	if pc < f.Begin || pc >= f.End {
 		return Row{}, fmt.Errorf("cfi: pc %#x outside FDE [%#x, %#x): %w", pc, f.Begin, f.End, ErrNoFDE)
 	}
+	if row, ok := f.rows.get(pc); ok {
+		return row, nil
+	}
 	in, err := f.start()
 	if err != nil {
 		return Row{}, err
@@ -363,7 +368,48 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 	if _, err := in.run(f.Instructions, f.instrAddr, runMode{stop: true, pc: pc}); err != nil {
 		return Row{}, fmt.Errorf("FDE at %#x: %w", f.Offset, err)
 	}
-	return Row{Loc: in.loc, CFA: in.st.cfa, Regs: in.st.regs, WindowSave: in.st.windowSave}, nil
+	row := Row{Loc: in.loc, CFA: in.st.cfa, Regs: in.st.regs, WindowSave: in.st.windowSave}
+	f.rows.put(pc, row)
+	return row, nil
+}
+
+// rowMemo keeps an FDE's rows by pc. Each caller gets its own copy of
+// a row's register rules, so none can change another's.
+type rowMemo struct {
+	mu   sync.Mutex
+	rows map[uint64]Row
+}
+
+// maxMemoRows bounds the rows kept per FDE (a function is entered at a
+// few call sites; a hostile one could be asked at every byte).
+const maxMemoRows = 64
+
+func (m *rowMemo) get(pc uint64) (Row, bool) {
+	if m == nil {
+		return Row{}, false
+	}
+	m.mu.Lock()
+	row, ok := m.rows[pc]
+	m.mu.Unlock()
+	if ok {
+		row.Regs = slices.Clone(row.Regs)
+	}
+	return row, ok
+}
+
+func (m *rowMemo) put(pc uint64, row Row) {
+	if m == nil {
+		return
+	}
+	row.Regs = slices.Clone(row.Regs)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.rows == nil {
+		m.rows = map[uint64]Row{}
+	}
+	if len(m.rows) < maxMemoRows {
+		m.rows[pc] = row
+	}
 }
 
 // Rows returns every row of the FDE in order. Like readelf, each advance

@@ -33,6 +33,10 @@ type Table struct {
 	hdrErr   error       // why a given .eh_frame_hdr is not used
 
 	cies sync.Map // uint64 offset -> cieResult
+	// fdes keeps the FDEs found by address (uint64 offset -> *FDE), with
+	// the rows computed from them: a batch of cores unwinds through the
+	// same few functions of the same binaries again and again.
+	fdes sync.Map
 
 	indexOnce sync.Once
 	index     []indexEntry
