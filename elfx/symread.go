@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"math"
@@ -151,11 +152,20 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		if tab.Type != typ || tab.Link == 0 || int(tab.Link) >= len(f.Sections) {
 			continue
 		}
-		data, err := o.sectionData(tab)
+		strs, err := o.sectionData(f.Sections[tab.Link])
 		if err != nil {
 			return
 		}
-		strs, err := o.sectionData(f.Sections[tab.Link])
+		// A name the string table does not hold, as a string or as the
+		// tail of one (linkers merge suffixes), names no entry: when no
+		// name asked for is there, the entries are not read at all.
+		// Searching node's 7 MB .strtab is a fraction of a pass over its
+		// 240,000 entries, whose pages it never touches.
+		if !anyStringIn(strs, names, out) {
+			o.release(strs)
+			return
+		}
+		data, err := o.sectionData(tab)
 		if err != nil {
 			return
 		}
@@ -240,6 +250,27 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 		o.release(data)
 		return
 	}
+}
+
+// anyStringIn reports whether a string table holds one of the names not
+// yet in found, NUL-terminated (possibly the tail of a longer string).
+func anyStringIn(strs []byte, names []string, found map[string]uint64) bool {
+	for _, n := range names {
+		if _, dup := found[n]; dup {
+			continue
+		}
+		// Searched without its leading underscores, which start most
+		// names of a C++ program's table and would make every one a
+		// candidate: what is searched must be there if the name is.
+		tail := strings.TrimLeft(n, "_")
+		if tail == "" {
+			tail = n
+		}
+		if bytes.Contains(strs, append([]byte(tail), 0)) {
+			return true
+		}
+	}
+	return false
 }
 
 // fixedOrder reads fields in a byte order known in advance: methods on a

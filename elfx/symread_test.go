@@ -72,3 +72,27 @@ int main(void) { return *keep() + exported_counter; }
 		}
 	}
 }
+
+// anyStringIn finds a name stored whole or as the tail of a longer
+// string (suffix merging), by a search that skips its leading
+// underscores, and skips names already found.
+func TestAnyStringIn(t *testing.T) {
+	strs := []byte("\x00main\x00my_U_dyn_info_list\x00__jit_debug_descriptorX\x00_\x00")
+	for _, c := range []struct {
+		names []string
+		found map[string]uint64
+		want  bool
+	}{
+		{[]string{"_U_dyn_info_list"}, nil, true}, // the tail of my_U_dyn_info_list
+		{[]string{"main"}, nil, true},
+		{[]string{"__jit_debug_descriptor"}, nil, false}, // not NUL-terminated there
+		{[]string{"_U_dyn_info_list_addr", "ma"}, nil, false},
+		{[]string{"_"}, nil, true},
+		{[]string{"main"}, map[string]uint64{"main": 1}, false},
+		{nil, nil, false},
+	} {
+		if got := anyStringIn(strs, c.names, c.found); got != c.want {
+			t.Errorf("anyStringIn(%q, found %v) = %v, want %v", c.names, c.found, got, c.want)
+		}
+	}
+}
