@@ -5,11 +5,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
-// maxFrameSize bounds how far a frame record may lie above the stack
-// pointer before the chain is considered broken (8 MiB: the default
-// stack size limit).
-const maxFrameSize = 8 << 20
-
 // stepLinkRegister finds the caller of an interrupted frame without CFI
 // (frame 0, or the frame a signal interrupted) in the link register:
 // a leaf, or a call through a null or wild pointer (the pc is not code),
@@ -30,7 +25,7 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	}
 	pc, _ := callee.Get(PC)
 	if stackscan.IsCode(as, pc) {
-		if sameProc(as, pc, ra-4) {
+		if stackscan.SameProc(as, pc, ra-4) {
 			return false
 		}
 		if fp, ok := callee.Get(X29); ok {
@@ -48,13 +43,6 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	caller.CFA, caller.HasCFA = sp, true
 	caller.Trust = unwind.TrustScan
 	return true
-}
-
-// sameProc reports whether a and b are known to lie in one procedure.
-func sameProc(as unwind.AddrSpace, a, b uint64) bool {
-	na, oa, err1 := as.ProcName(a)
-	nb, ob, err2 := as.ProcName(b)
-	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
 }
 
 // prologue is what the first instructions of a function without CFI say
@@ -139,7 +127,7 @@ func stepSavedLR(as unwind.AddrSpace, callee, caller *unwind.Frame, n uint64) bo
 func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame, n uint64) bool {
 	fp, ok1 := callee.Get(X29)
 	sp, ok2 := callee.Get(SP)
-	if !ok1 || !ok2 || fp == 0 || fp%8 != 0 || fp < sp || fp-sp > maxFrameSize {
+	if !ok1 || !ok2 || fp == 0 || fp%8 != 0 || fp < sp || fp-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	var b [16]byte
@@ -151,7 +139,7 @@ func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame, n uint64
 	if ra == 0 || !stackscan.IsCode(as, ra) {
 		return false
 	}
-	chains := savedFP > fp && savedFP%8 == 0 && savedFP-fp <= maxFrameSize
+	chains := savedFP > fp && savedFP%8 == 0 && savedFP-fp <= stackscan.MaxFrameSize
 	if !chains {
 		savedFP = 0
 	}
@@ -160,7 +148,7 @@ func stepFrameRecord(as unwind.AddrSpace, callee, caller *unwind.Frame, n uint64
 	}
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp + 8})
 	cfa := fp + 16
-	if n > 16 && n <= maxFrameSize {
+	if n > 16 && n <= stackscan.MaxFrameSize {
 		cfa = fp + n
 	}
 	caller.Set(SP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})

@@ -5,10 +5,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
-// maxFrameSize bounds how far a frame may lie above the stack pointer
-// before the chain is considered broken (8 MiB: the default stack limit).
-const maxFrameSize = 8 << 20
-
 // stepLinkRegister finds the caller of an interrupted frame without
 // unwind info (frame 0, or a frame a signal interrupted) in lr: a leaf,
 // or a call through a null or wild pointer, has not saved it. lr must
@@ -21,7 +17,7 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 		return false
 	}
 	pc, _ := callee.Get(PC)
-	if stackscan.IsCode(as, pc) && sameProc(as, pc, lr&^1-2) {
+	if stackscan.IsCode(as, pc) && stackscan.SameProc(as, pc, lr&^1-2) {
 		return false
 	}
 	for r := 0; r < 16; r++ {
@@ -33,13 +29,6 @@ func stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	caller.CFA, caller.HasCFA = sp, true
 	caller.Trust = unwind.TrustScan
 	return true
-}
-
-// sameProc reports whether a and b are known to lie in one procedure.
-func sameProc(as unwind.AddrSpace, a, b uint64) bool {
-	na, oa, err1 := as.ProcName(a)
-	nb, ob, err2 := as.ProcName(b)
-	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
 }
 
 // stepFramePointer follows gcc's ARM-state frame chain: "push {fp, lr};
@@ -54,7 +43,7 @@ func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	fp, ok1 := callee.Get(R11)
 	sp, ok2 := callee.Get(SP)
 	cpsr, _ := callee.Get(CPSR)
-	if !ok1 || !ok2 || cpsr&cpsrThumb != 0 || fp < 4 || fp%4 != 0 || fp < sp || fp-sp > maxFrameSize {
+	if !ok1 || !ok2 || cpsr&cpsrThumb != 0 || fp < 4 || fp%4 != 0 || fp < sp || fp-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	ra, err1 := readWord(as, fp)
@@ -62,7 +51,7 @@ func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	if err1 != nil || err2 != nil || ra&^1 == 0 || !isReturnAddress(as, ra) {
 		return false
 	}
-	if savedFP != 0 && (savedFP <= fp || savedFP-fp > maxFrameSize) {
+	if savedFP != 0 && (savedFP <= fp || savedFP-fp > stackscan.MaxFrameSize) {
 		return false
 	}
 	setReturn(callee, caller, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp})
@@ -89,7 +78,7 @@ func stepThumbFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bo
 	fp, ok1 := callee.Get(R7)
 	sp, ok2 := callee.Get(SP)
 	cpsr, _ := callee.Get(CPSR)
-	if !ok1 || !ok2 || cpsr&cpsrThumb == 0 || fp%4 != 0 || fp < sp || fp-sp > maxFrameSize {
+	if !ok1 || !ok2 || cpsr&cpsrThumb == 0 || fp%4 != 0 || fp < sp || fp-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	var buf [maxThumbFrame + 8]byte
@@ -107,7 +96,7 @@ func stepThumbFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bo
 		keepCalleeSaved(callee, caller)
 		setReturn(callee, caller, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: pair + 4})
 		caller.Set(SP, pair+8, unwind.SaveLoc{Kind: unwind.LocValue})
-		if saved == 0 || saved > pair+4 && saved-pair <= maxFrameSize {
+		if saved == 0 || saved > pair+4 && saved-pair <= stackscan.MaxFrameSize {
 			caller.Set(R7, saved, unwind.SaveLoc{Kind: unwind.LocMem, Addr: pair})
 		} else {
 			caller.Valid[R7] = false // not a frame pointer: unknown in the caller

@@ -123,7 +123,7 @@ func stepPrologue(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 		return false
 	}
 	p, ok := readPrologue(as, pc, cpsr&cpsrThumb != 0)
-	if !ok || p.below > maxFrameSize {
+	if !ok || p.below > stackscan.MaxFrameSize {
 		return false
 	}
 	slot := sp + p.below

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 func init() {
@@ -103,7 +104,7 @@ func (l *layout) isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 		if err == nil && bc == 0 {
 			return true
 		}
-		if err == nil && bc > sp && bc-sp <= maxFrameSize {
+		if err == nil && bc > sp && bc-sp <= stackscan.MaxFrameSize {
 			if ra, err := l.readWord(as, bc+l.lrSaveOff); err == nil && ra == 0 {
 				return true
 			}

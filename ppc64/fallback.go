@@ -5,11 +5,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
-// maxFrameSize bounds how far a back chain may lead above the stack
-// pointer before the chain is considered broken (8 MiB: the default
-// stack size limit).
-const maxFrameSize = 8 << 20
-
 // stepLinkRegister finds the caller of an interrupted frame without CFI
 // (frame 0, or the frame a signal interrupted) in the link register: a
 // leaf, or a call through a null or wild pointer (the pc is not code),
@@ -27,7 +22,7 @@ func (l *layout) stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Fr
 	}
 	pc, _ := callee.Get(PC)
 	if stackscan.IsCode(as, pc) {
-		if sameProc(as, pc, ra-4) {
+		if stackscan.SameProc(as, pc, ra-4) {
 			return false
 		}
 		if bc, err := l.readWord(as, sp); err == nil {
@@ -48,13 +43,6 @@ func (l *layout) stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Fr
 	return true
 }
 
-// sameProc reports whether a and b are known to lie in one procedure.
-func sameProc(as unwind.AddrSpace, a, b uint64) bool {
-	na, oa, err1 := as.ProcName(a)
-	nb, ob, err2 := as.ProcName(b)
-	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
-}
-
 // stepBackChain follows the back chain: every frame's first word, 0(r1),
 // is its caller's r1 (the ABI requires it: "stdu r1,-n(r1)", "stwu" in
 // 32-bit code, allocates a frame and stores the chain in one
@@ -68,7 +56,7 @@ func (l *layout) stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame
 		return false
 	}
 	bc, err := l.readWord(as, sp)
-	if err != nil || bc <= sp || bc%16 != 0 || bc-sp > maxFrameSize {
+	if err != nil || bc <= sp || bc%16 != 0 || bc-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	ra, err := l.readWord(as, bc+l.lrSaveOff)

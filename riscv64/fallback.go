@@ -5,11 +5,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
-// maxFrameSize bounds how far a frame may extend above the stack pointer
-// before the frame-pointer chain is considered broken (8 MiB: the
-// default stack size limit).
-const maxFrameSize = 8 << 20
-
 // stepReturnAddressReg finds the caller of an interrupted frame without
 // CFI (frame 0, or the frame a signal interrupted) in ra: a leaf, or a
 // call through a null or wild pointer (the pc is not code), has not
@@ -32,10 +27,10 @@ func stepReturnAddressReg(as unwind.AddrSpace, callee, caller *unwind.Frame) boo
 	}
 	pc, _ := callee.Get(PC)
 	if stackscan.IsCode(as, pc) {
-		if sameProc(as, pc, ra-2) {
+		if stackscan.SameProc(as, pc, ra-2) {
 			return false
 		}
-		if fp, ok := callee.Get(FP); ok && fp > sp && fp-sp <= maxFrameSize {
+		if fp, ok := callee.Get(FP); ok && fp > sp && fp-sp <= stackscan.MaxFrameSize {
 			if saved, err := readWord(as, fp-8); err == nil && saved == ra {
 				return false
 			}
@@ -52,13 +47,6 @@ func stepReturnAddressReg(as unwind.AddrSpace, callee, caller *unwind.Frame) boo
 	return true
 }
 
-// sameProc reports whether a and b are known to lie in one procedure.
-func sameProc(as unwind.AddrSpace, a, b uint64) bool {
-	na, oa, err1 := as.ProcName(a)
-	nb, ob, err2 := as.ProcName(b)
-	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
-}
-
 // stepFramePointer follows the frame-pointer chain of code built with
 // -fno-omit-frame-pointer: gcc's prologue "addi sp,sp,-n; sd ra,n-8(sp);
 // sd s0,n-16(sp); addi s0,sp,n" leaves s0 pointing at the frame's top
@@ -69,7 +57,7 @@ func sameProc(as unwind.AddrSpace, a, b uint64) bool {
 func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	fp, ok1 := callee.Get(FP)
 	sp, ok2 := callee.Get(SP)
-	if !ok1 || !ok2 || fp%8 != 0 || fp < sp+16 || fp-sp > maxFrameSize {
+	if !ok1 || !ok2 || fp%8 != 0 || fp < sp+16 || fp-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	var b [16]byte
@@ -81,7 +69,7 @@ func stepFramePointer(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
 	if ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
 		return false
 	}
-	if savedFP != 0 && (savedFP < fp || savedFP%8 != 0 || savedFP-fp > maxFrameSize) {
+	if savedFP != 0 && (savedFP < fp || savedFP%8 != 0 || savedFP-fp > stackscan.MaxFrameSize) {
 		return false
 	}
 	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocMem, Addr: fp - 8})

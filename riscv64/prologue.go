@@ -213,7 +213,7 @@ func stepPrologue(as unwind.AddrSpace, p prologue, callee, caller *unwind.Frame)
 		}
 		cfa = fp + p.fpCFA
 	}
-	if cfa < sp || cfa-sp > maxFrameSize {
+	if cfa < sp || cfa-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	for r := 0; r < NumRegs; r++ {
@@ -237,7 +237,7 @@ func stepPrologue(as unwind.AddrSpace, p prologue, callee, caller *unwind.Frame)
 	if ra == 0 || !stackscan.IsCode(as, ra) || (!afterCall(as, ra) && readable(as, ra-4)) {
 		return false
 	}
-	if pc, _ := callee.Get(PC); !raSaved && sameProc(as, pc, ra-2) {
+	if pc, _ := callee.Get(PC); !raSaved && stackscan.SameProc(as, pc, ra-2) {
 		// ra still in the register but pointing back into this function:
 		// the return address of a call it made, past a save the decoder
 		// did not reach (shrink-wrapped code).

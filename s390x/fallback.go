@@ -5,11 +5,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
-// maxFrameSize bounds how far a back chain may point above the stack
-// pointer before it is considered broken (8 MiB: the default stack size
-// limit).
-const maxFrameSize = 8 << 20
-
 // Offsets in a frame's 160-byte register save area (s390x ELF ABI
 // supplement, "Stack frame"; 96 bytes in 31-bit code): the back chain at
 // 0, where a callee's "stmg %r6,%r15,48(%r15)" ("stm %r6,%r15,24(%r15)")
@@ -29,7 +24,7 @@ func (l *layout) stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Fr
 		return false
 	}
 	pc, _ := callee.Get(PC)
-	if stackscan.IsCode(as, pc) && sameProc(as, pc, ra-2) {
+	if stackscan.IsCode(as, pc) && stackscan.SameProc(as, pc, ra-2) {
 		return false
 	}
 	for r := 0; r < NumRegs; r++ {
@@ -41,13 +36,6 @@ func (l *layout) stepLinkRegister(as unwind.AddrSpace, callee, caller *unwind.Fr
 	caller.CFA, caller.HasCFA = sp+l.frameOffset, true
 	caller.Trust = unwind.TrustScan
 	return true
-}
-
-// sameProc reports whether a and b are known to lie in one procedure.
-func sameProc(as unwind.AddrSpace, a, b uint64) bool {
-	na, oa, err1 := as.ProcName(a)
-	nb, ob, err2 := as.ProcName(b)
-	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
 }
 
 // stepBackChain follows the back chain that code built with -mbackchain
@@ -64,7 +52,7 @@ func (l *layout) stepBackChain(as unwind.AddrSpace, callee, caller *unwind.Frame
 		return false
 	}
 	chain, err := l.readWord(as, sp)
-	if err != nil || chain <= sp || chain%8 != 0 || chain-sp > maxFrameSize {
+	if err != nil || chain <= sp || chain%8 != 0 || chain-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	ra, err := l.readWord(as, chain+l.saveSlot(R14))

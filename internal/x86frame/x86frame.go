@@ -27,11 +27,6 @@ type Regs struct {
 	NumRegs int
 }
 
-// maxFrameSize bounds how far a frame pointer may lie above the stack
-// pointer before the chain is considered broken (8 MiB: the default
-// stack size limit).
-const maxFrameSize = 8 << 20
-
 func (r *Regs) read(as unwind.AddrSpace, addr uint64) (uint64, error) {
 	return cfirow.ReadSized(as, addr, int(r.Word))
 }
@@ -44,7 +39,7 @@ func (r *Regs) read(as unwind.AddrSpace, addr uint64) (uint64, error) {
 func StepFramePointer(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame) bool {
 	fp, ok1 := callee.Get(r.FP)
 	sp, ok2 := callee.Get(r.SP)
-	if !ok1 || !ok2 || fp == 0 || fp%r.Word != 0 || fp < sp || fp-sp > maxFrameSize {
+	if !ok1 || !ok2 || fp == 0 || fp%r.Word != 0 || fp < sp || fp-sp > stackscan.MaxFrameSize {
 		return false
 	}
 	savedFP, err1 := r.read(as, fp)
@@ -54,7 +49,7 @@ func StepFramePointer(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame
 	}
 	// The next frame pointer must lie in an older frame; anything else
 	// is not a frame-pointer chain (or the end of one).
-	chains := savedFP > fp && savedFP%r.Word == 0 && savedFP-fp <= maxFrameSize
+	chains := savedFP > fp && savedFP%r.Word == 0 && savedFP-fp <= stackscan.MaxFrameSize
 	// A frame record is believed when its return address follows a call,
 	// or when the chain goes on plausibly: code that enters frames by
 	// jumps (HotSpot's interpreter returns through addresses that follow

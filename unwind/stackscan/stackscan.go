@@ -1,6 +1,7 @@
 // Package stackscan holds what the arch packages' fallback unwinders
 // (frame chains and stack scanning, for code without unwind info) share:
-// whether an address is code, and the bounded scan of the stack for a
+// whether an address is code, how far a frame may be, whether two
+// addresses are in one procedure, and the bounded scan of the stack for a
 // word an arch accepts as a return address.
 package stackscan
 
@@ -14,6 +15,20 @@ func IsCode(as unwind.AddrSpace, addr uint64) bool {
 	}
 	var b [1]byte
 	return as.ReadMem(addr, b[:]) == nil
+}
+
+// MaxFrameSize bounds how far a frame (a frame record, a back chain
+// link, a saved return address) may lie above the stack pointer before a
+// chain is considered broken: 8 MiB, the default stack size limit.
+const MaxFrameSize = 8 << 20
+
+// SameProc reports whether a and b are known to lie in one procedure:
+// a register's return address that does is stale (the return address of
+// a call the procedure made earlier), not its caller.
+func SameProc(as unwind.AddrSpace, a, b uint64) bool {
+	na, oa, err1 := as.ProcName(a)
+	nb, ob, err2 := as.ProcName(b)
+	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
 }
 
 // Words bounds a scan, as minidump-stackwalk's: how many words above the
