@@ -180,20 +180,8 @@ func TestAArch64Qemu(t *testing.T) {
 				eu, _ = runEuStack(t, c.Exe, c.Core)
 			}
 			rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
-			if rep.Core.Arch != "aarch64" {
-				t.Errorf("arch = %q, want aarch64", rep.Core.Arch)
-			}
 			compareWithReferences(t, g, eu, rep)
-			th := &reportThread{}
-			for i := range rep.Threads {
-				if rep.Threads[i].TID == rep.Core.CrashedTID {
-					th = &rep.Threads[i]
-				}
-			}
-			expectFunctions(t, th, tc.funcs...)
-			if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
-				t.Errorf("signal = %+v, want %d", s, tc.sig)
-			}
+			expectCrashedThread(t, rep, "aarch64", tc.sig, tc.funcs...)
 		})
 	}
 }

@@ -117,17 +117,8 @@ func TestARMQemu(t *testing.T) {
 				flags = []string{"--sysroot", armhf.Sysroot()}
 			}
 			rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
-			if rep.Core.Arch != "arm" {
-				t.Errorf("arch = %q, want arm", rep.Core.Arch)
-			}
 			compareWithReferences(t, g, pcsOnly(g), rep)
-			th := &reportThread{}
-			for i := range rep.Threads {
-				if rep.Threads[i].TID == rep.Core.CrashedTID {
-					th = &rep.Threads[i]
-				}
-			}
-			expectFunctions(t, th, tc.funcs...)
+			th := expectCrashedThread(t, rep, "arm", tc.sig, tc.funcs...)
 			if tc.mode == "abort" {
 				// libc's raise and pthread_kill have only EXIDX entries:
 				// the walk through them must use them (the fallbacks
@@ -141,9 +132,6 @@ func TestARMQemu(t *testing.T) {
 				if exidx == 0 {
 					t.Errorf("no frame of the crashed thread was found by EXIDX\n%s", formatFrames(th, 20))
 				}
-			}
-			if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
-				t.Errorf("signal = %+v, want %d", s, tc.sig)
 			}
 		})
 	}

@@ -285,3 +285,22 @@ func describeDiff(tid int, what string, g, e []refbt.Frame, c []reportFrame, gi,
 	}
 	return b.String()
 }
+
+// expectCrashedThread checks a report of a crash a test caused against
+// what it caused: the arch, the signal, and the crashed thread's
+// functions in order. It returns that thread.
+func expectCrashedThread(t *testing.T, rep *report, arch string, sig int, funcs ...string) *reportThread {
+	t.Helper()
+	if rep.Core.Arch != arch {
+		t.Errorf("arch = %q, want %s", rep.Core.Arch, arch)
+	}
+	if s := rep.Core.Signal; s == nil || s.Number != sig {
+		t.Errorf("signal = %+v, want %d", s, sig)
+	}
+	th := rep.thread(rep.Core.CrashedTID)
+	if th == nil {
+		t.Fatalf("no crashed thread %d in the report", rep.Core.CrashedTID)
+	}
+	expectFunctions(t, th, funcs...)
+	return th
+}

@@ -180,18 +180,8 @@ func TestPPC64Qemu(t *testing.T) {
 					eu, _ = runEuStack(t, c.Exe, c.Core)
 				}
 				rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
-				if rep.Core.Arch != a.arch.Name {
-					t.Errorf("arch = %q, want %s", rep.Core.Arch, a.arch.Name)
-				}
 				compareWithReferences(t, g, eu, rep)
-				th := rep.thread(rep.Core.CrashedTID)
-				if th == nil {
-					t.Fatal("no crashed thread")
-				}
-				expectFunctions(t, th, tc.funcs...)
-				if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
-					t.Errorf("signal = %+v, want %d", s, tc.sig)
-				}
+				expectCrashedThread(t, rep, a.arch.Name, tc.sig, tc.funcs...)
 			})
 		}
 	}

@@ -337,17 +337,10 @@ func TestRISCV64Live(t *testing.T) {
 				}
 			}
 			rep, _ := unwindJSON(t, flags, live.Core, live.Exe)
-			if rep.Core.Arch != "riscv64" {
-				t.Errorf("arch = %q, want riscv64", rep.Core.Arch)
-			}
 			compareWithReferences(t, live.Threads, eu, rep)
-			th := rep.thread(rep.Core.CrashedTID)
-			if th == nil {
-				t.Fatalf("no crashed thread %d in the report", rep.Core.CrashedTID)
-			}
-			expectFunctions(t, th, tc.funcs...)
-			if s := rep.Core.Signal; s == nil || s.Number != tc.sig || live.Signal != tc.sig {
-				t.Errorf("signal = %+v, live gdb %d, want %d", s, live.Signal, tc.sig)
+			th := expectCrashedThread(t, rep, "riscv64", tc.sig, tc.funcs...)
+			if live.Signal != tc.sig {
+				t.Errorf("live gdb's signal %d, want %d", live.Signal, tc.sig)
 			}
 			if tc.prog == "rv-nocfi" {
 				rvFramePointerOnly(t, live, th)

@@ -192,18 +192,8 @@ func TestS390xQemu(t *testing.T) {
 				g = dropTailCalls(t, c.Exe, g)
 			}
 			rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
-			if rep.Core.Arch != "s390x" {
-				t.Errorf("arch = %q, want s390x", rep.Core.Arch)
-			}
 			compareWithReferences(t, g, pcsOnly(g), rep)
-			th := rep.thread(rep.Core.CrashedTID)
-			if th == nil {
-				t.Fatal("no crashed thread")
-			}
-			expectFunctions(t, th, tc.funcs...)
-			if s := rep.Core.Signal; s == nil || s.Number != tc.sig {
-				t.Errorf("signal = %+v, want %d", s, tc.sig)
-			}
+			th := expectCrashedThread(t, rep, "s390x", tc.sig, tc.funcs...)
 			if tc.trust != "" {
 				// main has CFI whose CFA is r11-based (-O0): the frame
 				// above it is unwound by CFI only if main's r11 was
