@@ -1,10 +1,7 @@
 package i386_test
 
 import (
-	"fmt"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -43,20 +40,7 @@ func TestFrameRegisters(t *testing.T) {
 	exe := testenv.BuildCross(t, testenv.I386, dir, "regs", regsProg, "-g", "-O2", "-static")
 	core, _ := testenv.Crash(t, exe)
 	const frames = 4
-	args := []string{"-batch", "-nx"}
-	for i := 0; i < frames; i++ {
-		args = append(args, "-ex", fmt.Sprintf("frame %d", i), "-ex", "info registers")
-	}
-	out, err := exec.Command(gdb, append(args, exe, core)...).Output()
-	if err != nil {
-		t.Fatalf("gdb: %v", err)
-	}
-	// gdb prints frame 0 when it loads the core, then each "frame N"
-	// before its registers.
-	blocks := regexp.MustCompile(`(?m)^#\d+ `).Split(string(out), -1)
-	if len(blocks) != frames+2 {
-		t.Fatalf("gdb printed %d frames:\n%s", len(blocks), out)
-	}
+	gdbRegs, _ := testenv.GDBFrameRegisters(t, gdb, nil, exe, core, frames, gdbRegRE)
 	s, err := analyze.Open(core, analyze.Options{Executable: exe})
 	if err != nil {
 		t.Fatal(err)
@@ -70,22 +54,21 @@ func TestFrameRegisters(t *testing.T) {
 	for r := 0; r < i386.NumRegs; r++ {
 		regNum[i386.RegName(uint64(r))] = r
 	}
-	for i, b := range blocks[2:] {
+	for i, regs := range gdbRegs {
 		checked := 0
-		for _, m := range gdbRegRE.FindAllStringSubmatch(b, -1) {
-			r := regNum[m[1]]
+		for name, want := range regs {
+			r := regNum[name]
 			if i > 0 && (r == i386.EAX || r == i386.ECX || r == i386.EDX) {
 				continue // clobbered by calls: gdb shows the callee's value, coreunwind none
 			}
-			want, _ := strconv.ParseUint(m[2], 16, 64)
 			got, err := cur.Reg(r)
 			if err != nil || got != want {
-				t.Errorf("frame %d %s: coreunwind %#x (%v), gdb %#x", i, m[1], got, err, want)
+				t.Errorf("frame %d %s: coreunwind %#x (%v), gdb %#x", i, name, got, err, want)
 			}
 			checked++
 		}
 		if (i == 0 && checked != 9) || (i > 0 && checked != 6) {
-			t.Errorf("frame %d: %d registers compared; gdb printed:\n%s", i, checked, b)
+			t.Errorf("frame %d: %d registers compared; gdb printed %v", i, checked, regs)
 		}
 		if i+1 < frames {
 			if more, err := cur.Step(); !more {

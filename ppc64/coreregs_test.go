@@ -2,8 +2,6 @@ package ppc64_test
 
 import (
 	"debug/elf"
-	"fmt"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,32 +39,7 @@ var gdbRegRE = regexp.MustCompile(`(?m)^(r\d+|pc|lr|ctr|cr|xer)\s+0x([0-9a-f]+)`
 func gdbFrameRegs(t *testing.T, arch testenv.CrossArch, exe, core string, n int, extra ...string) ([]map[string]uint64, string) {
 	t.Helper()
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
-	args := []string{"-batch", "-nx", "-iex", "set sysroot " + arch.Sysroot()}
-	for i := 0; i < n; i++ {
-		args = append(args, "-ex", fmt.Sprintf("frame %d", i), "-ex", "info registers")
-	}
-	for _, e := range extra {
-		args = append(args, "-ex", e)
-	}
-	out, err := exec.Command(gdb, append(args, exe, core)...).Output()
-	if err != nil {
-		t.Fatalf("gdb: %v\n%s", err, out)
-	}
-	// gdb prints frame 0 when it loads the core, then each "frame N"
-	// before its registers.
-	blocks := regexp.MustCompile(`(?m)^#\d+ `).Split(string(out), -1)
-	if len(blocks) != n+2 {
-		t.Fatalf("gdb printed %d frames:\n%s", len(blocks)-2, out)
-	}
-	var regs []map[string]uint64
-	for _, b := range blocks[2:] {
-		m := map[string]uint64{}
-		for _, r := range gdbRegRE.FindAllStringSubmatch(b, -1) {
-			m[r[1]], _ = strconv.ParseUint(r[2], 16, 64)
-		}
-		regs = append(regs, m)
-	}
-	return regs, blocks[len(blocks)-1]
+	return testenv.GDBFrameRegisters(t, gdb, []string{"-iex", "set sysroot " + arch.Sysroot()}, exe, core, n, gdbRegRE, extra...)
 }
 
 // regNums maps gdb's register names to ppc64's numbers.
