@@ -24,13 +24,6 @@ func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) 
 	}
 	ra, _ := caller.Get(int(r.RAColumn))
 	caller.Set(PC, stripPAC(callee, ra), caller.Locs[r.RAColumn])
-	caller.CFA, caller.HasCFA = cfa, true
-	caller.Trust = unwind.TrustCFI
-	if r.Signal {
-		// The caller of a signal trampoline was interrupted, not calling:
-		// its PC is exact, and its registers come from the signal context.
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
-	}
+	cfirow.SetCaller(caller, cfa, r.Signal)
 	return unwind.StepCaller, nil
 }

@@ -25,11 +25,6 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 		return unwind.StepEnd, nil
 	}
 	setReturn(callee, caller, ra, caller.Locs[r.raCol])
-	caller.CFA, caller.HasCFA = cfa, true
-	caller.Trust = unwind.TrustCFI
-	if r.signal {
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
-	}
+	cfirow.SetCaller(caller, cfa, r.signal)
 	return unwind.StepCaller, nil
 }

@@ -19,9 +19,6 @@ func stepCFI(as unwind.AddrSpace, r *rule, callee, caller *unwind.Frame) (unwind
 	if err != nil || res != unwind.StepCaller {
 		return res, err
 	}
-	if r.signal {
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
-	}
+	cfirow.SetCaller(caller, caller.CFA, r.signal)
 	return res, nil
 }

@@ -28,16 +28,10 @@ func (l *layout) stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *un
 		return unwind.StepEnd, nil
 	}
 	caller.Set(PC, ra, caller.Locs[r.RAColumn])
-	caller.CFA, caller.HasCFA = cfa, true
-	caller.Trust = unwind.TrustCFI
-	if r.Signal {
-		// The caller of a signal trampoline was interrupted, not calling:
-		// its PC is exact, and its registers come from the signal context.
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
-		return unwind.StepCaller, nil
+	cfirow.SetCaller(caller, cfa, r.Signal)
+	if !r.Signal { // an interrupted caller's r2 is in the signal context
+		l.restoreTOC(as, caller)
 	}
-	l.restoreTOC(as, caller)
 	return unwind.StepCaller, nil
 }
 

@@ -29,13 +29,6 @@ func stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) 
 	}
 	caller.Set(PC, ra, caller.Locs[r.RAColumn])
 	caller.Set(X0, 0, unwind.SaveLoc{Kind: unwind.LocValue})
-	caller.CFA, caller.HasCFA = cfa, true
-	caller.Trust = unwind.TrustCFI
-	if r.Signal {
-		// The caller of a signal trampoline was interrupted, not calling:
-		// its PC is exact, and its registers come from the signal context.
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
-	}
+	cfirow.SetCaller(caller, cfa, r.Signal)
 	return unwind.StepCaller, nil
 }

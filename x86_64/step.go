@@ -82,18 +82,12 @@ func stepFull(as unwind.AddrSpace, f *fullRule, r *rule, callee, caller *unwind.
 	return res, nil
 }
 
-// finishCFI records what every CFI step says of the caller frame.
+// finishCFI records what every CFI step says of the caller frame: its
+// CFA and trust, which a rule from dynamic unwind info names itself.
 func finishCFI(r *rule, cfa uint64, caller *unwind.Frame) {
-	caller.CFA, caller.HasCFA = cfa, true
-	caller.Trust = unwind.TrustCFI
-	if r.trust != unwind.TrustNone {
+	cfirow.SetCaller(caller, cfa, r.signal)
+	if r.trust != unwind.TrustNone && !r.signal {
 		caller.Trust = r.trust
-	}
-	if r.signal {
-		// The caller of a signal trampoline was interrupted, not calling:
-		// its PC is exact, and its registers come from the signal context.
-		caller.ExactPC = true
-		caller.Trust = unwind.TrustContext
 	}
 }
 

@@ -191,7 +191,19 @@ func Step(as unwind.AddrSpace, row *cfi.Row, raCol uint64, regs Regs, pc int, ca
 	if _, ok := caller.Get(regs.SP); !ok {
 		caller.Set(regs.SP, cfa, unwind.SaveLoc{Kind: unwind.LocValue})
 	}
+	SetCaller(caller, cfa, false)
+	return unwind.StepCaller, nil
+}
+
+// SetCaller records what a CFI step found of caller: its CFA, and its
+// trust. The caller of a signal trampoline (signal: the CIE's 'S'
+// augmentation) was interrupted, not calling: its PC is exact, and its
+// registers come from the signal context.
+func SetCaller(caller *unwind.Frame, cfa uint64, signal bool) {
 	caller.CFA, caller.HasCFA = cfa, true
 	caller.Trust = unwind.TrustCFI
-	return unwind.StepCaller, nil
+	if signal {
+		caller.ExactPC = true
+		caller.Trust = unwind.TrustContext
+	}
 }
