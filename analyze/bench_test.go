@@ -49,18 +49,25 @@ func BenchmarkAnalyzeCore(b *testing.B) {
 	}
 }
 
-// BenchmarkUnwindOnly walks every thread without symbolizing, with warm
-// objects: the unwinder's own speed (compare with libunwind in bench/).
-func BenchmarkUnwindOnly(b *testing.B) {
-	core, exe := benchCore(b)
+// openTarget opens core and the objects of its modules, closed when b
+// ends: what the unwinder benchmarks walk.
+func openTarget(b *testing.B, core, exe string) (*corefile.Core, *target) {
 	c, err := corefile.Open(core, corefile.Options{Executable: exe})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close()
+	b.Cleanup(func() { c.Close() })
 	objs := elfx.NewCache()
-	defer objs.Close()
+	b.Cleanup(func() { objs.Close() })
 	tg, _ := newTarget(c, objs, nil)
+	return c, tg
+}
+
+// BenchmarkUnwindOnly walks every thread without symbolizing, with warm
+// objects: the unwinder's own speed (compare with libunwind in bench/).
+func BenchmarkUnwindOnly(b *testing.B) {
+	core, exe := benchCore(b)
+	c, tg := openTarget(b, core, exe)
 	arch := x86_64.Arch{}
 	frames := 0
 	for b.Loop() {
@@ -111,14 +118,7 @@ func deepCore(b *testing.B) (core, exe string) {
 // x86_64 stepper on the longest stacks there are.
 func BenchmarkUnwindDeep(b *testing.B) {
 	core, exe := deepCore(b)
-	c, err := corefile.Open(core, corefile.Options{Executable: exe})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	objs := elfx.NewCache()
-	defer objs.Close()
-	tg, _ := newTarget(c, objs, nil)
+	c, tg := openTarget(b, core, exe)
 	arch := x86_64.Arch{}
 	cache := unwind.NewCache(unwind.CacheGlobal)
 	th := c.Threads[0]
@@ -169,14 +169,7 @@ func BenchmarkAnalyzeDeep(b *testing.B) {
 // stepper alone, so the cursor's bookkeeping is not measured.
 func BenchmarkStepWarm(b *testing.B) {
 	core, exe := benchCore(b)
-	c, err := corefile.Open(core, corefile.Options{Executable: exe})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	objs := elfx.NewCache()
-	defer objs.Close()
-	tg, _ := newTarget(c, objs, nil)
+	c, tg := openTarget(b, core, exe)
 	arch := x86_64.Arch{}
 	cache := unwind.NewCache(unwind.CacheGlobal)
 	var frames []*unwind.Frame
