@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 func init() {
@@ -90,6 +91,5 @@ var errNoEntry = errors.New("no .PARISC.unwind entry")
 // isEntryPoint reports whether addr is in the program's entry routine,
 // the outermost frame of the main thread.
 func isEntryPoint(as unwind.AddrSpace, addr uint64) bool {
-	name, _, err := as.ProcName(addr)
-	return err == nil && (name == "_start" || name == "__start" || name == "$START$")
+	return stackscan.InFunction(as, addr, "_start", "__start", "$START$")
 }

@@ -110,8 +110,7 @@ func (l *layout) isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 			}
 		}
 	}
-	name, _, err := as.ProcName(f.LookupPC(PC))
-	return err == nil && (name == "_start" || name == "._start")
+	return stackscan.InFunction(as, f.LookupPC(PC), "_start", "._start")
 }
 
 // IsSignalFrame reports whether f is the signal trampoline: its CFI has

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 func init() { unwind.Register(Arch{}) }
@@ -82,8 +83,7 @@ func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
 	if fp, ok := f.Get(FP); ok && fp == 0 {
 		return true
 	}
-	name, _, err := as.ProcName(f.LookupPC(PC))
-	return err == nil && name == "_start"
+	return stackscan.InFunction(as, f.LookupPC(PC), "_start")
 }
 
 // IsSignalFrame reports whether f is the signal trampoline: its CFI has

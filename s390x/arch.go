@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 func init() {
@@ -81,8 +82,7 @@ func (s cfiSteps) StepTrampoline(as unwind.AddrSpace, k cfirow.Kind, callee, cal
 // neither CFI; both clear the back chain). gdb and eu-stack stop there
 // too. Scanning above them would only find stale return addresses.
 func isOutermost(as unwind.AddrSpace, f *unwind.Frame) bool {
-	name, _, err := as.ProcName(f.LookupPC(PC))
-	return err == nil && (name == "_start" || name == "thread_start")
+	return stackscan.InFunction(as, f.LookupPC(PC), "_start", "thread_start")
 }
 
 // IsSignalFrame reports whether f is a signal trampoline: its CFI has

@@ -5,7 +5,11 @@
 // word an arch accepts as a return address.
 package stackscan
 
-import "github.com/coreunwind/coreunwind/unwind"
+import (
+	"slices"
+
+	"github.com/coreunwind/coreunwind/unwind"
+)
 
 // IsCode reports whether addr is in executable memory. Address spaces
 // that cannot tell accept every readable address.
@@ -29,6 +33,14 @@ func SameProc(as unwind.AddrSpace, a, b uint64) bool {
 	na, oa, err1 := as.ProcName(a)
 	nb, ob, err2 := as.ProcName(b)
 	return err1 == nil && err2 == nil && na == nb && a-oa == b-ob
+}
+
+// InFunction reports whether addr is in a procedure with one of names:
+// how the fallbacks recognize an entry point (_start, thread_start),
+// above which a scan finds only stale return addresses.
+func InFunction(as unwind.AddrSpace, addr uint64, names ...string) bool {
+	name, _, err := as.ProcName(addr)
+	return err == nil && slices.Contains(names, name)
 }
 
 // Words bounds a scan, as minidump-stackwalk's: how many words above the
