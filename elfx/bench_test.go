@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 func BenchmarkOpen(b *testing.B) {
 	paths, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6")
 	if len(paths) == 0 {
-		b.Skip("no libc.so.6")
+		testenv.Unavailable(b, "no libc.so.6")
 	}
 	for b.Loop() {
 		o, err := Open(paths[0])
@@ -86,7 +88,7 @@ func BenchmarkBuildSymbols(b *testing.B) {
 		if _, err := os.Stat(path); err != nil {
 			paths, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6")
 			if len(paths) == 0 {
-				b.Skip("no node or libc.so.6")
+				testenv.Unavailable(b, "no node or libc.so.6")
 			}
 			path = paths[0]
 		}
