@@ -39,9 +39,6 @@ func isCloneChild(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwi
 			return false
 		}
 	}
-	if code[6] == 0 && code[8] == 0 {
-		return false
-	}
 	je := pc + 7 // the je's address, after test (3 bytes) and jl (2)
 	target := je + 2 + uint64(int64(int8(code[8])))
 	r := ruleFor(as, cache, target, target)
