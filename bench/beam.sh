@@ -26,7 +26,7 @@ command -v /usr/bin/time >/dev/null || { echo "beam.sh: /usr/bin/time is needed"
 
 if [ -z "${COREUNWIND:-}" ]; then
 	COREUNWIND=$WORK/coreunwind
-	(cd "$ROOT" && go build -o "$COREUNWIND" ./cmd/coreunwind)
+	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$COREUNWIND" ./cmd/coreunwind)
 fi
 if [ -z "${COREUNWIND_BEAM:-}" ]; then
 	COREUNWIND_BEAM=$WORK/coreunwind-beam

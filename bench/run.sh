@@ -54,7 +54,7 @@ if [ -n "${COREUNWIND:-}" ]; then
 	say "using $CU"
 else
 	say "building coreunwind"
-	if ! (cd "$ROOT" && "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind); then
+	if ! (cd "$ROOT" && CGO_ENABLED=0 "$GO" build -o "$BIN/coreunwind" ./cmd/coreunwind); then
 		say "run.sh: cmd/coreunwind did not build; COREUNWIND=/path/to/coreunwind times a prebuilt one"
 		exit 1
 	fi

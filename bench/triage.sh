@@ -41,7 +41,7 @@ echo "cores: $n in $WORK/cores ($(du -sh "$WORK/cores" | cut -f1) on disk)"
 
 if [ -z "${COREUNWIND:-}" ]; then
 	COREUNWIND=$WORK/coreunwind
-	(cd "$ROOT" && go build -o "$COREUNWIND" ./cmd/coreunwind)
+	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$COREUNWIND" ./cmd/coreunwind)
 fi
 
 # now_ns: a clock for elapsed times (date +%s%N is GNU; fine on Debian).

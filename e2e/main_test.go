@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,7 @@ func runMain(m *testing.M) int {
 	coreunwindBin = filepath.Join(workDir, "coreunwind")
 	cmd := exec.Command(goTool(), append(append([]string{"build"}, buildFlags()...), "-o", coreunwindBin, "./cmd/coreunwind")...)
 	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgoEnabled())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		coreunwindErr = fmt.Errorf("go build ./cmd/coreunwind: %v\n%s", err, strings.TrimSpace(string(out)))
 	}
@@ -77,4 +79,14 @@ func needCoreunwind(t *testing.T) {
 // race-detector build.
 func buildFlags() []string {
 	return strings.Fields(os.Getenv("COREUNWIND_E2E_BUILDFLAGS"))
+}
+
+// cgoEnabled is the CGO_ENABLED the command is built with: off, as the
+// README builds it (a static binary starts without the dynamic loader),
+// except for the race detector, which needs cgo.
+func cgoEnabled() string {
+	if slices.Contains(buildFlags(), "-race") {
+		return "1"
+	}
+	return "0"
 }
