@@ -193,11 +193,11 @@ func (c *Cache) ImageObject(img []byte, name string) (*Object, error) {
 
 // Close closes every object the cache opened.
 func (c *Cache) Close() error {
+	c.FlushSymbolCache()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
 	for _, o := range c.objects {
-		o.flushSymbolCache()
 		errs = append(errs, o.Close())
 	}
 	c.objects = nil
@@ -205,6 +205,16 @@ func (c *Cache) Close() error {
 	c.byBuild = map[string]*Object{}
 	c.images, c.nimages = nil, 0
 	return errors.Join(errs...)
+}
+
+// FlushSymbolCache writes what the objects' lookups found to the symbol
+// cache; Close does it too.
+func (c *Cache) FlushSymbolCache() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range c.objects {
+		o.flushSymbolCache()
+	}
 }
 
 // buildKey is the cache key of an object with a build ID ("" without).

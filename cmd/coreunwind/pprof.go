@@ -52,6 +52,9 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	objs.SetSymbolCache(opts.SymbolCache)
 	defer objs.Close()
 	opts.Objects = objs
+	// Many cores: each is unmapped once analyzed, or their pages would
+	// add up in the resident set.
+	opts.LeaveMapped = false
 	var reps []*report.Report
 	code := exitcode.OK
 	for _, j := range jobs {

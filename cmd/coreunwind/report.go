@@ -81,6 +81,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		PerfMap:     *perfMap,
 		// Only the JSON report lists every frame's registers.
 		CrashRegistersOnly: format != "json",
+		// The process exits once the report is written.
+		LeaveMapped: true,
 	}
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
