@@ -51,6 +51,7 @@ func newSession(c *corefile.Core, opts Options) *Session {
 	if s.objs == nil {
 		s.objs, s.own = elfx.NewCache(), true
 		s.objs.SetSymbolCache(opts.SymbolCache)
+		s.objs.SetUnwindOnly(opts.UnwindOnly)
 	}
 	debugDirs := opts.DebugDirs
 	if len(debugDirs) == 0 {

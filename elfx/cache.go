@@ -43,6 +43,15 @@ func (c *Cache) SetSymbolCache(sc *SymbolCache) {
 	c.symbols = sc
 }
 
+// SetUnwindOnly tells the cache that only unwinding is asked of the
+// objects opened from now on: their separate debug files are looked for
+// when something needs them, not at Open.
+func (c *Cache) SetUnwindOnly(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unwindOnly = on
+}
+
 // SetDebugFetcher makes the cache fetch the separate debug file of an
 // object opened later that has none locally and no DWARF of its own
 // (with unwindOnly, only of one without .eh_frame). A failed fetch is
@@ -131,7 +140,13 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	// A missing or rejected debug file leaves the object usable with the
 	// symbols and tables it carries itself.
 	var fetchErr error
-	if _, err := o.AttachDebugFile(debugDirs); err != nil {
+	c.mu.Lock()
+	unwindOnly := c.unwindOnly
+	c.mu.Unlock()
+	if unwindOnly && o.section(".eh_frame") != nil {
+		// Unwinding reads .eh_frame; the debug file only if it misses.
+		o.DeferDebugFile(debugDirs)
+	} else if _, err := o.AttachDebugFile(debugDirs); err != nil {
 		c.mu.Lock()
 		fetch, unwindOnly := c.fetch, c.unwindOnly
 		c.mu.Unlock()

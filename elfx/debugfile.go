@@ -145,11 +145,47 @@ func (o *Object) DebugFile() string {
 	return o.debugPath
 }
 
-// debugObject returns the attached debug file, or nil.
+// debugObject returns the attached debug file, or nil; a deferred one
+// is looked for now.
 func (o *Object) debugObject() *Object {
+	o.attachDeferredDebugFile()
+	return o.attachedDebug()
+}
+
+// attachedDebug returns the debug file attached so far, or nil.
+func (o *Object) attachedDebug() *Object {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.debug
+}
+
+// DeferDebugFile makes AttachDebugFile(debugDirs) wait until something
+// needs the debug file: symbols, DWARF, or .debug_frame for an address
+// .eh_frame does not cover. Unwinding alone mostly needs none: opening
+// and parsing libc's debug file was a fifth of a small core's
+// --unwind-only report.
+func (o *Object) DeferDebugFile(debugDirs []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.debug == nil {
+		o.deferredDebug = append([]string{}, debugDirs...)
+	}
+}
+
+// attachDeferredDebugFile attaches the debug file DeferDebugFile left for
+// later, once; it reports whether this call attached one.
+func (o *Object) attachDeferredDebugFile() (attached bool) {
+	o.mu.Lock()
+	dirs := o.deferredDebug
+	o.mu.Unlock()
+	if dirs == nil {
+		return false
+	}
+	o.deferredOnce.Do(func() {
+		_, err := o.AttachDebugFile(dirs)
+		attached = err == nil
+	})
+	return attached
 }
 
 func (o *Object) setDebug(dbg *Object, path string) {
@@ -161,6 +197,7 @@ func (o *Object) setDebug(dbg *Object, path string) {
 		o.retired = append(o.retired, o.debug)
 	}
 	o.debug, o.debugPath = dbg, path
+	o.deferredDebug = nil
 	o.derived.Store(&derived{})
 }
 

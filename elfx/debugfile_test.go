@@ -236,3 +236,65 @@ func TestFetchedDebugFile(t *testing.T) {
 		t.Errorf("with a local debug file: %v, asked %q", err, asked)
 	}
 }
+
+// TestDeferredDebugFile checks that an unwind-only cache leaves the debug
+// file for later and attaches it only when .eh_frame misses: a function
+// built without unwind tables has its CFI only in .debug_frame, which
+// objcopy --only-keep-debug keeps in the debug file.
+func TestDeferredDebugFile(t *testing.T) {
+	dir := t.TempDir()
+	noEH := compile(t, dir, "gcc", "noeh.o", "c", `int no_eh(int x) { return x * 3 + 1; }`,
+		"-c", "-O1", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables")
+	bin := compile(t, dir, "gcc", "prog", "c", `
+int no_eh(int);
+int main(int argc, char **argv) { return no_eh(argc); }
+`, "-O1", "-g", noEH)
+	objcopy := testenv.NeedTool(t, "objcopy")
+	debug := filepath.Join(dir, "prog.debug")
+	run(t, dir, objcopy, "--only-keep-debug", bin, debug)
+	stripped := filepath.Join(dir, "prog.stripped")
+	run(t, dir, testenv.NeedTool(t, "strip"), "--strip-debug", "-o", stripped, bin)
+	if out := run(t, dir, testenv.NeedTool(t, "readelf"), "-S", stripped); strings.Contains(out, ".debug_frame") {
+		t.Fatalf("stripped binary kept .debug_frame:\n%s", out)
+	}
+	plain := mustOpen(t, stripped)
+	id := plain.BuildID()
+	dbgRoot := filepath.Join(dir, "debugroot")
+	want := filepath.Join(dbgRoot, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(debug, want); err != nil {
+		t.Fatal(err)
+	}
+	mainSym, ok := plain.LookupSymbol("main")
+	noEHSym, ok2 := plain.LookupSymbol("no_eh")
+	if !ok || !ok2 {
+		t.Fatal("main or no_eh not in the stripped binary's .symtab")
+	}
+	mainAddr, noEHAddr := mainSym.Addr, noEHSym.Addr
+
+	c := NewCache()
+	defer c.Close()
+	c.SetUnwindOnly(true)
+	o, err := c.Open(stripped, []string{dbgRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DebugFile() != "" {
+		t.Fatalf("debug file %s attached at Open of an unwind-only cache", o.DebugFile())
+	}
+	if fde, err := o.FindFDE(mainAddr); err != nil || fde.Begin != mainAddr {
+		t.Fatalf("FindFDE(main %#x) = %+v, %v", mainAddr, fde, err)
+	}
+	if o.DebugFile() != "" {
+		t.Errorf("debug file %s attached though .eh_frame covers main", o.DebugFile())
+	}
+	fde, err := o.FindFDE(noEHAddr)
+	if err != nil || fde.Begin != noEHAddr {
+		t.Fatalf("FindFDE(no_eh %#x) = %+v, %v; want the debug file's .debug_frame entry", noEHAddr, fde, err)
+	}
+	if o.DebugFile() != want {
+		t.Errorf("DebugFile = %q after an .eh_frame miss, want %q", o.DebugFile(), want)
+	}
+}

@@ -29,6 +29,10 @@ type Object struct {
 	debugPath string
 	retired   []*Object // debug files replaced by a later AttachDebugFile
 	closed    bool
+	// deferredDebug holds the debug directories of a debug file looked
+	// for only when something needs it (DeferDebugFile).
+	deferredDebug []string
+	deferredOnce  sync.Once
 
 	// derived holds everything parsed lazily. AttachDebugFile swaps in a
 	// fresh one so tables built before the debug file arrived are rebuilt

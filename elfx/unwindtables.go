@@ -31,6 +31,16 @@ func (o *Object) UnwindTables() (eh *cfi.Table, debug *cfi.Table, err error) {
 // first and .debug_frame second. When neither covers it the error wraps
 // cfi.ErrNoFDE.
 func (o *Object) FindFDE(addr uint64) (*cfi.FDE, error) {
+	fde, err := o.findFDE(addr)
+	if errors.Is(err, cfi.ErrNoFDE) && o.attachDeferredDebugFile() {
+		// The debug file's .debug_frame may cover what .eh_frame does
+		// not; attaching it rebuilt the tables.
+		fde, err = o.findFDE(addr)
+	}
+	return fde, err
+}
+
+func (o *Object) findFDE(addr uint64) (*cfi.FDE, error) {
 	eh, dbg, terr := o.UnwindTables()
 	var errs []error
 	for _, t := range []*cfi.Table{eh, dbg} {
@@ -76,7 +86,9 @@ func (o *Object) loadUnwindTables() (u unwindTables) {
 		}
 	}
 
-	for _, src := range []*Object{o, o.debugObject()} {
+	// A deferred debug file is not looked for here: FindFDE attaches it
+	// when .eh_frame misses.
+	for _, src := range []*Object{o, o.attachedDebug()} {
 		if src == nil {
 			continue
 		}
