@@ -97,7 +97,9 @@ func Analyze(path string, opts Options) (*report.Report, error) {
 
 // AnalyzeCore builds the report of an opened core.
 func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
-	s := newSession(c, opts)
+	// Unwinding opens the modules the frames are in; symbolizing would
+	// open them all for the report's module list anyway.
+	s := newSession(c, opts, opts.UnwindOnly)
 	if s.own && opts.LeaveMapped {
 		defer s.objs.FlushSymbolCache()
 	} else if s.own {
@@ -109,7 +111,6 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		Tool:     report.Tool{Name: "coreunwind", Version: Version},
 		Core:     coreInfo(c),
 		Warnings: s.Warnings,
-		Modules:  moduleInfo(t),
 	}
 	if arch == nil {
 		_, err := unwind.LookupArch(c.Arch)
@@ -134,6 +135,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		}
 		warmModules(t, walks)
 	}
+	// After the walk: an unwind-only report has opened the modules its
+	// frames are in by now.
+	r.Modules = moduleInfo(t)
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
 		// One report frame per walked frame, more with inlined calls:
@@ -147,6 +151,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
+	if opts.UnwindOnly {
+		r.Warnings = append(r.Warnings, t.moduleWarnings()...)
+	}
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
 	return r, nil
@@ -292,7 +299,7 @@ func warmModules(t *target, walks [][]rawFrame) {
 	addrs := map[*module][]uint64{}
 	for _, w := range walks {
 		for _, f := range w {
-			if m := t.module(f.lookup); m != nil && m.obj != nil {
+			if m := t.module(f.lookup); m != nil && m.obj() != nil {
 				addrs[m] = append(addrs[m], f.lookup-m.bias)
 			}
 		}
@@ -302,7 +309,7 @@ func warmModules(t *target, walks [][]rawFrame) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m.obj.WarmFor(a)
+			m.obj().WarmFor(a)
 		}()
 	}
 	wg.Wait()

@@ -59,7 +59,7 @@ func openTarget(b *testing.B, core, exe string) (*corefile.Core, *target) {
 	b.Cleanup(func() { c.Close() })
 	objs := elfx.NewCache()
 	b.Cleanup(func() { objs.Close() })
-	tg, _ := newTarget(c, objs, nil)
+	tg, _ := newTarget(c, objs, nil, false)
 	return c, tg
 }
 

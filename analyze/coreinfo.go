@@ -50,20 +50,28 @@ func coreInfo(c *corefile.Core) report.Core {
 func moduleInfo(t *target) []report.Module {
 	out := make([]report.Module, 0, len(t.modules))
 	for _, m := range t.modules {
+		// An unwind-only report opens only the modules its frames are in:
+		// a file corefile found and nobody opened counts as found; the
+		// vDSO, read from the core's memory, is opened here.
+		obj, found := m.opened, m.core.File != ""
+		if m.tried.Load() || m.core.File == "" {
+			obj = m.obj()
+			found = obj != nil
+		}
 		rm := report.Module{
 			Path:       m.core.Path,
 			Start:      report.Hex(m.start),
 			End:        report.Hex(m.end),
 			FileOffset: report.Hex(m.core.FileOffset),
-			Found:      m.obj != nil,
+			Found:      found,
 		}
 		if id := m.core.BuildID; id != "" {
 			rm.BuildID = report.Ptr(id)
-		} else if m.obj != nil && m.obj.BuildID() != "" {
-			rm.BuildID = report.Ptr(m.obj.BuildID())
+		} else if obj != nil && obj.BuildID() != "" {
+			rm.BuildID = report.Ptr(obj.BuildID())
 		}
-		if m.obj != nil && m.obj.DebugFile() != "" {
-			rm.DebugFile = report.Ptr(m.obj.DebugFile())
+		if obj != nil && obj.DebugFile() != "" {
+			rm.DebugFile = report.Ptr(obj.DebugFile())
 		}
 		out = append(out, rm)
 	}

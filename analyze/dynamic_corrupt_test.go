@@ -29,7 +29,7 @@ func TestDynamicCorruptList(t *testing.T) {
 	}
 	objs := elfx.NewCache()
 	defer objs.Close()
-	tg, _ := newTarget(c, objs, nil)
+	tg, _ := newTarget(c, objs, nil, false)
 	listAddr, err := tg.DynInfoListAddr()
 	if err != nil {
 		t.Fatalf("list not found: %v (warnings %q)", err, tg.jitWarnings())

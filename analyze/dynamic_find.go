@@ -31,10 +31,10 @@ func lookupJITSymbols(o *elfx.Object) jitSymbols {
 func findDynInfoLists(t *target) (addrs []uint64, errs []error) {
 	seen := map[uint64]bool{}
 	for _, m := range t.modules {
-		if m.obj == nil {
+		if m.obj() == nil {
 			continue
 		}
-		syms := lookupJITSymbols(m.obj)
+		syms := lookupJITSymbols(m.obj())
 		var addr uint64
 		if v, ok := syms[symDynInfoList]; ok {
 			addr = v + m.bias
@@ -64,5 +64,5 @@ func listAddrFromCode(t *target, m *module, fn uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return arch.DynListAddr(t, m.obj.ELF(), m.bias, fn)
+	return arch.DynListAddr(t, m.obj().ELF(), m.bias, fn)
 }

@@ -89,7 +89,7 @@ func crashTarget(t *testing.T, flags []string, args ...string) (*target, *corefi
 	t.Cleanup(func() { c.Close() })
 	objs := elfx.NewCache()
 	t.Cleanup(func() { objs.Close() })
-	tg, _ := newTarget(c, objs, []string{"/usr/lib/debug"})
+	tg, _ := newTarget(c, objs, []string{"/usr/lib/debug"}, false)
 	return tg, c
 }
 

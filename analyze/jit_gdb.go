@@ -36,10 +36,10 @@ const (
 func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 	var desc uint64
 	for _, m := range t.modules {
-		if m.obj == nil {
+		if m.obj() == nil {
 			continue
 		}
-		if v, ok := lookupJITSymbols(m.obj)[symJITDescriptor]; ok {
+		if v, ok := lookupJITSymbols(m.obj())[symJITDescriptor]; ok {
 			desc = v + m.bias
 			break
 		}
@@ -103,7 +103,7 @@ func dropOverlaps(mods []*module) (kept []*module, warnings []string) {
 	for _, m := range mods {
 		if n := len(kept); n > 0 && m.start < kept[n-1].end {
 			warnings = append(warnings, fmt.Sprintf("%s: code [%#x,%#x) overlaps %s, ignored", m.core.Path, m.start, m.end, kept[n-1].core.Path))
-			m.obj.Close()
+			m.obj().Close()
 			continue
 		}
 		kept = append(kept, m)
@@ -168,5 +168,5 @@ func jitObjectModule(mem memReader, addr, size uint64) (m *module, warnings []st
 		return nil, warnings, fmt.Errorf("object at %#x: no code section with an address", addr)
 	}
 	cm := &corefile.Module{Path: name, Start: lo, End: hi, Base: lo, BuildID: obj.BuildID(), Found: true, InCore: true}
-	return &module{core: cm, obj: obj, start: lo, end: hi}, warnings, nil
+	return &module{core: cm, opened: obj, start: lo, end: hi}, warnings, nil
 }

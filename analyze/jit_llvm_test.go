@@ -66,10 +66,10 @@ func TestLLVMJIT(t *testing.T) {
 				t.Fatal(err)
 			}
 			mods := s.target.jit().modules
-			if len(mods) != 1 || mods[0].obj.Type() != elf.ET_REL || mods[0].obj.ELF().Section(".rela.eh_frame") == nil {
+			if len(mods) != 1 || mods[0].obj().Type() != elf.ET_REL || mods[0].obj().ELF().Section(".rela.eh_frame") == nil {
 				t.Errorf("want one ET_REL object with .rela.eh_frame registered, got %d objects", len(mods))
 				for _, m := range mods {
-					t.Logf("%s: %v", m.core.Path, m.obj.Type())
+					t.Logf("%s: %v", m.core.Path, m.obj().Type())
 				}
 			}
 			for _, w := range s.target.jitWarnings() {

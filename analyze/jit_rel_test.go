@@ -182,7 +182,7 @@ func TestRelocatableJITObject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer m.obj.Close()
+			defer m.obj().Close()
 			text := r.section(t, ".text")
 			if m.start != relLoadAddr || m.end != relLoadAddr+text.Size {
 				t.Errorf("module [%#x,%#x), want [%#x,%#x)", m.start, m.end, relLoadAddr, relLoadAddr+text.Size)
@@ -192,7 +192,7 @@ func TestRelocatableJITObject(t *testing.T) {
 				if elf.ST_TYPE(s.Info) != elf.STT_FUNC {
 					continue
 				}
-				got, ok := m.obj.Symbol(relLoadAddr + s.Value + 1)
+				got, ok := m.obj().Symbol(relLoadAddr + s.Value + 1)
 				if !slices.Contains(tc.placed, s.Name) {
 					if ok && got.Name == s.Name {
 						t.Errorf("%s was placed at %#x", s.Name, got.Addr)
@@ -211,7 +211,7 @@ func TestRelocatableJITObject(t *testing.T) {
 				if s.Name == "rel_entry" {
 					want = 3
 				}
-				sf, err := m.obj.SourceFrames(relLoadAddr + s.Value)
+				sf, err := m.obj().SourceFrames(relLoadAddr + s.Value)
 				if err != nil || len(sf) == 0 || filepath.Base(sf[len(sf)-1].File) != "rel.c" || sf[len(sf)-1].Line != want {
 					t.Errorf("%s: source %+v (%v), want rel.c:%d", s.Name, sf, err, want)
 				}
@@ -246,7 +246,7 @@ func TestJITObjectsOverlap(t *testing.T) {
 		t.Errorf("kept %d modules, warnings %q; want the one at %#x and a warning about the other", len(kept), ws, relLoadAddr)
 	}
 	for _, m := range kept {
-		m.obj.Close()
+		m.obj().Close()
 	}
 }
 
@@ -314,14 +314,14 @@ func exerciseJITObject(img, loaded []byte, loadAddr uint64) {
 	if err != nil {
 		return
 	}
-	defer m.obj.Close()
+	defer m.obj().Close()
 	addrs := []uint64{m.start, m.end - 1, m.start + (m.end-m.start)/2}
-	for _, s := range m.obj.ELF().Sections {
+	for _, s := range m.obj().ELF().Sections {
 		addrs = append(addrs, s.Addr, s.Addr+s.Size/2)
 	}
 	for _, a := range addrs {
-		m.obj.Symbol(a)
-		m.obj.SourceFrames(a)
-		m.obj.FindFDE(a)
+		m.obj().Symbol(a)
+		m.obj().SourceFrames(a)
+		m.obj().FindFDE(a)
 	}
 }

@@ -34,7 +34,7 @@ func Open(path string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
 	}
-	s := newSession(c, opts)
+	s := newSession(c, opts, false)
 	if s.arch == nil {
 		_, err := unwind.LookupArch(c.Arch)
 		s.Close()
@@ -46,7 +46,9 @@ func Open(path string, opts Options) (*Session, error) {
 // newSession builds the address space of an opened core: its modules'
 // objects (opened through opts.Objects, or a cache of its own), the
 // arch, the rule cache. arch is nil when no unwinder knows the machine.
-func newSession(c *corefile.Core, opts Options) *Session {
+// With lazyModules the objects are opened on first use, and
+// target.moduleWarnings says later which failed.
+func newSession(c *corefile.Core, opts Options, lazyModules bool) *Session {
 	s := &Session{Core: c, objs: opts.Objects, cache: unwind.NewCache(opts.CachePolicy)}
 	if s.objs == nil {
 		s.objs, s.own = elfx.NewCache(), true
@@ -59,7 +61,7 @@ func newSession(c *corefile.Core, opts Options) *Session {
 	}
 	useDebuginfod(c, s.objs, debugDirs, opts)
 	var warnings []string
-	s.target, warnings = newTarget(c, s.objs, debugDirs)
+	s.target, warnings = newTarget(c, s.objs, debugDirs, lazyModules)
 	s.target.jitState.perfMapPath = opts.PerfMap
 	s.Warnings = append(append([]string(nil), c.Warnings...), warnings...)
 	if arch, err := unwind.LookupArch(c.Arch); err == nil {

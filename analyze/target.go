@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
@@ -14,10 +15,35 @@ import (
 // module is one mapped object with what the unwinder needs of it.
 type module struct {
 	core  *corefile.Module
-	obj   *elfx.Object // nil when the file was not found
-	bias  uint64       // runtime address = link-time address + bias
 	start uint64
 	end   uint64
+
+	// open opens the object on first use (nil: opened already, or an
+	// object in memory): an unwind-only report opens the modules its
+	// frames are in, not every library the process mapped.
+	open    func() (*elfx.Object, error)
+	once    sync.Once
+	opened  *elfx.Object // nil when the file was not found
+	bias    uint64       // runtime address = link-time address + bias; set with opened
+	openErr error
+	tried   atomic.Bool // open ran, and openErr is set
+}
+
+// obj returns the module's object, opening it on first use; nil when
+// the file was not found or could not be opened (openErr says why).
+// bias is valid once obj was called.
+func (m *module) obj() *elfx.Object {
+	if m.open != nil {
+		m.once.Do(func() {
+			obj, err := m.open()
+			m.openErr = err
+			if obj != nil {
+				m.opened, m.bias = obj, loadBias(obj, m.core.Base)
+			}
+			m.tried.Store(true)
+		})
+	}
+	return m.opened
 }
 
 // target is a core as an unwind.AddrSpace: memory from corefile, unwind
@@ -51,7 +77,7 @@ func (t *target) module(addr uint64) *module {
 
 func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	m := t.module(ip)
-	if m == nil || m.obj == nil {
+	if m == nil || m.obj() == nil {
 		return t.dynProcInfo(ip)
 	}
 	_, tablesLast := t.tables.(unwind.TablesAfterCFI)
@@ -60,7 +86,7 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 			return pi, nil
 		}
 	}
-	fde, err := m.obj.FindFDE(ip - m.bias)
+	fde, err := m.obj().FindFDE(ip - m.bias)
 	if err != nil || fde == nil {
 		if t.tables != nil && tablesLast {
 			if pi := t.tableEntry(m, ip); pi != nil {
@@ -82,7 +108,7 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 
 // tableEntry asks the arch's own unwind table of module m for ip.
 func (t *target) tableEntry(m *module, ip uint64) *unwind.ProcInfo {
-	pi, err := t.tables.FindTableEntry(m.obj.ELF(), ip-m.bias)
+	pi, err := t.tables.FindTableEntry(m.obj().ELF(), ip-m.bias)
 	if err != nil || pi == nil {
 		return nil
 	}
@@ -97,13 +123,13 @@ func (t *target) tableEntry(m *module, ip uint64) *unwind.ProcInfo {
 
 func (t *target) ProcName(ip uint64) (string, uint64, error) {
 	m := t.module(ip)
-	if m == nil || m.obj == nil {
+	if m == nil || m.obj() == nil {
 		if name, start, ok := t.jitName(ip); ok {
 			return name, ip - start, nil
 		}
 		return "", 0, unwind.ErrNoInfo
 	}
-	s, ok := m.obj.Symbol(ip - m.bias)
+	s, ok := m.obj().Symbol(ip - m.bias)
 	if !ok {
 		return "", 0, unwind.ErrNoInfo
 	}
@@ -115,10 +141,11 @@ func (t *target) DynInfoListAddr() (uint64, error) { return t.dynListAddr() }
 // IsCode reports whether addr lies in a mapping the process could execute.
 func (t *target) IsCode(addr uint64) bool { return t.core.IsCode(addr) }
 
-// newTarget opens the objects of the core's modules through objs.
-func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target, []string) {
+// newTarget sets up the core's modules, whose objects objs opens: all
+// of them now, or with lazy each on first use (moduleWarnings then says
+// what failed to open).
+func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string, lazy bool) (*target, []string) {
 	t := &target{core: c}
-	var warnings []string
 	for _, cm := range c.Modules {
 		if !hasCode(c, cm) {
 			// An ELF file mapped as data (a debug file or the executable
@@ -126,18 +153,29 @@ func newTarget(c *corefile.Core, objs *elfx.Cache, debugDirs []string) (*target,
 			continue
 		}
 		m := &module{core: cm, start: cm.Start, end: cm.End}
-		obj, err := openModule(c, cm, objs, debugDirs)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("module %s: %v", cm.Path, err))
-		}
-		if obj != nil {
-			m.obj = obj
-			m.bias = loadBias(obj, cm.Base)
-		}
+		m.open = func() (*elfx.Object, error) { return openModule(c, cm, objs, debugDirs) }
 		t.modules = append(t.modules, m)
 	}
 	sort.Slice(t.modules, func(i, j int) bool { return t.modules[i].start < t.modules[j].start })
-	return t, warnings
+	if lazy {
+		return t, nil
+	}
+	for _, m := range t.modules {
+		m.obj()
+	}
+	return t, t.moduleWarnings()
+}
+
+// moduleWarnings says, in address order, which modules opened so far
+// failed to open.
+func (t *target) moduleWarnings() []string {
+	var warnings []string
+	for _, m := range t.modules {
+		if m.tried.Load() && m.openErr != nil {
+			warnings = append(warnings, fmt.Sprintf("module %s: %v", m.core.Path, m.openErr))
+		}
+	}
+	return warnings
 }
 
 // openModule opens a module's object: the file corefile accepted, or for
