@@ -252,9 +252,11 @@ func (o *Object) scanSymbols(typ elf.SectionType, names []string, out map[string
 	}
 }
 
-// anyStringIn reports whether a string table holds one of the names not
-// yet in found, NUL-terminated (possibly the tail of a longer string).
+// anyStringIn reports whether a string table may hold one of the names
+// not yet in found, NUL-terminated (possibly the tail of a longer
+// string): false means none is there.
 func anyStringIn(strs []byte, names []string, found map[string]uint64) bool {
+	var needles [][]byte
 	for _, n := range names {
 		if _, dup := found[n]; dup {
 			continue
@@ -266,7 +268,27 @@ func anyStringIn(strs []byte, names []string, found map[string]uint64) bool {
 		if tail == "" {
 			tail = n
 		}
-		if bytes.Contains(strs, append([]byte(tail), 0)) {
+		needles = append(needles, append([]byte(tail), 0))
+	}
+	// A name that starts another (_U_dyn_info_list, _U_dyn_info_list_addr)
+	// is searched once for both, without its NUL: each search is a pass
+	// over the table (node's .strtab is 7 MB), and a false hit only costs
+	// the scan of the entries that follows.
+	slices.SortFunc(needles, func(a, b []byte) int { return len(a) - len(b) })
+	for i := 0; i < len(needles); i++ {
+		stem := needles[i][:len(needles[i])-1]
+		merged := false
+		needles = slices.DeleteFunc(needles, func(n []byte) bool {
+			longer := len(n) > len(needles[i]) && bytes.HasPrefix(n, stem)
+			merged = merged || longer
+			return longer
+		})
+		if merged {
+			needles[i] = stem
+		}
+	}
+	for _, n := range needles {
+		if bytes.Contains(strs, n) {
 			return true
 		}
 	}

@@ -90,6 +90,12 @@ func TestAnyStringIn(t *testing.T) {
 		{[]string{"_"}, nil, true},
 		{[]string{"main"}, map[string]uint64{"main": 1}, false},
 		{nil, nil, false},
+		// One search for a name and a longer one it starts.
+		{[]string{"_U_dyn_info_list_addr", "_U_dyn_info_list"}, nil, true},
+		{[]string{"_U_dyn_info_list", "__my_U_dyn_info_list_addr"}, nil, true},
+		{[]string{"_jit_debug", "_jit_debug_descriptor"}, nil, true}, // a candidate only
+		{[]string{"_mai", "_main_thread"}, nil, true},
+		{[]string{"_ain_", "_ain_thread"}, nil, false},
 	} {
 		if got := anyStringIn(strs, c.names, c.found); got != c.want {
 			t.Errorf("anyStringIn(%q, found %v) = %v, want %v", c.names, c.found, got, c.want)
