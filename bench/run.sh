@@ -243,6 +243,31 @@ for dir in "$OUTDIR"/cores/*/; do
 	done
 done
 
+# --- process start alone ----------------------------------------------------
+# What a tool costs before it reads a core: `coreunwind --version` (the Go
+# runtime and every package's init), libunwind-coredump without arguments
+# (the dynamic loader and libunwind's libraries) and an empty Go program
+# (the Go runtime alone, the floor of any Go tool). The unwind-only runs
+# minus their tool's start are the unwinding itself.
+if [ -n "$CU_UNWIND_FLAG" ] && [ -n "$LU" ]; then
+	mkdir -p "$BIN/gostart"
+	printf 'package main\n\nfunc main() {}\n' >"$BIN/gostart/main.go"
+	if (cd "$BIN/gostart" && CGO_ENABLED=0 "$GO" build -o "$BIN/gostart/gostart" main.go) 2>"$OUTDIR/out/gostart-build.log"; then
+		for tool in coreunwind libunwind go; do
+			case $tool in
+			coreunwind) cmd="$CU --version" ;;
+			libunwind) cmd="$LU" ;;
+			go) cmd="$BIN/gostart/gostart" ;;
+			esac
+			say "  start / $tool"
+			times=$(time_ms "$cmd" | tr ' ' '\t')
+			printf 'start\t%s\t%s\t-\t-\t-\n' "$tool" "$times" >>"$RESULTS"
+		done
+	else
+		say "  an empty Go program did not build, see $OUTDIR/out/gostart-build.log"
+	fi
+fi
+
 # --- report -----------------------------------------------------------------
 
 echo "coreunwind benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -268,7 +293,7 @@ awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind
 	NR == 1 { next }
 	{
 		med[$1, $2] = $3; min[$1, $2] = $4; cpu[$1, $2] = $5; rss[$1, $2] = $6
-		if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+		if ($1 != "start" && !($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
 	}
 	function ratio(a, b) { return (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && a > 0 && b > 0) ? a / b : -1 }
 	function fmt(r) { return r < 0 ? "-" : sprintf("%.3fx", r) }
@@ -292,6 +317,15 @@ awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind
 			printf "%-10s %-34s %9s %9s %9s  %s\n", c, "peak RSS coreunwind / eu-stack", fmt(r), "", "",
 				r < 0 ? "n/a" : (r <= 1 ? "PASS" : "MISS") " (target <= 1.0x)"
 			row(c, unwind_tool " / libunwind", unwind_tool, "libunwind", unwind_tool == "coreunwind-unwind" ? "1.0" : "")
+			if (("start", "coreunwind") in cpu && ("start", "libunwind") in cpu) {
+				r = ratio(cpu[c, unwind_tool] - cpu["start", "coreunwind"], cpu[c, "libunwind"] - cpu["start", "libunwind"])
+				printf "%-10s %-34s %9s %9s %9s  %s\n", c, "  the same, less each tool start", "", "", fmt(r), "info"
+			}
+		}
+		if (("start", "coreunwind") in cpu) {
+			print ""
+			printf "process start alone, cpu ms: coreunwind --version %s, libunwind-coredump (usage) %s, empty Go program %s\n",
+				cpu["start", "coreunwind"], cpu["start", "libunwind"], cpu["start", "go"]
 		}
 	}' "$RESULTS"
 echo
