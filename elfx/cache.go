@@ -32,6 +32,7 @@ type Cache struct {
 
 	fetch      DebugFetcher // nil: local debug files only
 	unwindOnly bool
+	batch      bool
 	symbols    *SymbolCache // nil: lookups are not kept on disk
 }
 
@@ -41,6 +42,18 @@ func (c *Cache) SetSymbolCache(sc *SymbolCache) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.symbols = sc
+}
+
+// SetBatch tells the cache that the objects opened from now on serve a
+// batch of cores: their compressed DWARF stays inflated as far as any
+// core needed it. A single report gives back the pages of .debug_info it
+// passes on its way to the units it needs; in a batch the next core needs
+// other units, and pages given back would be inflated again from the
+// section's start.
+func (c *Cache) SetBatch(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.batch = on
 }
 
 // SetUnwindOnly tells the cache that only unwinding is asked of the
@@ -141,8 +154,9 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	// symbols and tables it carries itself.
 	var fetchErr error
 	c.mu.Lock()
-	unwindOnly := c.unwindOnly
+	unwindOnly, batch := c.unwindOnly, c.batch
 	c.mu.Unlock()
+	o.keepInflated.Store(batch)
 	if unwindOnly && o.section(".eh_frame") != nil {
 		// Unwinding reads .eh_frame; the debug file only if it misses.
 		o.DeferDebugFile(debugDirs)

@@ -196,6 +196,7 @@ func (o *Object) setDebug(dbg *Object, path string) {
 		// debug file; it stays mapped until the object is closed.
 		o.retired = append(o.retired, o.debug)
 	}
+	dbg.keepInflated.Store(o.keepInflated.Load())
 	o.debug, o.debugPath = dbg, path
 	o.deferredDebug = nil
 	o.derived.Store(&derived{})

@@ -88,6 +88,11 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if err == nil {
 		err = restErr
 	}
+	if err == nil && o.keepInflated.Load() {
+		l.info.keep()
+		l.line.keep()
+		l.abbrev.keep()
+	}
 	if err != nil {
 		return nil, err
 	}

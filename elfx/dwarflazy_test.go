@@ -85,6 +85,48 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 	}
 }
 
+// TestBatchKeepsInflatedDWARF checks that a batch's cache keeps what its
+// objects' compressed DWARF inflated: preloading two far-apart units gives
+// no page back, so the next core's units in between are not inflated
+// again from the section's start.
+func TestBatchKeepsInflatedDWARF(t *testing.T) {
+	libc := libcWithDebug(t)
+	c := NewCache()
+	defer c.Close()
+	c.SetBatch(true)
+	o, err := c.Open(libc.Path(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbg := o.debugObject()
+	if dbg == nil {
+		t.Fatal("no debug file attached through the cache")
+	}
+	x, err := dbg.newLazyDWARFIndex()
+	if err != nil || x == nil {
+		t.Fatalf("lazy index: %v, %v", x, err)
+	}
+	addrs := sampleAddrs(t, dbg.ELF(), 300)
+	x.preload([]uint64{addrs[0], addrs[len(addrs)-1]})
+	info := x.lazy.info
+	if !info.owned {
+		t.Fatal("libc's debug file has an uncompressed .debug_info (Debian compresses it): nothing to test")
+	}
+	if len(info.dropped) != 0 || !info.kept {
+		t.Fatalf("a batch's stream gave back %v (kept %v)", info.dropped, info.kept)
+	}
+	want := eagerDWARFIndex(t, dbg)
+	for i := len(addrs) - 2; i > 0; i -= 11 {
+		got, _ := x.sourceFrames(addrs[i], o)
+		if w, _ := want.sourceFrames(addrs[i], o); !reflect.DeepEqual(got, w) {
+			t.Errorf("%#x: %+v, want %+v", addrs[i], got, w)
+		}
+	}
+	if len(info.dropped) != 0 {
+		t.Errorf("lookups after the preload gave pages back: %v", info.dropped)
+	}
+}
+
 // eagerDWARFIndex is o's DWARF indexed whole, the reference the lazy
 // index must match.
 func eagerDWARFIndex(t *testing.T, o *Object) *dwarfIndex {

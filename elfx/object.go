@@ -33,6 +33,9 @@ type Object struct {
 	// for only when something needs it (DeferDebugFile).
 	deferredDebug []string
 	deferredOnce  sync.Once
+	// keepInflated keeps every byte of a compressed debug section once
+	// inflated (Cache.SetBatch).
+	keepInflated atomic.Bool
 
 	// derived holds everything parsed lazily. AttachDebugFile swaps in a
 	// fresh one so tables built before the debug file arrived are rebuilt

@@ -143,6 +143,7 @@ func NewAnalyzer(cfg Config) *Analyzer {
 	if a.objs == nil {
 		a.objs = elfx.NewCache()
 		a.objs.SetSymbolCache(cfg.Analyze.SymbolCache)
+		a.objs.SetBatch(true)
 		a.closes = append(a.closes, a.objs.Close)
 	}
 	if a.files == nil {
