@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"golang.org/x/arch/riscv64/riscv64asm"
@@ -140,7 +141,9 @@ func parseRegPtr(s string) (int, bool) {
 	return n, true
 }
 
-var numericReg = regexp.MustCompile(`\b([xf])([0-9]+)\b`)
+// numericReg is compiled on first use: a regexp compiled at package
+// init is paid by every run, for any core's architecture.
+var numericReg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b([xf])([0-9]+)\b`) })
 
 // fpABINames are f0–f31's ABI names, as gdb and objdump print them.
 var fpABINames = [32]string{
@@ -153,7 +156,7 @@ var fpABINames = [32]string{
 // abiRegNames writes riscv64asm's x10 and f15 as gdb and objdump do:
 // a0, fa5.
 func abiRegNames(s string) string {
-	return numericReg.ReplaceAllStringFunc(s, func(m string) string {
+	return numericReg().ReplaceAllStringFunc(s, func(m string) string {
 		n, err := strconv.Atoi(m[1:])
 		if err != nil || n > 31 {
 			return m

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coreunwind/coreunwind/report"
 )
@@ -33,8 +34,10 @@ func crashFrames(r *report.Report) []string {
 
 // assertRE is glibc's assertion message: "PROG: FILE:LINE: FUNCTION:
 // Assertion `EXPR' failed." (PROG is argv[0]'s base name, FUNCTION may be
-// absent).
-var assertRE = regexp.MustCompile("^(?:[^:\n]*: )?([^:\n]+):([0-9]+): (.*)$")
+// absent). Compiled on first use, not at every run's start.
+var assertRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^(?:[^:\n]*: )?([^:\n]+):([0-9]+): (.*)$")
+})
 
 // NormalizeAssertion keeps what identifies an assertion across builds
 // and machines: the source file's base name, the function and the
@@ -45,7 +48,7 @@ func NormalizeAssertion(msg string) string {
 	if len(msg) > maxNameLen {
 		msg = msg[:maxNameLen]
 	}
-	m := assertRE.FindStringSubmatch(msg)
+	m := assertRE().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}
