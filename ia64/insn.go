@@ -47,7 +47,7 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 		return in, fmt.Errorf("IA-64 pc %#x: slot %d", pc, s)
 	}
 	b := splitBundle(code)
-	units, ok := templateUnits[b.template]
+	units, ok := bundleUnits(b.template)
 	if !ok {
 		return in, fmt.Errorf("IA-64 bundle at %#x: reserved template %#x", pc&^0xf, b.template)
 	}

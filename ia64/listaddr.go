@@ -51,7 +51,7 @@ func ListAddrFromCode(code []byte, pc, gp uint64, read func(addr uint64, p []byt
 	for i := 0; i < maxListAddrBundles && 16*(i+1) <= len(code); i++ {
 		b := splitBundle(code[16*i : 16*i+16])
 		at := pc + 16*uint64(i)
-		units, ok := templateUnits[b.template]
+		units, ok := bundleUnits(b.template)
 		if !ok {
 			return 0, fmt.Errorf("bundle at %#x: reserved template %#x: %w", at, b.template, ErrNotListAddrCode)
 		}
@@ -219,8 +219,10 @@ var unitNames = [...]string{"?", "M", "I", "F", "B", "L", "X"}
 // templateUnits maps a bundle template to its slots' units (the stop
 // bits, the template's low bit and M;;MI's inner stop, do not change
 // what sequential evaluation of legal code computes). Templates 0x06,
-// 0x07, 0x14, 0x15, 0x1a, 0x1b, 0x1e and 0x1f are reserved.
-var templateUnits = map[uint8][3]unit{
+// 0x07, 0x14, 0x15, 0x1a, 0x1b, 0x1e and 0x1f are reserved: their entry
+// is zero (see bundleUnits). An array, as a map literal is built at every
+// run's start.
+var templateUnits = [32][3]unit{
 	0x00: {unitM, unitI, unitI}, 0x01: {unitM, unitI, unitI},
 	0x02: {unitM, unitI, unitI}, 0x03: {unitM, unitI, unitI},
 	0x04: {unitM, unitL, unitX}, 0x05: {unitM, unitL, unitX},
@@ -233,6 +235,13 @@ var templateUnits = map[uint8][3]unit{
 	0x16: {unitB, unitB, unitB}, 0x17: {unitB, unitB, unitB},
 	0x18: {unitM, unitM, unitB}, 0x19: {unitM, unitM, unitB},
 	0x1c: {unitM, unitF, unitB}, 0x1d: {unitM, unitF, unitB},
+}
+
+// bundleUnits returns the units of a bundle template's slots; ok is false
+// for a reserved template.
+func bundleUnits(template uint8) (units [3]unit, ok bool) {
+	units = templateUnits[template&0x1f]
+	return units, units[0] != 0
 }
 
 // listAddrBytes is how much of the function is read: the decoder looks
