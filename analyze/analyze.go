@@ -97,9 +97,10 @@ func Analyze(path string, opts Options) (*report.Report, error) {
 
 // AnalyzeCore builds the report of an opened core.
 func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
-	// Unwinding opens the modules the frames are in; symbolizing would
-	// open them all for the report's module list anyway.
-	s := newSession(c, opts, opts.UnwindOnly)
+	// The report opens the modules its frames are in (and those the
+	// crash analysis and JIT lookups ask for), not every library the
+	// process mapped.
+	s := newSession(c, opts, true)
 	if s.own && opts.LeaveMapped {
 		defer s.objs.FlushSymbolCache()
 	} else if s.own {
@@ -135,9 +136,6 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		}
 		warmModules(t, walks)
 	}
-	// After the walk: an unwind-only report has opened the modules its
-	// frames are in by now.
-	r.Modules = moduleInfo(t)
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
 		// One report frame per walked frame, more with inlined calls:
@@ -151,11 +149,12 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
-	if opts.UnwindOnly {
-		r.Warnings = append(r.Warnings, t.moduleWarnings()...)
-	}
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
+	// Last: by now every module the walk, the names and the crash
+	// analysis asked for is open.
+	r.Modules = moduleInfo(t)
+	r.Warnings = append(r.Warnings, t.moduleWarnings()...)
 	return r, nil
 }
 

@@ -50,9 +50,9 @@ func coreInfo(c *corefile.Core) report.Core {
 func moduleInfo(t *target) []report.Module {
 	out := make([]report.Module, 0, len(t.modules))
 	for _, m := range t.modules {
-		// An unwind-only report opens only the modules its frames are in:
-		// a file corefile found and nobody opened counts as found; the
-		// vDSO, read from the core's memory, is opened here.
+		// A report opens only the modules its frames are in: a file
+		// corefile found and nobody opened counts as found; the vDSO,
+		// read from the core's memory, is opened here.
 		obj, found := m.opened, m.core.File != ""
 		if m.tried.Load() || m.core.File == "" {
 			obj = m.obj()

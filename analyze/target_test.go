@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,11 +10,11 @@ import (
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
-// TestUnwindOnlyOpensFrameModules checks that an unwind-only walk opens
-// the objects of the modules its frames are in and no other: libm, linked
-// and mapped but never called, stays unopened and is still listed as
-// found.
-func TestUnwindOnlyOpensFrameModules(t *testing.T) {
+// TestReportOpensFrameModules checks that a report's walk opens the
+// objects of the modules its frames are in and no other, with and
+// without symbols: libm, linked and mapped but never called, stays
+// unopened and is still listed as found.
+func TestReportOpensFrameModules(t *testing.T) {
 	dir := t.TempDir()
 	exe := testenv.BuildC(t, dir, "lazymods", `
 #include <stdlib.h>
@@ -21,12 +22,20 @@ __attribute__((noinline)) void crash(volatile int *p) { *p = 1; }
 int main(void) { crash(NULL); return 0; }
 `, "-O1", "-g", "-Wl,--no-as-needed", "-lm")
 	core, _ := testenv.Crash(t, exe)
+	for _, unwindOnly := range []bool{true, false} {
+		t.Run(fmt.Sprintf("unwindOnly=%v", unwindOnly), func(t *testing.T) {
+			checkFrameModulesOpened(t, core, exe, unwindOnly)
+		})
+	}
+}
+
+func checkFrameModulesOpened(t *testing.T, core, exe string, unwindOnly bool) {
 	c, err := corefile.Open(core, corefile.Options{Executable: exe})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	opts := Options{Executable: exe, UnwindOnly: true}
+	opts := Options{Executable: exe, UnwindOnly: unwindOnly}
 	s := newSession(c, opts, true)
 	defer s.objs.Close()
 	tg := s.target
