@@ -1,0 +1,95 @@
+package inflate
+
+import "io"
+
+// decodeHuffman decodes the current Huffman block into dst[out:] until
+// dst is full, the block ends or the stream is bad, and returns the new
+// output position. Back-references may not reach before dst[lowest].
+//
+// This is the hot loop: the bit buffer lives in locals, one refill serves
+// a whole literal or match (at most 15+5 bits of length and 15+13 of
+// distance, under the 56 a refill guarantees).
+func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
+	if d.matchLen > 0 {
+		if out-d.matchDist < lowest {
+			return out, d.corrupt(errFarDist.Error())
+		}
+		n := copyMatch(dst, out, d.matchDist, d.matchLen)
+		out += n
+		if d.matchLen -= n; d.matchLen > 0 {
+			return out, nil
+		}
+	}
+	src, in, bits, nbits := d.br.src, d.br.in, d.br.bits, d.br.nbits
+	litlen, dist := d.litlen, d.dist
+	var err error
+	for out < len(dst) {
+		if nbits < 48 {
+			in, bits, nbits = refill(src, in, bits, nbits)
+			if in > len(src) && pastEnd(src, in, nbits) {
+				err = io.ErrUnexpectedEOF
+				break
+			}
+		}
+		e := lookup(litlen, 1<<litlenRootBits-1, bits)
+		total := uint(e & 63)
+		if e&entryLiteral != 0 {
+			bits >>= total
+			nbits -= total
+			dst[out] = byte(e >> 16)
+			out++
+			continue
+		}
+		if e&(entryEOB|entryInvalid) != 0 {
+			if e&entryInvalid != 0 {
+				err = errBadLitlen
+				break
+			}
+			bits >>= total
+			nbits -= total
+			d.endBlock()
+			break
+		}
+		length := int(e>>16) + int(bits&(1<<total-1)>>(e>>8&15))
+		bits >>= total
+		nbits -= total
+
+		e = lookup(dist, 1<<distRootBits-1, bits)
+		if e&entryInvalid != 0 {
+			err = errBadDist
+			break
+		}
+		total = uint(e & 63)
+		distance := int(e>>16) + int(bits&(1<<total-1)>>(e>>8&15))
+		bits >>= total
+		nbits -= total
+		if out-distance < lowest {
+			err = errFarDist
+			break
+		}
+		n := copyMatch(dst, out, distance, length)
+		out += n
+		if n < length {
+			d.matchLen, d.matchDist = length-n, distance
+			break
+		}
+	}
+	d.br.in, d.br.bits, d.br.nbits = in, bits, nbits
+	if err != nil && err != io.ErrUnexpectedEOF {
+		err = d.corrupt(err.Error())
+	}
+	return out, err
+}
+
+// atEOB consumes the current Huffman block's end if it comes next.
+func (d *Decoder) atEOB() bool {
+	br := &d.br
+	br.refill()
+	e := lookup(d.litlen, 1<<litlenRootBits-1, br.bits)
+	if e&entryEOB == 0 {
+		return false
+	}
+	br.take(uint(e & 63))
+	d.endBlock()
+	return true
+}
