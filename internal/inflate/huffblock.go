@@ -22,6 +22,9 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 	}
 	src, in, bits, nbits := d.br.src, d.br.in, d.br.bits, d.br.nbits
 	litlen, dist := d.litlen, d.dist
+	if len(litlen) < 1<<litlenRootBits || len(dist) < 1<<distRootBits {
+		panic("inflate: decode tables smaller than their root")
+	}
 	var err error
 	for out < len(dst) {
 		if nbits < 48 {
@@ -66,6 +69,11 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 		if out-distance < lowest {
 			err = errFarDist
 			break
+		}
+		if distance >= 8 && len(dst)-out >= length+8 {
+			copyWords(dst, out, out-distance, length) // the common case, inline
+			out += length
+			continue
 		}
 		n := copyMatch(dst, out, distance, length)
 		out += n

@@ -8,17 +8,13 @@ import "encoding/binary"
 // repeats the last distance bytes, as DEFLATE means it to.
 func copyMatch(dst []byte, out, distance, length int) int {
 	from := out - distance
-	// With 8 bytes of room past the match, copy whole words and let the
-	// last one spill: what it writes past the match is overwritten later.
 	if len(dst)-out >= length+8 {
 		switch {
 		case distance >= 8:
-			// Each word is read whole before the one it overlaps is written.
-			for i := 0; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(dst[out+i:], binary.LittleEndian.Uint64(dst[from+i:]))
-			}
+			copyWords(dst, out, from, length)
 			return length
 		case distance == 1:
+			// A run of one byte: fill words.
 			v := uint64(dst[from]) * 0x0101010101010101
 			for i := 0; i < length; i += 8 {
 				binary.LittleEndian.PutUint64(dst[out+i:], v)
@@ -32,4 +28,14 @@ func copyMatch(dst []byte, out, distance, length int) int {
 		to[i] = src[i] // byte by byte: an overlapping source repeats
 	}
 	return len(to)
+}
+
+// copyWords copies length bytes from dst[from:] to dst[out:] 8 at a time,
+// writing up to 7 bytes past the end (later output overwrites them): the
+// caller makes sure there is room and that from is at least 8 before out,
+// so each word is read whole before anything overwrites it.
+func copyWords(dst []byte, out, from, length int) {
+	for i := 0; i < length; i += 8 {
+		binary.LittleEndian.PutUint64(dst[out+i:], binary.LittleEndian.Uint64(dst[from+i:]))
+	}
 }
