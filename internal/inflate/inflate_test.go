@@ -34,7 +34,7 @@ func decodeSliding(src []byte, limit int, step func() int) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 0, window+1<<16)
 	for len(out) < limit {
-		if len(buf) > window {
+		if len(buf) == cap(buf) {
 			buf = buf[:copy(buf, buf[len(buf)-window:])]
 		}
 		end := min(cap(buf), len(buf)+step(), len(buf)+limit-len(out))
