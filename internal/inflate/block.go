@@ -35,7 +35,7 @@ func (d *Decoder) readHeader() error {
 		if err := d.readDynamic(); err != nil {
 			return err
 		}
-		d.litlen, d.dist, d.state = d.dynLitlen, d.dynDist, stateHuffman
+		d.litlen, d.dist, d.state = &d.dynLitlen, &d.dynDist, stateHuffman
 	default:
 		return d.corrupt("reserved block type 3")
 	}
@@ -54,7 +54,8 @@ func (d *Decoder) endBlock() {
 // that uses them.
 var (
 	fixedOnce              sync.Once
-	fixedLitlen, fixedDist []uint32
+	fixedLitlen            = new(litlenTable)
+	fixedDist              = new(distTable)
 )
 
 func buildFixed() {
@@ -71,11 +72,11 @@ func buildFixed() {
 			lengths[i] = 8
 		}
 	}
-	buildTable(&fixedLitlen, lengths[:], litlenSyms[:], litlenRootBits)
+	buildTable(fixedLitlen[:], lengths[:], litlenSyms[:], litlenRootBits)
 	for i := range 32 {
 		lengths[i] = 5
 	}
-	buildTable(&fixedDist, lengths[:32], distSyms[:], distRootBits)
+	buildTable(fixedDist[:], lengths[:32], distSyms[:], distRootBits)
 }
 
 // precodeOrder is the order in which a dynamic block's header gives the
@@ -97,7 +98,7 @@ func (d *Decoder) readDynamic() error {
 		br.refill()
 		lengths[sym] = uint8(br.take(3))
 	}
-	if !buildTable(&d.precode, lengths[:19], precodeSyms[:], precodeRootBits) {
+	if !buildTable(d.precode[:], lengths[:19], precodeSyms[:], precodeRootBits) {
 		return d.corrupt("bad code-length code")
 	}
 	clear(lengths[:19])
@@ -107,7 +108,7 @@ func (d *Decoder) readDynamic() error {
 		if pastEnd(br.src, br.in, br.nbits) {
 			return io.ErrUnexpectedEOF
 		}
-		e := lookup(d.precode, 1<<precodeRootBits-1, br.bits)
+		e := lookup(d.precode[:], 1<<precodeRootBits-1, br.bits)
 		if e&entryInvalid != 0 {
 			return d.corrupt("bad code-length code")
 		}
@@ -136,10 +137,10 @@ func (d *Decoder) readDynamic() error {
 	if pastEnd(br.src, br.in, br.nbits) {
 		return io.ErrUnexpectedEOF
 	}
-	if !buildTable(&d.dynLitlen, lengths[:nlit], litlenSyms[:], litlenRootBits) {
+	if !buildTable(d.dynLitlen[:], lengths[:nlit], litlenSyms[:], litlenRootBits) {
 		return d.corrupt("bad literal/length code")
 	}
-	if !buildTable(&d.dynDist, lengths[nlit:n], distSyms[:], distRootBits) {
+	if !buildTable(d.dynDist[:], lengths[nlit:n], distSyms[:], distRootBits) {
 		return d.corrupt("bad distance code")
 	}
 	return nil

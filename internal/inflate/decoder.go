@@ -24,9 +24,12 @@ type Decoder struct {
 	produced int64 // bytes of output so far, for the distance check
 	err      error // sticky
 
-	litlen, dist []uint32 // this block's decode tables: fixed or dyn
-	// Table memory of dynamic blocks, kept from block to block.
-	dynLitlen, dynDist, precode []uint32
+	litlen *litlenTable // this block's decode tables: fixed or dyn
+	dist   *distTable
+	// The tables of dynamic blocks.
+	dynLitlen litlenTable
+	dynDist   distTable
+	precode   precodeTable
 }
 
 const (
@@ -36,10 +39,9 @@ const (
 	stateEnd            // past the final block
 )
 
-// Reset makes d decode the stream in src from its start, keeping the
-// tables' memory.
+// Reset makes d decode the stream in src from its start.
 func (d *Decoder) Reset(src []byte) {
-	*d = Decoder{br: bitReader{src: src}, dynLitlen: d.dynLitlen, dynDist: d.dynDist, precode: d.precode}
+	*d = Decoder{br: bitReader{src: src}}
 }
 
 // Consumed is how many bytes of the input the stream has used so far.

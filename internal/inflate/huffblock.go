@@ -22,9 +22,6 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 	}
 	src, in, bits, nbits := d.br.src, d.br.in, d.br.bits, d.br.nbits
 	litlen, dist := d.litlen, d.dist
-	if len(litlen) < 1<<litlenRootBits || len(dist) < 1<<distRootBits {
-		panic("inflate: decode tables smaller than their root")
-	}
 	var err error
 	for out < len(dst) {
 		if nbits < 48 {
@@ -34,15 +31,15 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 				break
 			}
 		}
-		e := lookup(litlen, 1<<litlenRootBits-1, bits)
-		total := uint(e & 63)
+		e := lookup(litlen[:], 1<<litlenRootBits-1, bits)
 		if e&entryLiteral != 0 {
-			bits >>= total
-			nbits -= total
 			dst[out] = byte(e >> 16)
 			out++
+			bits >>= e & 63
+			nbits -= uint(e & 63)
 			continue
 		}
+		total := uint(e & 63)
 		if e&(entryEOB|entryInvalid) != 0 {
 			if e&entryInvalid != 0 {
 				err = errBadLitlen
@@ -57,7 +54,7 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 		bits >>= total
 		nbits -= total
 
-		e = lookup(dist, 1<<distRootBits-1, bits)
+		e = lookup(dist[:], 1<<distRootBits-1, bits)
 		if e&entryInvalid != 0 {
 			err = errBadDist
 			break
@@ -93,7 +90,7 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 func (d *Decoder) atEOB() bool {
 	br := &d.br
 	br.refill()
-	e := lookup(d.litlen, 1<<litlenRootBits-1, br.bits)
+	e := lookup(d.litlen[:], 1<<litlenRootBits-1, br.bits)
 	if e&entryEOB == 0 {
 		return false
 	}

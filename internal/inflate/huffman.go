@@ -36,6 +36,16 @@ const (
 	maxCodeLen      = 15
 )
 
+// Tables are arrays as large as any code can need (the root, and for
+// each symbol at most one subtable as wide as the bits left of the
+// longest code), so that the hot loop indexes them without keeping their
+// lengths in registers.
+type (
+	litlenTable  [1<<litlenRootBits + 288<<(maxCodeLen-litlenRootBits)]uint32
+	distTable    [1<<distRootBits + 32<<(maxCodeLen-distRootBits)]uint32
+	precodeTable [1 << precodeRootBits]uint32
+)
+
 // Symbol descriptions: an entry without its code length. Their extra
 // bits count sits in bits 0-5, where buildTable adds the code length.
 var (
@@ -76,13 +86,13 @@ func init() {
 	}
 }
 
-// buildTable fills *t with the decode table of the canonical Huffman code
+// buildTable fills tab with the decode table of the canonical Huffman code
 // whose code lengths are lengths (symbol i has length lengths[i], 0 for
 // unused) and whose symbols syms describes. Like compress/flate it refuses
 // over-subscribed and incomplete codes, except a code with no symbols
 // (decoding with it fails) and one with a single 1-bit code (zlib writes
 // those; the other bit pattern fails).
-func buildTable(t *[]uint32, lengths []uint8, syms []uint32, rootBits uint) bool {
+func buildTable(tab []uint32, lengths []uint8, syms []uint32, rootBits uint) bool {
 	var count [maxCodeLen + 1]int
 	for _, l := range lengths {
 		count[l]++
@@ -130,13 +140,15 @@ func buildTable(t *[]uint32, lengths []uint8, syms []uint32, rootBits uint) bool
 			}
 		}
 	}
-	tab := (*t)[:0]
-	if cap(tab) < size {
-		tab = make([]uint32, 0, size)
+	if size > len(tab) {
+		return false // cannot happen: see the table types
 	}
 	tab = tab[:size]
-	for i := range tab {
-		tab[i] = entryInvalid
+	if left > 0 {
+		// Only an incomplete code leaves entries unfilled.
+		for i := range tab {
+			tab[i] = entryInvalid
+		}
 	}
 	off := rootSize
 	for r := range rootSize {
@@ -164,7 +176,6 @@ func buildTable(t *[]uint32, lengths []uint8, syms []uint32, rootBits uint) bool
 			sub[i] = e
 		}
 	}
-	*t = tab
 	return true
 }
 
