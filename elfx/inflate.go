@@ -272,14 +272,15 @@ const historySize = 32 << 10
 
 // scratchPool holds the buffers that inflate what nobody keeps: history
 // then room, small enough to stay in the cache.
-var scratchPool = sync.Pool{New: func() any { return make([]byte, 0, historySize+224<<10) }}
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, historySize+224<<10); return &b }}
 
 // inflateThrough inflates the next n bytes of c through a scratch buffer
 // that starts with history (the output just before them) and hands each
 // piece to use. It returns the scratch buffer, which ends with the last
 // bytes of output; the caller puts it back in scratchPool.
-func inflateThrough(c *compressedStream, history []byte, n int, use func(piece []byte, err error)) []byte {
-	buf := append(scratchPool.Get().([]byte)[:0], history...)
+func inflateThrough(c *compressedStream, history []byte, n int, use func(piece []byte, err error)) *[]byte {
+	scratch := scratchPool.Get().(*[]byte)
+	buf := append((*scratch)[:0], history...)
 	for n > 0 {
 		if len(buf) == cap(buf) {
 			buf = buf[:copy(buf, buf[len(buf)-historySize:])]
@@ -291,7 +292,8 @@ func inflateThrough(c *compressedStream, history []byte, n int, use func(piece [
 			break
 		}
 	}
-	return buf
+	*scratch = buf
+	return scratch
 }
 
 // skipTo inflates the stream up to lo without keeping what it yields:
@@ -304,10 +306,11 @@ func (st *sectionStream) skipTo(lo int) {
 	})
 	if st.c != nil {
 		// These pages stay (they count as given back: conservative).
-		h := min(len(scratch), historySize)
-		copy(st.buf[st.done-h:st.done], scratch[len(scratch)-h:])
+		tail := *scratch
+		h := min(len(tail), historySize)
+		copy(st.buf[st.done-h:st.done], tail[len(tail)-h:])
 	}
-	scratchPool.Put(scratch[:0])
+	scratchPool.Put(scratch)
 }
 
 // inputSlack is how far behind the inflater's read position compressed
@@ -401,7 +404,7 @@ func (st *sectionStream) refill() error {
 		pos += len(piece)
 		failed = err
 	})
-	scratchPool.Put(scratch[:0])
+	scratchPool.Put(scratch)
 	if failed != nil {
 		c.close()
 		return fmt.Errorf("section %s: inflating again: %w", st.name, failed)

@@ -53,9 +53,9 @@ func (d *Decoder) endBlock() {
 // The fixed Huffman codes (RFC 1951 3.2.6), built at the first block
 // that uses them.
 var (
-	fixedOnce              sync.Once
-	fixedLitlen            = new(litlenTable)
-	fixedDist              = new(distTable)
+	fixedOnce   sync.Once
+	fixedLitlen = new(litlenTable)
+	fixedDist   = new(distTable)
 )
 
 func buildFixed() {

@@ -5,8 +5,8 @@ import (
 	"compress/flate"
 	"fmt"
 	"runtime"
-	"time"
 	"testing"
+	"time"
 )
 
 // FuzzDecode checks the decoder against compress/flate on arbitrary
