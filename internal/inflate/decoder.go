@@ -65,7 +65,7 @@ func (d *Decoder) Decode(dst []byte, pos int) (n int, err error) {
 	}
 	// Back-references may reach dst[lowest:] only: before that lies
 	// what precedes the stream's start.
-	lowest := max(0, int64(pos)-d.produced)
+	lowest := int(max(0, int64(pos)-d.produced))
 	out := pos
 	for out < len(dst) && err == nil {
 		switch d.state {
@@ -74,7 +74,8 @@ func (d *Decoder) Decode(dst []byte, pos int) (n int, err error) {
 		case stateStored:
 			out, err = d.copyStored(dst, out)
 		case stateHuffman:
-			out, err = d.decodeHuffman(dst, out, int(lowest))
+			out, err = d.decodeHuffman(dst[lowest:], out-lowest)
+			out += lowest
 		case stateEnd:
 			err = io.EOF
 		}

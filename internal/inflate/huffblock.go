@@ -4,17 +4,17 @@ import "io"
 
 // decodeHuffman decodes the current Huffman block into dst[out:] until
 // dst is full, the block ends or the stream is bad, and returns the new
-// output position. Back-references may not reach before dst[lowest].
+// output position. Back-references may reach back to dst[0].
 //
 // This is the hot loop: the bit buffer lives in locals, one refill serves
 // a whole literal or match (at most 15+5 bits of length and 15+13 of
 // distance, under the 56 a refill guarantees).
-func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
+func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 	if d.matchLen > 0 {
-		if out-d.matchDist < lowest {
+		if d.matchDist > out {
 			return out, d.corrupt(errFarDist.Error())
 		}
-		n := copyMatch(dst, out, d.matchDist, d.matchLen)
+		n := copyBytes(dst, out, d.matchDist, d.matchLen)
 		out += n
 		if d.matchLen -= n; d.matchLen > 0 {
 			return out, nil
@@ -63,16 +63,16 @@ func (d *Decoder) decodeHuffman(dst []byte, out, lowest int) (int, error) {
 		distance := int(e>>16) + int(bits&(1<<total-1)>>(e>>8&15))
 		bits >>= total
 		nbits -= total
-		if out-distance < lowest {
+		if distance > out {
 			err = errFarDist
 			break
 		}
 		if distance >= 8 && len(dst)-out >= length+8 {
-			copyWords(dst, out, out-distance, length) // the common case, inline
+			copyWords(dst, out, distance, length)
 			out += length
 			continue
 		}
-		n := copyMatch(dst, out, distance, length)
+		n := copyBytes(dst, out, distance, length)
 		out += n
 		if n < length {
 			d.matchLen, d.matchDist = length-n, distance
