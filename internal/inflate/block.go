@@ -12,21 +12,21 @@ func (d *Decoder) readHeader() error {
 	br := &d.br
 	br.refill()
 	hdr := br.take(3)
-	if pastEnd(br.src, br.in, br.nbits) {
+	if br.pastEnd() {
 		return io.ErrUnexpectedEOF
 	}
 	d.final = hdr&1 == 1
 	switch hdr >> 1 {
 	case 0:
 		br.alignToByte()
-		if br.in > len(br.src)-4 {
+		if len(br.rest) < 4 {
 			return io.ErrUnexpectedEOF
 		}
-		n := binary.LittleEndian.Uint16(br.src[br.in:])
-		if ^n != binary.LittleEndian.Uint16(br.src[br.in+2:]) {
+		n := binary.LittleEndian.Uint16(br.rest)
+		if ^n != binary.LittleEndian.Uint16(br.rest[2:]) {
 			return d.corrupt("stored block length and its complement differ")
 		}
-		br.in += 4
+		br.rest = br.rest[4:]
 		d.storedLeft, d.state = int(n), stateStored
 	case 1:
 		fixedOnce.Do(buildFixed)
@@ -105,7 +105,7 @@ func (d *Decoder) readDynamic() error {
 	n := nlit + ndist
 	for i := 0; i < n; {
 		br.refill()
-		if pastEnd(br.src, br.in, br.nbits) {
+		if br.pastEnd() {
 			return io.ErrUnexpectedEOF
 		}
 		e := lookup(d.precode[:], 1<<precodeRootBits-1, br.bits)
@@ -134,7 +134,7 @@ func (d *Decoder) readDynamic() error {
 			i++
 		}
 	}
-	if pastEnd(br.src, br.in, br.nbits) {
+	if br.pastEnd() {
 		return io.ErrUnexpectedEOF
 	}
 	if !buildTable(d.dynLitlen[:], lengths[:nlit], litlenSyms[:], litlenRootBits) {
@@ -149,12 +149,12 @@ func (d *Decoder) readDynamic() error {
 // copyStored copies what fits of a stored block into dst[out:].
 func (d *Decoder) copyStored(dst []byte, out int) (int, error) {
 	br := &d.br
-	n := copy(dst[out:min(len(dst), out+d.storedLeft)], br.src[br.in:])
-	br.in += n
+	n := copy(dst[out:min(len(dst), out+d.storedLeft)], br.rest)
+	br.rest = br.rest[n:]
 	d.storedLeft -= n
 	if d.storedLeft == 0 {
 		d.endBlock()
-	} else if br.in == len(br.src) {
+	} else if len(br.rest) == 0 {
 		return out + n, io.ErrUnexpectedEOF
 	}
 	return out + n, nil

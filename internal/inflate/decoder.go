@@ -41,7 +41,7 @@ const (
 
 // Reset makes d decode the stream in src from its start.
 func (d *Decoder) Reset(src []byte) {
-	*d = Decoder{br: bitReader{src: src}}
+	*d = Decoder{br: bitReader{src: src, rest: src}}
 }
 
 // Consumed is how many bytes of the input the stream has used so far.
@@ -88,7 +88,7 @@ func (d *Decoder) Decode(dst []byte, pos int) (n int, err error) {
 	if d.state == stateEnd && err == nil {
 		err = io.EOF // tell the caller now, even when dst is full
 	}
-	if (err == nil || err == io.EOF) && pastEnd(d.br.src, d.br.in, d.br.nbits) {
+	if (err == nil || err == io.EOF) && d.br.pastEnd() {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil && err != io.EOF {

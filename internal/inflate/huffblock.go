@@ -20,13 +20,13 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 			return out, nil
 		}
 	}
-	src, in, bits, nbits := d.br.src, d.br.in, d.br.bits, d.br.nbits
+	rest, bits, nbits := d.br.rest, d.br.bits, d.br.nbits
 	litlen, dist := d.litlen, d.dist
 	var err error
 	for out < len(dst) {
 		if nbits < 48 {
-			in, bits, nbits = refill(src, in, bits, nbits)
-			if in > len(src) && pastEnd(src, in, nbits) {
+			rest, bits, nbits = refill(rest, bits, nbits, &d.br.pad)
+			if d.br.pad*8 > int(nbits) { // see pastEnd
 				err = io.ErrUnexpectedEOF
 				break
 			}
@@ -79,7 +79,7 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 			break
 		}
 	}
-	d.br.in, d.br.bits, d.br.nbits = in, bits, nbits
+	d.br.rest, d.br.bits, d.br.nbits = rest, bits, nbits
 	if err != nil && err != io.ErrUnexpectedEOF {
 		err = d.corrupt(err.Error())
 	}
