@@ -23,7 +23,7 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 	rest, bits, nbits := d.br.rest, d.br.bits, d.br.nbits
 	litlen, dist := d.litlen, d.dist
 	var err error
-	for out < len(dst) {
+	for uint(out) < uint(len(dst)) { // unsigned: dst[out] needs no bounds check
 		if nbits < 48 {
 			rest, bits, nbits = refill(rest, bits, nbits, &d.br.pad)
 			if d.br.pad*8 > int(nbits) { // see pastEnd
@@ -32,14 +32,14 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 			}
 		}
 		e := lookup(litlen[:], 1<<litlenRootBits-1, bits)
+		total := uint(e & 63)
 		if e&entryLiteral != 0 {
+			bits >>= total
+			nbits -= total
 			dst[out] = byte(e >> 16)
 			out++
-			bits >>= e & 63
-			nbits -= uint(e & 63)
 			continue
 		}
-		total := uint(e & 63)
 		if e&(entryEOB|entryInvalid) != 0 {
 			if e&entryInvalid != 0 {
 				err = errBadLitlen
