@@ -55,7 +55,9 @@ func (d *Decoder) Consumed() int {
 // stops when dst is full (err nil) or at the end of the stream (io.EOF)
 // or on an error. Back-references read dst[:pos], which must end with the
 // last min(32 KiB, all) bytes of output produced before this call; a
-// distance reaching before dst[0] is an error.
+// distance reaching before dst[0] is an error. With an error, the last
+// few bytes counted in n may be garbage (a truncated stream is noticed
+// a symbol or two after its end).
 func (d *Decoder) Decode(dst []byte, pos int) (n int, err error) {
 	if d.err != nil {
 		return 0, d.err
