@@ -98,3 +98,30 @@ func BenchmarkBuildSymbols(b *testing.B) {
 		o.buildSymbols()
 	}
 }
+
+// BenchmarkInflateLibcDebugInfo inflates libc's .debug_info (libc6-dbg)
+// whole, as the eager index reads it, and as a cold report streams it to
+// a unit 4 MB in: what lies before goes through a scratch buffer and
+// only the unit's pages are kept.
+func BenchmarkInflateLibcDebugInfo(b *testing.B) {
+	dbg := mustOpen(b, libcWithDebug(b).DebugFile())
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := dbg.sectionsData([]string{".debug_info"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stream", func(b *testing.B) {
+		for b.Loop() {
+			st, err := dbg.newSectionStream(".debug_info")
+			if err != nil {
+				b.Fatal(err)
+			}
+			lo := min(4<<20, len(st.buf)/2)
+			if _, err := st.ensure(uint64(lo), uint64(lo+4096)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

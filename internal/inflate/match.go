@@ -1,0 +1,31 @@
+package inflate
+
+import "encoding/binary"
+
+// A match copies length bytes from distance back in the output. Source
+// and destination overlap when distance < length: the copy then repeats
+// the last distance bytes, as DEFLATE means it to. Both copies here are
+// small enough to inline, so that the decode loop makes no calls (a call
+// makes the compiler keep its variables on the stack).
+
+// copyWords copies a match of length bytes to dst[out:] 8 bytes at a
+// time, writing up to 7 bytes past its end (later output overwrites
+// them). The caller makes sure dst has room for that and that distance
+// is at least 8, so that each word is read whole before anything
+// overwrites it.
+func copyWords(dst []byte, out, distance, length int) {
+	for i := out; i < out+length; i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i-distance:]))
+	}
+}
+
+// copyBytes copies as much of a match as fits in dst byte by byte, and
+// returns how many bytes it wrote.
+func copyBytes(dst []byte, out, distance, length int) int {
+	to := dst[out:min(len(dst), out+length)]
+	from := dst[out-distance:][:len(to)]
+	for i := range to {
+		to[i] = from[i] // an overlapping source repeats
+	}
+	return len(to)
+}
