@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"debug/elf"
+	"math"
 	"slices"
 	"unsafe"
 )
@@ -128,14 +129,18 @@ func (o *Object) batchCandidates(addrs []uint64, tables []batchTable, checkNames
 			offer(&cands[i], c, checkNames)
 		}
 	}
+	highest := uint64(math.MaxUint64)
+	if len(addrs) > 0 {
+		highest = addrs[len(addrs)-1]
+	}
 	for _, t := range tables {
-		order = t.obj.eachCodeSymbol(t.typ, order, visit)
+		order = t.obj.eachCodeSymbol(t.typ, order, highest, visit)
 	}
 	for _, e := range o.miniSymbols(nil) {
 		visit(batchCandidate{addr: e.Addr, size: e.Size, key: candidateKey(e.rank, e.Size, order), section: e.section, strs: e.Raw + "\x00"})
 		order++
 	}
-	o.eachCodeSymbol(elf.SHT_DYNSYM, order, visit)
+	o.eachCodeSymbol(elf.SHT_DYNSYM, order, highest, visit)
 	return cands
 }
 
@@ -248,13 +253,22 @@ func (c *batchCandidate) symbol() Symbol {
 
 // eachCodeSymbol calls visit with every code symbol of o's table of type
 // typ, numbered from order on; it returns the next number.
-func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, visit func(batchCandidate)) int {
+func (o *Object) eachCodeSymbol(typ elf.SectionType, order int, highest uint64, visit func(batchCandidate)) int {
 	t, ok := o.symbolTable(typ)
 	if !ok {
 		return order
 	}
 	opd := o.funcDescriptors()
+	// A symbol above the highest address looked up is nobody's nearest:
+	// judged by its value alone (a Thumb symbol's is its address + 1),
+	// without decoding the entry, except where a value may be a function
+	// descriptor whose code lies elsewhere (.opd).
+	skipAbove := o.ef.Machine != elf.EM_PPC64 && highest < math.MaxUint64
 	for i := 1; i < t.len(); i++ {
+		if skipAbove && t.value(i) > highest+1 {
+			order++
+			continue
+		}
 		s := t.sym(i)
 		// The name is judged only when the symbol would be kept
 		// (offer): most names are never read, nor their pages touched.

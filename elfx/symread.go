@@ -66,6 +66,14 @@ func (t symTable) sym(i int) rawSym {
 		info: b[12], shndx: elf.SectionIndex(order.u16(b[14:]))}
 }
 
+// value is entry i's st_value alone.
+func (t symTable) value(i int) uint64 {
+	if t.entSize == 24 {
+		return t.ord.u64(t.data[i*24+8:])
+	}
+	return uint64(t.ord.u32(t.data[i*t.entSize+4:]))
+}
+
 // codePlace is where a code symbol's code is: its address and section,
 // through the .opd descriptor for an ELFv1 function (opd.go); ok is false
 // where the descriptors are not readable (a debug file).
