@@ -48,28 +48,65 @@ fi
 now_ns() { date +%s%N; }
 
 # triage_run FLAGS...: one timed triage of every core; sets cu_ms, cu_rss,
-# cu_cpu and buckets.
+# cu_cpu and buckets. The CPU time is perf stat's task-clock where perf
+# works (/usr/bin/time counts in 10 ms steps, 7% of a cold run), else
+# /usr/bin/time's user + system.
+use_perf=no
+if command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock -o /dev/null true >/dev/null 2>&1; then
+	use_perf=yes
+fi
 triage_run() {
 	t0=$(now_ns)
-	/usr/bin/time -f "%M %U %S" -o "$WORK/coreunwind.rss" \
-		"$COREUNWIND" triage "$@" -j "$JOBS" --binaries "$WORK/bin" --format json -o "$WORK/triage.json" "$WORK/cores" || true
+	if [ $use_perf = yes ]; then
+		perf stat -x, -e task-clock -o "$WORK/coreunwind.perf" /usr/bin/time -f "%M %U %S" -o "$WORK/coreunwind.rss" \
+			"$COREUNWIND" triage "$@" -j "$JOBS" --binaries "$WORK/bin" --format json -o "$WORK/triage.json" "$WORK/cores" || true
+	else
+		/usr/bin/time -f "%M %U %S" -o "$WORK/coreunwind.rss" \
+			"$COREUNWIND" triage "$@" -j "$JOBS" --binaries "$WORK/bin" --format json -o "$WORK/triage.json" "$WORK/cores" || true
+	fi
 	t1=$(now_ns)
 	cu_ms=$(((t1 - t0) / 1000000))
 	# (tail -1: time prints a line first when the command exits non-zero.)
 	cu_rss=$(tail -1 "$WORK/coreunwind.rss" | cut -d' ' -f1)
-	cu_cpu=$(tail -1 "$WORK/coreunwind.rss" | awk '{print $2 + $3}')
+	if [ $use_perf = yes ]; then
+		cu_cpu=$(awk -F, '/task-clock/ { print $1 / 1000 }' "$WORK/coreunwind.perf")
+	else
+		cu_cpu=$(tail -1 "$WORK/coreunwind.rss" | awk '{print $2 + $3}')
+	fi
 	buckets=$(grep -c '"id":' "$WORK/triage.json" || true)
 }
+
+# triage_median RUNS FLAGS...: RUNS timed triages; sets cu_ms, cu_cpu and
+# cu_rss to their medians (runs of 150 ms move by 10% on a shared machine).
+triage_median() {
+	runs=$1
+	shift
+	: >"$WORK/runs"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		triage_run "$@"
+		echo "$cu_ms $cu_cpu $cu_rss" >>"$WORK/runs"
+		i=$((i + 1))
+	done
+	cu_ms=$(median 1) cu_cpu=$(median 2) cu_rss=$(median 3)
+}
+
+# median FIELD: the median of a column of $WORK/runs.
+median() {
+	cut -d' ' -f"$1" "$WORK/runs" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # Cold: no symbol cache. Warm: a second triage with the cache the first
 # one filled (a batch after a batch on the same binaries). A first,
 # unmeasured run brings the cores into the page cache, as eu-stack's
-# measured run below finds them.
+# measured run below finds them. RUNS (default 5) measured runs each.
+RUNS=${RUNS:-5}
 triage_run --no-cache
-triage_run --no-cache
+triage_median "$RUNS" --no-cache
 cold_ms=$cu_ms cold_rss=$cu_rss cold_cpu=$cu_cpu
 rm -rf "$WORK/symcache"
 triage_run --cache-dir "$WORK/symcache"
-triage_run --cache-dir "$WORK/symcache"
+triage_median "$RUNS" --cache-dir "$WORK/symcache"
 
 find "$WORK/cores" -name 'core.*' | sort >"$WORK/list"
 if [ -n "${EU_SAMPLE:-}" ]; then
