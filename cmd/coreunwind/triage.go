@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -25,7 +24,6 @@ import (
 // found, or all failed); 3 some cores failed or are partial (they are
 // listed); 1 usage; 4 output error.
 func runTriage(args []string, stdout, stderr io.Writer) int {
-	setBatchGC()
 	fs := newFlagSet("coreunwind triage", stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
 	var (
@@ -204,18 +202,5 @@ func (p *progressLine) update(done, failed int) {
 func (p *progressLine) finish() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
-
-// batchGCPercent is the garbage collector's target for a triage: a batch
-// allocates per core and keeps little, and the collections at Go's
-// default (100) were a sixth of a 1,000-core triage's CPU; at 200 they
-// cost half as much for about 8 MB more resident memory.
-const batchGCPercent = 200
-
-// setBatchGC sets batchGCPercent unless GOGC says otherwise.
-func setBatchGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(batchGCPercent)
 	}
 }
