@@ -159,7 +159,7 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	o.keepInflated.Store(batch)
 	if unwindOnly && o.section(".eh_frame") != nil {
 		// Unwinding reads .eh_frame; the debug file only if it misses.
-		o.DeferDebugFile(debugDirs)
+		o.deferDebugFile(debugDirs)
 	} else if _, err := o.AttachDebugFile(debugDirs); err != nil {
 		c.mu.Lock()
 		fetch, unwindOnly := c.fetch, c.unwindOnly

@@ -159,12 +159,12 @@ func (o *Object) attachedDebug() *Object {
 	return o.debug
 }
 
-// DeferDebugFile makes AttachDebugFile(debugDirs) wait until something
+// deferDebugFile makes AttachDebugFile(debugDirs) wait until something
 // needs the debug file: symbols, DWARF, or .debug_frame for an address
 // .eh_frame does not cover. Unwinding alone mostly needs none: opening
 // and parsing libc's debug file was a fifth of a small core's
 // --unwind-only report.
-func (o *Object) DeferDebugFile(debugDirs []string) {
+func (o *Object) deferDebugFile(debugDirs []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.debug == nil {
@@ -172,20 +172,15 @@ func (o *Object) DeferDebugFile(debugDirs []string) {
 	}
 }
 
-// attachDeferredDebugFile attaches the debug file DeferDebugFile left for
-// later, once; it reports whether this call attached one.
-func (o *Object) attachDeferredDebugFile() (attached bool) {
+// attachDeferredDebugFile attaches the debug file deferDebugFile left for
+// later, once; a call while another attaches waits for it.
+func (o *Object) attachDeferredDebugFile() {
 	o.mu.Lock()
 	dirs := o.deferredDebug
 	o.mu.Unlock()
-	if dirs == nil {
-		return false
+	if dirs != nil {
+		o.deferredOnce.Do(func() { o.AttachDebugFile(dirs) })
 	}
-	o.deferredOnce.Do(func() {
-		_, err := o.AttachDebugFile(dirs)
-		attached = err == nil
-	})
-	return attached
 }
 
 func (o *Object) setDebug(dbg *Object, path string) {

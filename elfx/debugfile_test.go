@@ -2,9 +2,11 @@ package elfx
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -296,5 +298,34 @@ int main(int argc, char **argv) { return no_eh(argc); }
 	}
 	if o.DebugFile() != want {
 		t.Errorf("DebugFile = %q after an .eh_frame miss, want %q", o.DebugFile(), want)
+	}
+
+	// Threads walked in parallel miss at once: every one of them finds
+	// the entry, whichever attached the debug file.
+	for round := 0; round < 20; round++ {
+		c := NewCache()
+		c.SetUnwindOnly(true)
+		o, err := c.Open(stripped, []string{dbgRoot})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if fde, err := o.FindFDE(noEHAddr); err != nil {
+					errs[i] = err
+				} else if fde.Begin != noEHAddr {
+					errs[i] = fmt.Errorf("FDE at %#x", fde.Begin)
+				}
+			}()
+		}
+		wg.Wait()
+		c.Close()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: concurrent FindFDE(no_eh %#x): %v", round, noEHAddr, err)
+		}
 	}
 }

@@ -30,7 +30,7 @@ type Object struct {
 	retired   []*Object // debug files replaced by a later AttachDebugFile
 	closed    bool
 	// deferredDebug holds the debug directories of a debug file looked
-	// for only when something needs it (DeferDebugFile).
+	// for only when something needs it (deferDebugFile).
 	deferredDebug []string
 	deferredOnce  sync.Once
 	// keepInflated keeps every byte of a compressed debug section once

@@ -22,7 +22,11 @@ type unwindTables struct {
 // debug file. err reports a table that exists but could not be parsed;
 // the other table is still returned.
 func (o *Object) UnwindTables() (eh *cfi.Table, debug *cfi.Table, err error) {
-	d := o.state()
+	return o.unwindTables(o.state())
+}
+
+// unwindTables returns the tables of one state of o's lazily parsed data.
+func (o *Object) unwindTables(d *derived) (eh *cfi.Table, debug *cfi.Table, err error) {
 	d.unwindOnce.Do(func() { d.unwind = o.loadUnwindTables() })
 	return d.unwind.eh, d.unwind.debug, d.unwind.err
 }
@@ -31,17 +35,22 @@ func (o *Object) UnwindTables() (eh *cfi.Table, debug *cfi.Table, err error) {
 // first and .debug_frame second. When neither covers it the error wraps
 // cfi.ErrNoFDE.
 func (o *Object) FindFDE(addr uint64) (*cfi.FDE, error) {
-	fde, err := o.findFDE(addr)
-	if errors.Is(err, cfi.ErrNoFDE) && o.attachDeferredDebugFile() {
+	d := o.state()
+	fde, err := o.findFDE(d, addr)
+	if errors.Is(err, cfi.ErrNoFDE) {
 		// The debug file's .debug_frame may cover what .eh_frame does
-		// not; attaching it rebuilt the tables.
-		fde, err = o.findFDE(addr)
+		// not. Attaching it (here, or by a lookup running beside this
+		// one) rebuilds the tables: look again in the new ones.
+		o.attachDeferredDebugFile()
+		if now := o.state(); now != d {
+			fde, err = o.findFDE(now, addr)
+		}
 	}
 	return fde, err
 }
 
-func (o *Object) findFDE(addr uint64) (*cfi.FDE, error) {
-	eh, dbg, terr := o.UnwindTables()
+func (o *Object) findFDE(d *derived, addr uint64) (*cfi.FDE, error) {
+	eh, dbg, terr := o.unwindTables(d)
 	var errs []error
 	for _, t := range []*cfi.Table{eh, dbg} {
 		if t == nil {
