@@ -298,7 +298,7 @@ func warmModules(t *target, walks [][]rawFrame) {
 	addrs := map[*module][]uint64{}
 	for _, w := range walks {
 		for _, f := range w {
-			if m := t.module(f.lookup); m != nil && m.obj() != nil {
+			if m := t.module(f.lookup); m.obj() != nil {
 				addrs[m] = append(addrs[m], f.lookup-m.bias)
 			}
 		}

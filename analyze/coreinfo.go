@@ -53,11 +53,11 @@ func moduleInfo(t *target) []report.Module {
 		// A report opens only the modules its frames are in: a file
 		// corefile found and nobody opened counts as found; the vDSO,
 		// read from the core's memory, is opened here.
-		obj, found := m.opened, m.core.File != ""
-		if m.tried.Load() || m.core.File == "" {
-			obj = m.obj()
-			found = obj != nil
+		if m.core.File == "" {
+			m.obj()
 		}
+		obj := m.opened
+		found := obj != nil || m.core.File != "" && !m.tried.Load()
 		rm := report.Module{
 			Path:       m.core.Path,
 			Start:      report.Hex(m.start),

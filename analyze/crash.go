@@ -65,10 +65,11 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
 	for _, tab := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_SYMTAB} {
 		for _, m := range t.modules {
-			if m.obj() == nil || m.obj().ELF() == nil {
+			obj := m.obj()
+			if obj == nil || obj.ELF() == nil {
 				continue
 			}
-			if v, ok := m.obj().DefinedSymbol(tab, name, typ); ok {
+			if v, ok := obj.DefinedSymbol(tab, name, typ); ok {
 				return v + m.bias, true
 			}
 		}
@@ -80,10 +81,14 @@ func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
 // name: its offset in the executable's TLS segment.
 func (t *target) exeTLSSymbol(name string) (uint64, bool) {
 	for _, m := range t.modules {
-		if m.core == nil || !m.core.Main || m.obj() == nil || m.obj().ELF() == nil {
+		if m.core == nil || !m.core.Main {
 			continue
 		}
-		syms, _ := m.obj().ELF().Symbols()
+		obj := m.obj()
+		if obj == nil || obj.ELF() == nil {
+			continue
+		}
+		syms, _ := obj.ELF().Symbols()
 		for _, sym := range syms {
 			if sym.Name == name && elf.ST_TYPE(sym.Info) == elf.STT_TLS && sym.Section != elf.SHN_UNDEF {
 				return sym.Value, true
@@ -97,10 +102,14 @@ func (t *target) exeTLSSymbol(name string) (uint64, bool) {
 // module recorded as path, "" if none.
 func (t *target) sectionAt(path string, off uint64) string {
 	for _, m := range t.modules {
-		if m.obj() == nil || m.obj().ELF() == nil || m.core.Path != path {
+		if m.core.Path != path {
 			continue
 		}
-		for _, sec := range m.obj().ELF().Sections {
+		obj := m.obj()
+		if obj == nil || obj.ELF() == nil {
+			continue
+		}
+		for _, sec := range obj.ELF().Sections {
 			if sec.Type != elf.SHT_NOBITS && sec.Flags&elf.SHF_ALLOC != 0 && off >= sec.Offset && off-sec.Offset < sec.Size {
 				return sec.Name
 			}

@@ -31,10 +31,11 @@ func lookupJITSymbols(o *elfx.Object) jitSymbols {
 func findDynInfoLists(t *target) (addrs []uint64, errs []error) {
 	seen := map[uint64]bool{}
 	for _, m := range t.modules {
-		if m.obj() == nil {
+		obj := m.obj()
+		if obj == nil {
 			continue
 		}
-		syms := lookupJITSymbols(m.obj())
+		syms := lookupJITSymbols(obj)
 		var addr uint64
 		if v, ok := syms[symDynInfoList]; ok {
 			addr = v + m.bias

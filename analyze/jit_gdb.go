@@ -36,10 +36,11 @@ const (
 func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 	var desc uint64
 	for _, m := range t.modules {
-		if m.obj() == nil {
+		obj := m.obj()
+		if obj == nil {
 			continue
 		}
-		if v, ok := lookupJITSymbols(m.obj())[symJITDescriptor]; ok {
+		if v, ok := lookupJITSymbols(obj)[symJITDescriptor]; ok {
 			desc = v + m.bias
 			break
 		}

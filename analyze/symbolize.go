@@ -123,14 +123,15 @@ func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 		Module:       report.Ptr(m.core.Path),
 		ModuleOffset: report.Ptr(report.Hex(pc - m.core.Base)),
 	}
-	if m.obj() == nil || !s.full {
+	obj := m.obj()
+	if obj == nil || !s.full {
 		return []report.Frame{outer}
 	}
 	link := addr - m.bias
-	if sym, ok := m.obj().Symbol(link); ok {
+	if sym, ok := obj.Symbol(link); ok {
 		outer.Function = report.Ptr(sym.Name)
 		outer.FunctionOffset = report.Ptr(report.Hex(pc - m.bias - sym.Addr))
-	} else if sym, ok := m.obj().Symbol(pc - m.bias); ok && sym.Addr == pc-m.bias && pc != addr {
+	} else if sym, ok := obj.Symbol(pc - m.bias); ok && sym.Addr == pc-m.bias && pc != addr {
 		// A pushed return address at a function's first instruction
 		// (makecontext's __start_context): nothing covers pc-1, the
 		// function starts at pc.
@@ -138,7 +139,7 @@ func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 		outer.FunctionOffset = report.Ptr(report.Hex(0))
 		return []report.Frame{outer}
 	}
-	src, _ := m.obj().SourceFrames(link)
+	src, _ := obj.SourceFrames(link)
 	if len(src) == 0 {
 		return []report.Frame{outer}
 	}

@@ -18,21 +18,25 @@ type module struct {
 	start uint64
 	end   uint64
 
-	// open opens the object on first use (nil: opened already, or an
-	// object in memory): an unwind-only report opens the modules its
-	// frames are in, not every library the process mapped.
+	// open opens the object on first use (obj): a report opens the
+	// modules its frames are in, not every library the process mapped.
+	// nil for an object made from memory (a JIT's), given as opened.
 	open    func() (*elfx.Object, error)
 	once    sync.Once
-	opened  *elfx.Object // nil when the file was not found
+	opened  *elfx.Object // set by obj; nil when the file was not found
 	bias    uint64       // runtime address = link-time address + bias; set with opened
 	openErr error
 	tried   atomic.Bool // open ran, and openErr is set
 }
 
 // obj returns the module's object, opening it on first use; nil when
-// the file was not found or could not be opened (openErr says why).
-// bias is valid once obj was called.
+// the file was not found or could not be opened (openErr says why), or
+// for a nil module (an address in none). bias is valid once obj was
+// called.
 func (m *module) obj() *elfx.Object {
+	if m == nil {
+		return nil
+	}
 	if m.open != nil {
 		m.once.Do(func() {
 			obj, err := m.open()
@@ -77,7 +81,8 @@ func (t *target) module(addr uint64) *module {
 
 func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	m := t.module(ip)
-	if m == nil || m.obj() == nil {
+	obj := m.obj()
+	if obj == nil {
 		return t.dynProcInfo(ip)
 	}
 	_, tablesLast := t.tables.(unwind.TablesAfterCFI)
@@ -86,7 +91,7 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 			return pi, nil
 		}
 	}
-	fde, err := m.obj().FindFDE(ip - m.bias)
+	fde, err := obj.FindFDE(ip - m.bias)
 	if err != nil || fde == nil {
 		if t.tables != nil && tablesLast {
 			if pi := t.tableEntry(m, ip); pi != nil {
@@ -123,13 +128,14 @@ func (t *target) tableEntry(m *module, ip uint64) *unwind.ProcInfo {
 
 func (t *target) ProcName(ip uint64) (string, uint64, error) {
 	m := t.module(ip)
-	if m == nil || m.obj() == nil {
+	obj := m.obj()
+	if obj == nil {
 		if name, start, ok := t.jitName(ip); ok {
 			return name, ip - start, nil
 		}
 		return "", 0, unwind.ErrNoInfo
 	}
-	s, ok := m.obj().Symbol(ip - m.bias)
+	s, ok := obj.Symbol(ip - m.bias)
 	if !ok {
 		return "", 0, unwind.ErrNoInfo
 	}
