@@ -28,10 +28,10 @@ import (
 // buffers its caller gives, piece by piece.
 type compressedStream struct {
 	deflate *inflate.Decoder // COMPRESS_ZLIB: the deflate stream in raw
+	start   int              // where the deflate stream starts in raw
 	zstd    *zstd.Decoder    // COMPRESS_ZSTD
 	src     *bytes.Reader    // zstd's input
-	start   int              // where the stream starts in raw
-	rawLen  int
+	rawLen  int              // for zstd: consumed is rawLen less what src has left
 }
 
 // read inflates into dst[pos:] until dst is full, with io.ReadFull's
@@ -96,7 +96,7 @@ func openCompressed(raw []byte, class elf.Class, order binary.ByteOrder, name st
 		if len(stream) < 2 || stream[0]&0x0f != 8 || stream[1]&0x20 != 0 || (uint(stream[0])<<8|uint(stream[1]))%31 != 0 {
 			return nil, 0, fmt.Errorf("section %s: bad zlib header", name)
 		}
-		c := &compressedStream{deflate: new(inflate.Decoder), start: hdr + 2, rawLen: len(raw)}
+		c := &compressedStream{deflate: new(inflate.Decoder), start: hdr + 2}
 		c.deflate.Reset(stream[2:])
 		return c, size, nil
 	case elf.COMPRESS_ZSTD:
@@ -105,7 +105,7 @@ func openCompressed(raw []byte, class elf.Class, order binary.ByteOrder, name st
 		if err != nil {
 			return nil, 0, fmt.Errorf("section %s: %w", name, err)
 		}
-		return &compressedStream{zstd: zr, src: src, start: hdr, rawLen: len(raw)}, size, nil
+		return &compressedStream{zstd: zr, src: src, rawLen: len(raw)}, size, nil
 	default:
 		return nil, 0, fmt.Errorf("section %s: unknown compression type %d", name, typ)
 	}

@@ -283,19 +283,16 @@ func anyStringIn(strs []byte, names []string, found map[string]uint64) bool {
 	// over the table (node's .strtab is 7 MB), and a false hit only costs
 	// the scan of the entries that follows.
 	slices.SortFunc(needles, func(a, b []byte) int { return len(a) - len(b) })
-	for i := 0; i < len(needles); i++ {
-		stem := needles[i][:len(needles[i])-1]
-		merged := false
-		needles = slices.DeleteFunc(needles, func(n []byte) bool {
-			longer := len(n) > len(needles[i]) && bytes.HasPrefix(n, stem)
-			merged = merged || longer
-			return longer
-		})
-		if merged {
-			needles[i] = stem
-		}
-	}
+	var searched [][]byte
 	for _, n := range needles {
+		i := slices.IndexFunc(searched, func(s []byte) bool { return bytes.HasPrefix(n, bytes.TrimSuffix(s, []byte{0})) })
+		if i < 0 {
+			searched = append(searched, n)
+			continue
+		}
+		searched[i] = bytes.TrimSuffix(searched[i], []byte{0})
+	}
+	for _, n := range searched {
 		if bytes.Contains(strs, n) {
 			return true
 		}
