@@ -93,12 +93,11 @@ sh internal/testenv/elfutils-tests.sh testdata/elfutils
 
 # The end-to-end tests crash programs and read the cores the kernel
 # writes into the working directory.
+# core_pattern is set to "core" for the run and the machine's own pattern
+# (systemd-coredump's or apport's) is put back at exit.
 ulimit -c unlimited
-pattern=$(cat /proc/sys/kernel/core_pattern)
-if [ "$pattern" != "core" ]; then
-	echo core > /proc/sys/kernel/core_pattern 2>/dev/null ||
-		echo "test.sh: warning: core_pattern is '$pattern', not 'core'; the end-to-end tests need kernel cores in the working directory" >&2
-fi
+. internal/testenv/core-pattern.sh
+core_pattern_for_tests
 
 # Style gates: formatting, vet and staticcheck, as CI requires.
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

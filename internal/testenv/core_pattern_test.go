@@ -1,0 +1,76 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The pattern systemd-coredump installs: test.sh must put it back, or
+// the machine stops collecting crashes after a test run.
+const coredumpPattern = "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h"
+
+// runCorePatternScript runs script in sh after sourcing core-pattern.sh,
+// with the kernel's core_pattern replaced by a file holding initial. It
+// returns the script's standard output, its error and the file's content
+// once the shell has exited.
+func runCorePatternScript(t *testing.T, initial, script string) (stdout string, runErr error, after string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "core_pattern")
+	if err := os.WriteFile(file, []byte(initial+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := filepath.Abs("core-pattern.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "set -eu; . "+lib+"; "+script)
+	cmd.Env = append(os.Environ(), "COREUNWIND_CORE_PATTERN_FILE="+file)
+	out, runErr := cmd.Output()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), runErr, strings.TrimSuffix(string(b), "\n")
+}
+
+// TestCorePatternRestored: test.sh sets core_pattern to "core" for the
+// tests and restores the machine's pattern when it exits, whether the
+// tests pass, fail (set -e) or the run is interrupted.
+func TestCorePatternRestored(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		wantErr      bool
+	}{
+		{"success", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"`, false},
+		{"failure", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"; false`, true},
+		{"interrupted", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"; kill -TERM $$; sleep 10`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err, after := runCorePatternScript(t, coredumpPattern, tc.script)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("exit error %v, want error: %v", err, tc.wantErr)
+			}
+			if got := strings.TrimSpace(out); got != "core" {
+				t.Errorf("core_pattern during the run = %q, want \"core\"", got)
+			}
+			if after != coredumpPattern {
+				t.Errorf("core_pattern after the run = %q, want the machine's %q back", after, coredumpPattern)
+			}
+		})
+	}
+}
+
+// TestCorePatternAlreadyCore: a machine already writing "core" is left
+// as it is.
+func TestCorePatternAlreadyCore(t *testing.T) {
+	out, err, after := runCorePatternScript(t, "core", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out) != "core" || after != "core" {
+		t.Errorf("during %q, after %q; want core both", out, after)
+	}
+}
