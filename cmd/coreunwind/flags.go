@@ -28,5 +28,13 @@ func symbolCacheFlags(fs *flag.FlagSet) (dir *string, off *bool) {
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if flagSetBuilt != nil {
+		flagSetBuilt(fs)
+	}
 	return fs
 }
+
+// flagSetBuilt, when set, is given every flag set a command builds: the
+// documentation test reads the flags each command really defines from it
+// (they are defined where they are parsed, so there is no list to export).
+var flagSetBuilt func(*flag.FlagSet)

@@ -34,17 +34,22 @@ func main() {
 // run is main without the process: tests call it directly.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		switch args[0] {
-		case "tables":
-			return runTables(args[1:], stdout, stderr)
-		case "triage":
-			return runTriage(args[1:], stdout, stderr)
-		case "help":
-			printUsage(stdout)
-			return exitcode.OK
+		if sub, ok := subcommands[args[0]]; ok {
+			return sub(args[1:], stdout, stderr)
 		}
 	}
 	return runReport(args, stdout, stderr)
+}
+
+// subcommands are the commands named by the first argument; anything else
+// is a report's flag or file. docs/flags.md documents each (a test checks).
+var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"tables": runTables,
+	"triage": runTriage,
+	"help": func(_ []string, stdout, _ io.Writer) int {
+		printUsage(stdout)
+		return exitcode.OK
+	},
 }
 
 // errUsage marks errors that are the user's invocation, not the input.

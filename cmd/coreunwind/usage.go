@@ -9,7 +9,8 @@ const usageText = `Usage:
   coreunwind [flags] CORE [EXECUTABLE]
   coreunwind --format pprof -o FILE CORE... [EXECUTABLE]...
   coreunwind triage [flags] PATH...
-  coreunwind tables [--format text|json] FILE
+  coreunwind tables [--format text|json] [--section NAME] FILE
+  coreunwind help
 
 Prints, for every thread of CORE (the crashed thread first), the frames
 that led to where it was when the process died: program counter, function,
@@ -58,13 +59,19 @@ Triage (many cores grouped by crash signature):
   --skip-frames FILE     skip list from FILE (replaces the default; @default includes it)
   --print-skip           print the skip list in effect
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
-  --sysroot, --search-path, --debug-dir, --max-frames, --debuginfod, --cache-dir,
-  --no-cache             as above (one download per build ID for the whole batch)
+  --max-frames N         frames per thread (default 256)
+  --sysroot, --search-path, --debug-dir, --debuginfod, --no-debuginfod,
+  --cache-dir, --no-cache  as above (one download per build ID for the whole batch)
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
   --bucket-partial       let partial cores (truncated inside the crashing thread's
                          stack) form and join buckets; by default they are only listed
   Exit codes: 0 all analyzed; 2 none analyzed; 3 some failed or partial (listed).
+
+Tables (a binary's unwind table, as readelf prints it):
+  --format text|json     text (default) or JSON (coreunwind.tables/v1)
+  --section NAME         .eh_frame or .debug_frame (default: .eh_frame, else
+                         .debug_frame; on 32-bit ARM the .ARM.exidx index)
 
 Examples:
   coreunwind core.1234 ./server
@@ -78,6 +85,9 @@ Examples:
 Exit codes: 0 report written; 1 usage error; 2 the core could not be read;
 3 partial result (a thread stopped early, or no thread could be read);
 4 output error.
+
+Documentation: README.md and docs/ in the source tree (every flag:
+docs/flags.md).
 `
 
 func printUsage(w io.Writer) { fmt.Fprint(w, usageText) }
