@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/flagdoc"
 )
 
 // flagReference is the page that documents every command and flag, as
@@ -23,15 +24,12 @@ const (
 // section in the reference; a subcommand's is rootCommand + " " + name.
 const rootCommand = "coreunwind"
 
-// builtinFlags are answered by the flag package itself in every command.
-var builtinFlags = map[string]bool{"h": true, "help": true}
-
 // flagSets maps a command's name to the set of its flag names.
-type flagSets map[string]map[string]bool
+type flagSets map[string]flagdoc.Set
 
 func (f flagSets) add(command, name string) {
 	if f[command] == nil {
-		f[command] = map[string]bool{}
+		f[command] = flagdoc.Set{}
 	}
 	f[command][name] = true
 }
@@ -49,15 +47,10 @@ func definedFlags(t *testing.T) flagSets {
 	}
 	defined := flagSets{}
 	for _, fs := range built {
-		defined[fs.Name()] = map[string]bool{}
-		fs.VisitAll(func(f *flag.Flag) { defined.add(fs.Name(), f.Name) })
+		defined[fs.Name()] = flagdoc.Defined(fs)
 	}
 	return defined
 }
-
-// flagsIn finds the flag names in a column of option specs: "-o FILE",
-// "--debuginfod, --no-debuginfod", "--format text|json".
-var flagsIn = regexp.MustCompile(`(?:^|[\s,])--?([a-z][a-z0-9_-]*)`)
 
 // subcommandWord is a Usage line's word after "coreunwind" that names a
 // subcommand (not "[flags]", "--format", "CORE").
@@ -66,12 +59,12 @@ var subcommandWord = regexp.MustCompile(`^[a-z]+$`)
 // helpFlags parses the --help text: the flags listed under each
 // command's section ("Flags", "Triage", "Tables") and the subcommands
 // of its Usage lines.
-func helpFlags(t *testing.T) (flags flagSets, usageCommands map[string]bool) {
+func helpFlags(t *testing.T) (flags flagSets, usageCommands flagdoc.Set) {
 	t.Helper()
 	var buf bytes.Buffer
 	printUsage(&buf)
 	sections := map[string]string{"Flags": rootCommand, "Triage": rootCommand + " triage", "Tables": rootCommand + " tables"}
-	flags, usageCommands = flagSets{}, map[string]bool{}
+	flags, usageCommands = flagSets{}, flagdoc.Set{}
 	section, inUsage := "", false
 	sc := bufio.NewScanner(&buf)
 	for sc.Scan() {
@@ -95,76 +88,28 @@ func helpFlags(t *testing.T) (flags flagSets, usageCommands map[string]bool) {
 			continue
 		}
 		spec, _, _ := strings.Cut(strings.TrimPrefix(line, "  "), "  ")
-		for _, m := range flagsIn.FindAllStringSubmatch(spec, -1) {
+		for _, m := range flagdoc.FlagsIn.FindAllStringSubmatch(spec, -1) {
 			flags.add(section, m[1])
 		}
 	}
 	return flags, usageCommands
 }
 
-// referenceFlags parses the flag reference: under each "## `coreunwind
-// ...`" heading, the flags in the first column of its tables.
+// referenceFlags parses the flag reference: the flags of each
+// "## `coreunwind ...`" section (keyed by the command's name).
 func referenceFlags(t *testing.T) flagSets {
 	t.Helper()
 	b, err := os.ReadFile(flagReferencePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	heading := regexp.MustCompile("^## `(" + rootCommand + "(?: [a-z]+)?)`$")
-	span := regexp.MustCompile("`(-[^`]*)`")
 	doc := flagSets{}
-	section := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "## ") {
-			section = ""
-			if m := heading.FindStringSubmatch(line); m != nil {
-				section = m[1]
-				doc[section] = map[string]bool{}
-			}
-			continue
-		}
-		if section == "" || !strings.HasPrefix(line, "|") {
-			continue
-		}
-		first := firstCell(line)
-		for _, s := range span.FindAllStringSubmatch(first, -1) {
-			if m := flagsIn.FindStringSubmatch(s[1]); m != nil {
-				doc.add(section, m[1])
-			}
+	for heading, flags := range flagdoc.Sections(string(b)) {
+		if heading == rootCommand || strings.HasPrefix(heading, rootCommand+" ") {
+			doc[heading] = flags
 		}
 	}
 	return doc
-}
-
-// firstCell is a table row's first cell ("\|" is a | inside it).
-func firstCell(row string) string {
-	row = strings.TrimPrefix(row, "|")
-	for i := 0; i < len(row); i++ {
-		switch row[i] {
-		case '\\':
-			i++
-		case '|':
-			return row[:i]
-		}
-	}
-	return row
-}
-
-// dashed prints a flag name as the help does: -o, --format.
-func dashed(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }
 
 // TestFlagReference: the flags each command defines, the flags --help
@@ -175,32 +120,28 @@ func TestFlagReference(t *testing.T) {
 	defined := definedFlags(t)
 	help, _ := helpFlags(t)
 	doc := referenceFlags(t)
-	commands := map[string]bool{}
+	commands := flagdoc.Set{}
 	for _, m := range []flagSets{defined, help, doc} {
 		for c := range m {
 			commands[c] = true
 		}
 	}
-	for _, c := range sortedKeys(commands) {
-		for _, name := range sortedKeys(defined[c]) {
-			if !doc[c][name] {
-				t.Errorf("`%s` defines %s, but %s does not document it: add a row to its section \"## `%s`\"", c, dashed(name), flagReference, c)
-			}
+	for _, c := range commands.Sorted() {
+		section := "`" + c + "`"
+		for _, msg := range flagdoc.Compare(defined[c], doc[c], c, flagReference, section) {
+			t.Error(msg)
+		}
+		for _, name := range defined[c].Sorted() {
 			if !help[c][name] {
-				t.Errorf("`%s` defines %s, but `coreunwind --help` does not list it (cmd/coreunwind/usage.go)", c, dashed(name))
+				t.Errorf("`%s` defines %s, but `coreunwind --help` does not list it (cmd/coreunwind/usage.go)", c, flagdoc.Dashed(name))
 			}
 		}
-		for _, name := range sortedKeys(doc[c]) {
-			if !defined[c][name] && !builtinFlags[name] {
-				t.Errorf("%s documents %s under \"## `%s`\", but `%s` defines no such flag", flagReference, dashed(name), c, c)
-			}
-		}
-		for _, name := range sortedKeys(help[c]) {
-			if !defined[c][name] && !builtinFlags[name] {
-				t.Errorf("`coreunwind --help` lists %s for `%s`, but `%s` defines no such flag", dashed(name), c, c)
+		for _, name := range help[c].Sorted() {
+			if !defined[c][name] && !flagdoc.Builtin[name] {
+				t.Errorf("`coreunwind --help` lists %s for `%s`, but `%s` defines no such flag", flagdoc.Dashed(name), c, c)
 			}
 			if !doc[c][name] {
-				t.Errorf("`coreunwind --help` lists %s for `%s`, but %s does not document it under \"## `%s`\"", dashed(name), c, flagReference, c)
+				t.Errorf("`coreunwind --help` lists %s for `%s`, but %s does not document it under \"## %s\"", flagdoc.Dashed(name), c, flagReference, section)
 			}
 		}
 	}
@@ -218,7 +159,7 @@ func TestFlagReference(t *testing.T) {
 func TestSubcommandReference(t *testing.T) {
 	doc := referenceFlags(t)
 	_, usage := helpFlags(t)
-	for _, name := range sortedKeys(map[string]bool{"tables": true, "triage": true, "help": true}) {
+	for _, name := range []string{"help", "tables", "triage"} {
 		if subcommands[name] == nil {
 			t.Errorf("subcommand %q is gone from the dispatcher (main.go)", name)
 		}

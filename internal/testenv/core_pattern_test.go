@@ -12,11 +12,16 @@ import (
 // the machine stops collecting crashes after a test run.
 const coredumpPattern = "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h"
 
+// corePatternRun is what runCorePatternScript saw: the script's standard
+// output, its exit error, and core_pattern once the shell had exited.
+type corePatternRun struct {
+	stdout, after string
+	err           error
+}
+
 // runCorePatternScript runs script in sh after sourcing core-pattern.sh,
-// with the kernel's core_pattern replaced by a file holding initial. It
-// returns the script's standard output, its error and the file's content
-// once the shell has exited.
-func runCorePatternScript(t *testing.T, initial, script string) (stdout string, runErr error, after string) {
+// with the kernel's core_pattern replaced by a file holding initial.
+func runCorePatternScript(t *testing.T, initial, script string) corePatternRun {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "core_pattern")
 	if err := os.WriteFile(file, []byte(initial+"\n"), 0o644); err != nil {
@@ -33,7 +38,7 @@ func runCorePatternScript(t *testing.T, initial, script string) (stdout string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(out), runErr, strings.TrimSuffix(string(b), "\n")
+	return corePatternRun{stdout: string(out), after: strings.TrimSuffix(string(b), "\n"), err: runErr}
 }
 
 // TestCorePatternRestored: test.sh sets core_pattern to "core" for the
@@ -49,15 +54,15 @@ func TestCorePatternRestored(t *testing.T) {
 		{"interrupted", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"; kill -TERM $$; sleep 10`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err, after := runCorePatternScript(t, coredumpPattern, tc.script)
-			if (err != nil) != tc.wantErr {
-				t.Errorf("exit error %v, want error: %v", err, tc.wantErr)
+			r := runCorePatternScript(t, coredumpPattern, tc.script)
+			if (r.err != nil) != tc.wantErr {
+				t.Errorf("exit error %v, want error: %v", r.err, tc.wantErr)
 			}
-			if got := strings.TrimSpace(out); got != "core" {
+			if got := strings.TrimSpace(r.stdout); got != "core" {
 				t.Errorf("core_pattern during the run = %q, want \"core\"", got)
 			}
-			if after != coredumpPattern {
-				t.Errorf("core_pattern after the run = %q, want the machine's %q back", after, coredumpPattern)
+			if r.after != coredumpPattern {
+				t.Errorf("core_pattern after the run = %q, want the machine's %q back", r.after, coredumpPattern)
 			}
 		})
 	}
@@ -66,11 +71,11 @@ func TestCorePatternRestored(t *testing.T) {
 // TestCorePatternAlreadyCore: a machine already writing "core" is left
 // as it is.
 func TestCorePatternAlreadyCore(t *testing.T) {
-	out, err, after := runCorePatternScript(t, "core", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"`)
-	if err != nil {
-		t.Fatal(err)
+	r := runCorePatternScript(t, "core", `core_pattern_for_tests; cat "$COREUNWIND_CORE_PATTERN_FILE"`)
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	if strings.TrimSpace(out) != "core" || after != "core" {
-		t.Errorf("during %q, after %q; want core both", out, after)
+	if strings.TrimSpace(r.stdout) != "core" || r.after != "core" {
+		t.Errorf("during %q, after %q; want core both", r.stdout, r.after)
 	}
 }
