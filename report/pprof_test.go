@@ -367,7 +367,7 @@ func TestPprofStringsValidUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 	var j struct {
-		Core struct{ Path string }
+		Core    struct{ Path string }
 		Modules []struct{ Path string }
 		Threads []struct {
 			Frames []struct{ Function, File string }
