@@ -182,6 +182,7 @@ func (c *cache) clean(now time.Time) {
 		// The directory's age is taken before its files go (removing
 		// them makes it new), as libdebuginfod's fts walk does.
 		dirSt, dirErr := os.Stat(sub)
+		removeStalePartials(sub)
 		files, _ := os.ReadDir(sub)
 		for _, f := range files {
 			if !f.Type().IsRegular() || !cachedName(f.Name()) {
@@ -199,9 +200,13 @@ func (c *cache) clean(now time.Time) {
 }
 
 // cachedName reports whether a file name in a build-ID directory is one
-// the cache layout defines (a download in progress, NAME.XXXXXX, is
-// recent and so never old enough to be removed).
+// the cache layout defines (a download of libdebuginfod in progress,
+// NAME.XXXXXX, is recent and so never old enough to be removed; partial
+// files of coreunwind go by their lock).
 func cachedName(name string) bool {
+	if strings.Contains(name, partialMark) {
+		return false
+	}
 	return name == string(KindDebuginfo) || name == string(KindExecutable) ||
 		strings.HasPrefix(name, "source") || strings.HasPrefix(name, "section-")
 }
@@ -253,12 +258,12 @@ func extractSection(src, name, dst string) (found bool, err error) {
 	return true, nil
 }
 
-// writeAtomically writes r to path through a temporary file in the same
+// writeAtomically writes r to path through a partial file in the same
 // directory, renamed into place read-only: concurrent readers (other
 // processes included) see the whole file or none. A zero mtime leaves
 // the time of writing.
 func writeAtomically(path string, r io.Reader, mtime time.Time) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	tmp, err := createPartial(path)
 	if err != nil {
 		return err
 	}
@@ -266,14 +271,59 @@ func writeAtomically(path string, r io.Reader, mtime time.Time) error {
 	return commitTemp(tmp, path, mtime, err)
 }
 
-// commitTemp finishes a temporary file: closed, read-only, dated, renamed
-// to path; removed instead when err is set or any step fails.
+// partialMark is in the name of a file being written (TARGET.partial-coreunwind.RANDOM):
+// lookups ask for exact names, so a partial file is never taken for an
+// entry, and removeStalePartials knows what it may remove.
+const partialMark = ".partial-coreunwind."
+
+// createPartial creates the partial file for target, locked (flock) for
+// as long as it is open: a run killed midway (SIGTERM, OOM) loses its
+// lock with its life, which is how a later run tells its leftovers from
+// the downloads of a run still going, on this machine or another sharing
+// the cache.
+func createPartial(target string) (*os.File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(target), filepath.Base(target)+partialMark+"*")
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("lock %s: %w", tmp.Name(), err)
+	}
+	return tmp, nil
+}
+
+// removeStalePartials removes the partial files in dir no live writer
+// holds (left by a run that died), so they do not stay in the cache
+// forever.
+func removeStalePartials(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.Contains(e.Name(), partialMark) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(p)
+		}
+		f.Close()
+	}
+}
+
+// commitTemp finishes a partial file: read-only, dated, renamed to path,
+// and only then closed (its lock held until it is no longer partial);
+// removed instead when err is set or any step fails.
 func commitTemp(tmp *os.File, path string, mtime time.Time, err error) error {
 	if err == nil {
 		err = tmp.Chmod(0o400)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
 	}
 	if err == nil && !mtime.IsZero() {
 		err = os.Chtimes(tmp.Name(), time.Now(), mtime)
@@ -283,6 +333,12 @@ func commitTemp(tmp *os.File, path string, mtime time.Time, err error) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+	}
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		// The data may not have reached the disk: the entry is not
+		// trusted.
+		os.Remove(path)
+		err = cerr
 	}
 	return err
 }

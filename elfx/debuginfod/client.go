@@ -258,6 +258,9 @@ func (c *Client) lookup(kind Kind, id, section string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return "", err
 	}
+	// Downloads of runs that died midway stay no longer than until the
+	// build ID is asked for again (or the next cleaning).
+	removeStalePartials(filepath.Dir(target))
 	c.slots <- struct{}{}
 	err = c.download(kind, id, section, target)
 	<-c.slots
@@ -337,9 +340,9 @@ var errAbandoned = errors.New("another server answered first")
 // asked again.
 func (c *Client) download(kind Kind, id, section, target string) error {
 	ctx := context.Background()
-	if c.cfg.MaxTime > 0 {
+	if d := c.cfg.maxTime(); d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.cfg.MaxTime, fmt.Errorf("DEBUGINFOD_MAXTIME of %v reached", c.cfg.MaxTime))
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("gave up after %v (DEBUGINFOD_MAXTIME)", d))
 		defer cancel()
 	}
 	var pending []*server
@@ -361,7 +364,7 @@ func (c *Client) download(kind Kind, id, section, target string) error {
 		for _, s := range pending {
 			rctx, cancel := context.WithCancelCause(ctx)
 			cancels[s] = cancel
-			go c.ask(rctx, cancel, s, requestURL(s.base, kind, id, section), ch)
+			go c.ask(rctx, cancel, s, requestURL(s.base, kind, id, section), kind, ch)
 		}
 		answered := map[*server]bool{}
 		var win *answer
