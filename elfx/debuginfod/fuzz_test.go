@@ -48,7 +48,13 @@ func FuzzDownloaded(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := verify(p, KindExecutable, "00112233445566778899aabbccddeeff00112233"); err == nil {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = verify(f, int64(len(data)), KindExecutable, "00112233445566778899aabbccddeeff00112233")
+		f.Close()
+		if err == nil {
 			t.Error("arbitrary bytes accepted with a made-up build ID")
 		}
 		dst := filepath.Join(dir, "section-.eh_frame")

@@ -210,3 +210,24 @@ func TestKilledDownloadLeftover(t *testing.T) {
 		t.Errorf("the cleaning removed a download under way: %v", err)
 	}
 }
+
+// TestRefusedAnswerMessage: an answer that is not the file asked for is
+// refused with a message saying why, naming the server, not the partial
+// file it was written to (removed by then).
+func TestRefusedAnswerMessage(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/buildid/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html>maintenance</html>")) // 200, but not ELF
+	})
+	url := serve(t, mux)
+	cfg := testConfig(t, url)
+	id := strings.Repeat("ab", 20)
+	_, err := New(cfg).Executable(id)
+	if err == nil {
+		t.Fatal("a page of HTML accepted as an executable")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, cfg.CachePath) || !strings.Contains(msg, url) || !strings.Contains(msg, "not an ELF file") {
+		t.Errorf("refused answer: %q, want the server named, \"not an ELF file\" and no cache path", msg)
+	}
+}

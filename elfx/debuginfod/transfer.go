@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -106,28 +107,29 @@ func (c *Client) receive(a *answer, kind Kind, id, target string) error {
 		// An empty file would read as a negative cache entry.
 		err = errors.New("empty answer")
 	default:
-		err = verify(tmp.Name(), kind, id)
+		err = verify(tmp, n, kind, id)
 	}
 	mtime, _ := http.ParseTime(a.resp.Header.Get("Last-Modified"))
 	return commitTemp(tmp, target, mtime, err)
 }
 
-// verify checks a downloaded file: an executable or debug file must be
-// ELF and carry the build ID asked for. A section's bytes carry no build
-// ID to check.
-func verify(path string, kind Kind, id string) error {
+// verify checks a downloaded file of size bytes: an executable or debug
+// file must be ELF and carry the build ID asked for. A section's bytes
+// carry no build ID to check. Errors do not name the file: it is a
+// partial file, removed when verify fails.
+func verify(f *os.File, size int64, kind Kind, id string) error {
 	if kind == KindSection {
 		return nil
 	}
-	o, err := elfx.Open(path)
+	o, err := elfx.NewObject(f, size, "the file sent")
 	if err != nil {
-		return fmt.Errorf("not an ELF file: %w", err)
+		return err
 	}
 	got := o.BuildID()
 	o.Close()
 	if got != id {
 		if got == "" {
-			got = "none"
+			return fmt.Errorf("%w: it has no build ID", ErrWrongBuildID)
 		}
 		return fmt.Errorf("%w: %s", ErrWrongBuildID, got)
 	}
