@@ -331,7 +331,7 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 			if errors.Is(err, os.ErrNotExist) {
 				res.looked = append(res.looked, path)
 			} else {
-				c.warnf("module %s: %s: %v", mod.Path, path, err)
+				c.warnf("module %s: %v", mod.Path, err) // err names path
 			}
 			continue
 		}
@@ -367,10 +367,11 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 				continue
 			}
 		}
+		if coreID != "" && fileID == "" {
+			reject("no build ID in %s (the core says %s)", path, coreID)
+			continue
+		}
 		if coreID != "" && fileID != coreID {
-			if fileID == "" {
-				fileID = "none"
-			}
 			reject("build ID %s in core differs from %s in %s", coreID, fileID, path)
 			continue
 		}
@@ -418,6 +419,12 @@ func (c *Core) reportUnresolved(mod *Module, res lookResult, fetchErr error) {
 		}
 	} else {
 		c.fileStatus[mod.Path] = "not found"
+	}
+	if len(res.looked) == 0 {
+		// Every candidate failed otherwise (warned about), or there
+		// was none.
+		c.warnf("module %s: not found%s", mod.Path, fetched)
+		return
 	}
 	c.warnf("module %s: not found (looked in %s)%s", mod.Path, strings.Join(res.looked, ", "), fetched)
 }
