@@ -257,7 +257,7 @@ func (cf candidateFile) release() {
 func (c *Core) resolveFile(mod *Module, opts Options) {
 	look := c.tryFiles(mod, candidates(mod, opts), opts)
 	if look.found || !fetchable(mod, opts) {
-		c.reportUnresolved(mod, look, nil)
+		c.settle(mod, look, nil, opts)
 		return
 	}
 	path, err := opts.FetchByBuildID(mod.BuildID)
@@ -276,7 +276,7 @@ func (c *Core) resolveFetched(mod *Module, look lookResult, path string, err err
 		more := c.tryFiles(mod, []string{path}, opts)
 		look.found, look.refused = more.found, look.refused || more.refused
 	}
-	c.reportUnresolved(mod, look, err)
+	c.settle(mod, look, err, opts)
 }
 
 // resolveFiles resolves the files of mods: the local candidates of each
@@ -288,7 +288,7 @@ func (c *Core) resolveFiles(mods []*Module, opts Options) {
 	for _, mod := range mods {
 		look := c.tryFiles(mod, candidates(mod, opts), opts)
 		if look.found || !fetchable(mod, opts) {
-			c.reportUnresolved(mod, look, nil)
+			c.settle(mod, look, nil, opts)
 			continue
 		}
 		missing = append(missing, mod)
