@@ -182,7 +182,6 @@ func (c *cache) clean(now time.Time) {
 		// The directory's age is taken before its files go (removing
 		// them makes it new), as libdebuginfod's fts walk does.
 		dirSt, dirErr := os.Stat(sub)
-		removeStalePartials(sub)
 		files, _ := os.ReadDir(sub)
 		for _, f := range files {
 			if !f.Type().IsRegular() || !cachedName(f.Name()) {
@@ -201,12 +200,8 @@ func (c *cache) clean(now time.Time) {
 
 // cachedName reports whether a file name in a build-ID directory is one
 // the cache layout defines (a download of libdebuginfod in progress,
-// NAME.XXXXXX, is recent and so never old enough to be removed; partial
-// files of coreunwind go by their lock).
+// NAME.XXXXXX, is recent and so never old enough to be removed).
 func cachedName(name string) bool {
-	if strings.Contains(name, partialMark) {
-		return false
-	}
 	return name == string(KindDebuginfo) || name == string(KindExecutable) ||
 		strings.HasPrefix(name, "source") || strings.HasPrefix(name, "section-")
 }
@@ -240,9 +235,9 @@ func isHex(s string) bool {
 
 // extractSection copies the raw bytes of section name of the ELF file at
 // src (as the file holds them: compressed if the section is) to a new
-// file dst, through a temporary file and a rename. found is false when
-// the file has no such section with contents.
-func extractSection(src, name, dst string) (found bool, err error) {
+// file dst, through a partial file and a rename. found is false when the
+// file has no such section with contents.
+func (c *cache) extractSection(src, name, dst string) (found bool, err error) {
 	ef, err := elf.Open(src)
 	if err != nil {
 		return false, err
@@ -252,18 +247,17 @@ func extractSection(src, name, dst string) (found bool, err error) {
 	if s == nil || s.Type == elf.SHT_NOBITS {
 		return false, nil
 	}
-	if err := writeAtomically(dst, io.NewSectionReader(s.ReaderAt, 0, int64(s.FileSize)), time.Time{}); err != nil {
+	if err := c.writeAtomically(dst, io.NewSectionReader(s.ReaderAt, 0, int64(s.FileSize)), time.Time{}); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// writeAtomically writes r to path through a partial file in the same
-// directory, renamed into place read-only: concurrent readers (other
-// processes included) see the whole file or none. A zero mtime leaves
-// the time of writing.
-func writeAtomically(path string, r io.Reader, mtime time.Time) error {
-	tmp, err := createPartial(path)
+// writeAtomically writes r to path through a partial file renamed into
+// place read-only: concurrent readers (other processes included) see the
+// whole file or none. A zero mtime leaves the time of writing.
+func (c *cache) writeAtomically(path string, r io.Reader, mtime time.Time) error {
+	tmp, err := c.createPartial(path)
 	if err != nil {
 		return err
 	}
@@ -271,18 +265,25 @@ func writeAtomically(path string, r io.Reader, mtime time.Time) error {
 	return commitTemp(tmp, path, mtime, err)
 }
 
-// partialMark is in the name of a file being written (TARGET.partial-coreunwind.RANDOM):
-// lookups ask for exact names, so a partial file is never taken for an
-// entry, and removeStalePartials knows what it may remove.
-const partialMark = ".partial-coreunwind."
+// partialDir holds the files being written, DIR/.coreunwind-partial/ID.RANDOM,
+// each renamed to its entry when complete. Lookups ask for entries by
+// their names, so a partial file is never taken for one; the name is not
+// a build ID, so libdebuginfod's cleaning (and clean) leave it alone;
+// and one directory for all lets a run remove what dead runs left
+// (removeStalePartials) with one listing.
+const partialDir = ".coreunwind-partial"
 
 // createPartial creates the partial file for target, locked (flock) for
 // as long as it is open: a run killed midway (SIGTERM, OOM) loses its
 // lock with its life, which is how a later run tells its leftovers from
 // the downloads of a run still going, on this machine or another sharing
 // the cache.
-func createPartial(target string) (*os.File, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(target), filepath.Base(target)+partialMark+"*")
+func (c *cache) createPartial(target string) (*os.File, error) {
+	dir := filepath.Join(c.dir, partialDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(filepath.Dir(target))+".*")
 	if err != nil {
 		return nil, err
 	}
@@ -294,16 +295,16 @@ func createPartial(target string) (*os.File, error) {
 	return tmp, nil
 }
 
-// removeStalePartials removes the partial files in dir no live writer
-// holds (left by a run that died), so they do not stay in the cache
-// forever.
-func removeStalePartials(dir string) {
+// removeStalePartials removes the partial files no live writer holds:
+// left by runs that died midway, they would otherwise stay forever.
+func (c *cache) removeStalePartials() {
+	dir := filepath.Join(c.dir, partialDir)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !strings.Contains(e.Name(), partialMark) {
+		if !e.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

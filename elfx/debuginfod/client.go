@@ -211,6 +211,7 @@ func (c *Client) cache() (*cache, error) {
 			}
 			if err == nil {
 				c.store = &cache{dir: dir, shared: true}
+				c.store.removeStalePartials()
 				c.store.clean(time.Now())
 				return
 			}
@@ -258,9 +259,6 @@ func (c *Client) lookup(kind Kind, id, section string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return "", err
 	}
-	// Downloads of runs that died midway stay no longer than until the
-	// build ID is asked for again (or the next cleaning).
-	removeStalePartials(filepath.Dir(target))
 	c.slots <- struct{}{}
 	err = c.download(kind, id, section, target)
 	<-c.slots
@@ -281,7 +279,7 @@ func (c *Client) sectionFromCached(store *cache, id, section, target string, now
 	for _, k := range []Kind{KindDebuginfo, KindExecutable} {
 		p := store.targetPath(id, k, "")
 		if hit, _ := store.lookup(p, now); hit {
-			if ok, err := extractSection(p, section, target); ok && err == nil {
+			if ok, err := store.extractSection(p, section, target); ok && err == nil {
 				return true
 			}
 		}
@@ -299,7 +297,7 @@ func (c *Client) sectionFromWhole(id, section, target string) (string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		ok, err := extractSection(p, section, target)
+		ok, err := c.store.extractSection(p, section, target)
 		if ok && err == nil {
 			return target, nil
 		}

@@ -141,28 +141,31 @@ func TestMain(m *testing.M) {
 }
 
 // TestKilledDownloadLeftover: a run killed by SIGTERM in the middle of a
-// download leaves its partial file. It is never taken for the entry; the
-// next lookup of that build ID removes it, the next cleaning removes such
-// files everywhere, and neither touches the partial file of a download
-// still under way.
+// download leaves its partial file. It is never taken for the entry, the
+// next run removes it when it opens the cache, and leaves alone the
+// partial file of a download still under way.
 func TestKilledDownloadLeftover(t *testing.T) {
 	lib, _ := realFiles(t)
-	cache := t.TempDir()
+	dir := t.TempDir()
 	trickle := &endlessBody{interval: 50 * time.Millisecond, chunk: 64 << 10, stopAfter: 1 << 30}
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), envChildFetch+"="+serve(t, trickle)+" "+lib.id+" "+cache)
+	child.Env = append(os.Environ(), envChildFetch+"="+serve(t, trickle)+" "+lib.id+" "+dir)
 	child.Stderr = os.Stderr
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	idDir := filepath.Join(cache, lib.id)
+	// The child's partial file, once something arrived: anywhere in the
+	// cache but the settings files.
 	var leftover string
 	for deadline := time.Now().Add(20 * time.Second); leftover == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, n := range names(idDir) {
-			if st, err := os.Stat(filepath.Join(idDir, n)); err == nil && st.Size() > 0 {
-				leftover = filepath.Join(idDir, n)
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && filepath.Dir(p) != dir {
+				if st, err := os.Stat(p); err == nil && st.Size() > 0 {
+					leftover = p
+				}
 			}
-		}
+			return nil
+		})
 	}
 	child.Process.Signal(syscall.SIGTERM)
 	child.Wait()
@@ -172,42 +175,34 @@ func TestKilledDownloadLeftover(t *testing.T) {
 	if _, err := os.Stat(leftover); err != nil {
 		t.Fatalf("the killed run left no partial file: %v", err)
 	}
-
-	// The same file of another build ID, another leftover for the cleaning.
-	otherDir := filepath.Join(cache, strings.Repeat("ef", 20))
-	os.MkdirAll(otherDir, 0o700)
-	data, _ := os.ReadFile(leftover)
-	otherLeftover := filepath.Join(otherDir, filepath.Base(leftover))
-	if err := os.WriteFile(otherLeftover, data, 0o600); err != nil {
-		t.Fatal(err)
+	idDir := filepath.Join(dir, lib.id)
+	if n := names(idDir); len(n) != 0 {
+		t.Errorf("the killed run left %v where entries are looked up", n)
 	}
-	// A download under way in a third directory, by a live writer.
-	liveDir := filepath.Join(cache, strings.Repeat("12", 20))
-	os.MkdirAll(liveDir, 0o700)
-	live, err := createPartial(filepath.Join(liveDir, string(KindDebuginfo)))
+
+	// A download under way, by a live writer.
+	store := &cache{dir: dir, shared: true}
+	live, err := store.createPartial(filepath.Join(dir, strings.Repeat("12", 20), string(KindDebuginfo)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	// The last cleaning was long ago.
-	old := time.Now().Add(-48 * time.Hour)
-	os.WriteFile(filepath.Join(cache, cleanIntervalFile), []byte("3600"), 0o600)
-	os.Chtimes(filepath.Join(cache, cleanIntervalFile), old, old)
 
+	// The next run.
 	good := &fileServer{files: map[string]string{"/buildid/" + lib.id + "/executable": lib.path}}
-	p, err := New(Config{URLs: []string{serve(t, good)}, Timeout: 2 * time.Second, CachePath: cache}).Executable(lib.id)
+	p, err := New(Config{URLs: []string{serve(t, good)}, Timeout: 2 * time.Second, CachePath: dir}).Executable(lib.id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameContents(t, p, lib.path)
-	if n := names(idDir); len(n) != 1 || n[0] != string(KindExecutable) {
-		t.Errorf("after a good fetch the build ID's directory holds %v, want only the entry", n)
-	}
-	if n := names(otherDir); len(n) != 0 {
-		t.Errorf("the cleaning left %v", n)
+	if _, err := os.Stat(leftover); err == nil {
+		t.Errorf("the next run left the dead run's partial file %s", leftover)
 	}
 	if _, err := os.Stat(live.Name()); err != nil {
-		t.Errorf("the cleaning removed a download under way: %v", err)
+		t.Errorf("the next run removed a download under way: %v", err)
+	}
+	if n := names(idDir); len(n) != 1 || n[0] != string(KindExecutable) {
+		t.Errorf("the build ID's directory holds %v, want only the entry", n)
 	}
 }
 

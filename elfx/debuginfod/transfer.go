@@ -91,7 +91,7 @@ func (c *Client) receive(a *answer, kind Kind, id, target string) error {
 	if a.resp.ContentLength > limit {
 		return fmt.Errorf("%w: %d bytes (limit %d; DEBUGINFOD_MAXSIZE sets it)", ErrTooLarge, a.resp.ContentLength, limit)
 	}
-	tmp, err := createPartial(target)
+	tmp, err := c.store.createPartial(target)
 	if err != nil {
 		return err
 	}
