@@ -21,10 +21,11 @@ import (
 //	DIR/cache_clean_interval_s        seconds between cleanings; its mtime is the last one
 //	DIR/max_unused_age_s              a file not read for this long is removed
 //	DIR/cache_miss_s                  how long an empty (negative) entry stands
+//	DIR/.coreunwind-partial/BUILDID.N files being written (coreunwind's own)
 //
-// BUILDID is lower-case hex. Files are written to a temporary name in the
-// same directory and renamed, read-only (0400), with the server's
-// Last-Modified time. An empty file records that no server had the file:
+// BUILDID is lower-case hex. Files are written to a partial file and
+// renamed into place, read-only (0400), with the server's Last-Modified
+// time. An empty file records that no server had the file:
 // it is not asked again for cache_miss_s seconds after the file's mtime.
 const (
 	cleanIntervalFile = "cache_clean_interval_s"
