@@ -264,15 +264,31 @@ func TestMissingAndWrongFiles(t *testing.T) {
 	other := buildC(t, t.TempDir(), "crash", "-DEXTRA_UNUSED=1", "-O0")
 	empty := t.TempDir()
 
+	// hideProg moves the program away for a subtest: the one module
+	// found neither under the sysroot nor at its recorded path (the
+	// system's libraries are found there, their build IDs matching).
+	hideProg := func(t *testing.T) {
+		if err := os.Rename(prog, prog+".away"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Rename(prog+".away", prog) })
+	}
 	t.Run("missing", func(t *testing.T) {
+		hideProg(t)
 		c, err := Open(core, Options{Sysroot: empty})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
 		for _, m := range c.Modules {
-			if !m.InCore && (m.Found || !hasWarning(c, m.Path, "not found", filepath.Join(empty, m.Path))) {
-				t.Errorf("module %s: found %v; warnings %q", m.Path, m.Found, c.Warnings)
+			switch {
+			case m.InCore:
+			case m.Path == prog:
+				if m.Found || !hasWarning(c, m.Path, "not found", filepath.Join(empty, m.Path)) {
+					t.Errorf("module %s: found %v; warnings %q", m.Path, m.Found, c.Warnings)
+				}
+			case !m.Found || m.File != m.Path || !hasWarning(c, m.Path, "not found under sysroot "+empty):
+				t.Errorf("module %s: file %q found %v; warnings %q", m.Path, m.File, m.Found, c.Warnings)
 			}
 		}
 		if got := readU64(t, c, facts.GlobalAddr); got != facts.Global {
@@ -284,12 +300,13 @@ func TestMissingAndWrongFiles(t *testing.T) {
 		}
 	})
 	t.Run("wrong-executable", func(t *testing.T) {
+		hideProg(t)
 		c, err := Open(core, Options{Executable: other, Sysroot: empty})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		coreID, otherID := readelfBuildID(t, prog), readelfBuildID(t, other)
+		coreID, otherID := readelfBuildID(t, prog+".away"), readelfBuildID(t, other)
 		if coreID == otherID {
 			t.Fatal("test binaries have the same build ID")
 		}

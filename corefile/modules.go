@@ -257,7 +257,7 @@ func (cf candidateFile) release() {
 func (c *Core) resolveFile(mod *Module, opts Options) {
 	look := c.tryFiles(mod, candidates(mod, opts), opts)
 	if look.found || !fetchable(mod, opts) {
-		c.reportUnresolved(mod, look, nil)
+		c.settle(mod, look, nil, opts)
 		return
 	}
 	path, err := opts.FetchByBuildID(mod.BuildID)
@@ -276,7 +276,7 @@ func (c *Core) resolveFetched(mod *Module, look lookResult, path string, err err
 		more := c.tryFiles(mod, []string{path}, opts)
 		look.found, look.refused = more.found, look.refused || more.refused
 	}
-	c.reportUnresolved(mod, look, err)
+	c.settle(mod, look, err, opts)
 }
 
 // resolveFiles resolves the files of mods: the local candidates of each
@@ -288,7 +288,7 @@ func (c *Core) resolveFiles(mods []*Module, opts Options) {
 	for _, mod := range mods {
 		look := c.tryFiles(mod, candidates(mod, opts), opts)
 		if look.found || !fetchable(mod, opts) {
-			c.reportUnresolved(mod, look, nil)
+			c.settle(mod, look, nil, opts)
 			continue
 		}
 		missing = append(missing, mod)
@@ -331,7 +331,7 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 			if errors.Is(err, os.ErrNotExist) {
 				res.looked = append(res.looked, path)
 			} else {
-				c.warnf("module %s: %s: %v", mod.Path, path, err)
+				c.warnf("module %s: %v", mod.Path, err) // err names path
 			}
 			continue
 		}
@@ -367,10 +367,11 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 				continue
 			}
 		}
+		if coreID != "" && fileID == "" {
+			reject("no build ID in %s (the core says %s)", path, coreID)
+			continue
+		}
 		if coreID != "" && fileID != coreID {
-			if fileID == "" {
-				fileID = "none"
-			}
 			reject("build ID %s in core differs from %s in %s", coreID, fileID, path)
 			continue
 		}
@@ -418,6 +419,12 @@ func (c *Core) reportUnresolved(mod *Module, res lookResult, fetchErr error) {
 		}
 	} else {
 		c.fileStatus[mod.Path] = "not found"
+	}
+	if len(res.looked) == 0 {
+		// Every candidate failed otherwise (warned about), or there
+		// was none.
+		c.warnf("module %s: not found%s", mod.Path, fetched)
+		return
 	}
 	c.warnf("module %s: not found (looked in %s)%s", mod.Path, strings.Join(res.looked, ", "), fetched)
 }

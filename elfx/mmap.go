@@ -34,7 +34,7 @@ func mapFile(path string) ([]byte, error) {
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
 	if err != nil {
-		return nil, fmt.Errorf("mmap %s: %w", path, err)
+		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
 	return data, nil
 }

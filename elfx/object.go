@@ -74,7 +74,7 @@ type derived struct {
 func Open(path string) (*Object, error) {
 	data, err := mapFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("elfx: open %s: %w", path, err)
+		return nil, err // it names path
 	}
 	o, err := newObject(bytes.NewReader(data), int64(len(data)), path, data)
 	if err != nil {
@@ -99,12 +99,12 @@ func newObject(r io.ReaderAt, size int64, name string, mapped []byte) (o *Object
 		// debug/elf is fuzzed upstream, but a panic on hostile input must
 		// never escape to a caller symbolizing a whole batch of cores.
 		if p := recover(); p != nil {
-			o, err = nil, fmt.Errorf("elfx: %s: malformed ELF file (%v)", name, p)
+			o, err = nil, fmt.Errorf("%s: malformed ELF file (%v)", name, p)
 		}
 	}()
 	ef, err := elf.NewFile(r)
 	if err != nil {
-		return nil, fmt.Errorf("elfx: %s: %w", name, err)
+		return nil, openError(name, r, size, err)
 	}
 	o = &Object{name: name, mapped: mapped, src: r, size: size, ef: ef}
 	for _, p := range ef.Progs {

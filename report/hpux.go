@@ -51,7 +51,7 @@ func WriteHPUXOptions(w io.Writer, r *Report, o TextOptions) error {
 			bw.WriteString("   (more stack frames follow)\n")
 		}
 		if th.Error != nil {
-			fmt.Fprintf(bw, "   (unwind stopped: %s)\n", *th.Error)
+			fmt.Fprintf(bw, "   (unwind stopped: %s)\n", Printable(*th.Error))
 		}
 	}
 	return bw.Flush()
@@ -60,13 +60,13 @@ func WriteHPUXOptions(w io.Writer, r *Report, o TextOptions) error {
 func writeHPUXFrame(bw *bufio.Writer, i int, f *Frame, digits int) {
 	fmt.Fprintf(bw, "(%2d) 0x%0*x", i, digits, uint64(f.PC))
 	if f.Function != nil {
-		fmt.Fprintf(bw, " %s", *f.Function)
+		fmt.Fprintf(bw, " %s", Printable(*f.Function))
 		if f.FunctionOffset != nil {
 			fmt.Fprintf(bw, " + 0x%x", uint64(*f.FunctionOffset))
 		}
 	}
 	if f.Module != nil {
-		fmt.Fprintf(bw, " [%s]", hpuxModuleName(*f.Module))
+		fmt.Fprintf(bw, " [%s]", Printable(hpuxModuleName(*f.Module)))
 	}
 	bw.WriteByte('\n')
 	if f.Signal {

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -336,5 +338,69 @@ func TestProfileBuilderValid(t *testing.T) {
 	if len(q.SampleType) != 1 || q.SampleType[0].Type != report.SampleCrashes || q.SampleType[0].Unit != "count" ||
 		q.PeriodType == nil || q.PeriodType.Type != report.SampleCrashes || q.Period != 1 || q.DefaultSampleType != report.SampleCrashes {
 		t.Errorf("sample and period types: %v %v %d %q", q.SampleType, q.PeriodType, q.Period, q.DefaultSampleType)
+	}
+}
+
+// TestPprofStringsValidUTF8: names from a hostile core or binary may hold
+// bytes that are not UTF-8. proto3 strings must be UTF-8 (strict decoders
+// reject the profile otherwise), so every string in the profile is valid
+// and reads as the JSON report reads it: each bad byte U+FFFD.
+func TestPprofStringsValidUTF8(t *testing.T) {
+	bad := func(s string) *string { return &s }
+	rep := &report.Report{
+		Core:    report.Core{Path: "/cores/core.\xff1"},
+		Modules: []report.Module{{Path: "/lib/li\xc3b.so", Start: 0x1000, End: 0x2000, BuildID: bad("ab")}},
+		Threads: []report.Thread{{TID: 1, Crashed: true, Name: bad("w\xe2\x82orker"), Frames: []report.Frame{
+			{PC: 0x1100, Trust: "context", Function: bad("f\xff\xfeo"), File: bad("/src/\x80.c"), Line: new(int), Module: bad("/lib/li\xc3b.so")},
+		}}},
+	}
+	var buf bytes.Buffer
+	if err := report.WritePprof(&buf, []*report.Report{rep, rep}); err != nil { // two: a "core" label
+		t.Fatal(err)
+	}
+	q, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jbuf bytes.Buffer
+	if err := report.WriteJSON(&jbuf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Core    struct{ Path string }
+		Modules []struct{ Path string }
+		Threads []struct {
+			Frames []struct{ Function, File string }
+		}
+	}
+	if err := json.Unmarshal(jbuf.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	var strs []string
+	for _, f := range q.Function {
+		strs = append(strs, f.Name, f.SystemName, f.Filename)
+	}
+	for _, m := range q.Mapping {
+		strs = append(strs, m.File, m.BuildID)
+	}
+	for _, s := range q.Sample {
+		for k, vs := range s.Label {
+			strs = append(strs, k)
+			strs = append(strs, vs...)
+		}
+	}
+	for _, s := range strs {
+		if !utf8.ValidString(s) {
+			t.Errorf("profile string %q is not UTF-8", s)
+		}
+	}
+	if len(q.Function) != 1 || q.Function[0].Name != j.Threads[0].Frames[0].Function || q.Function[0].Filename != j.Threads[0].Frames[0].File {
+		t.Errorf("functions %+v, JSON frame %+v: want the same names", q.Function, j.Threads[0].Frames[0])
+	}
+	if len(q.Mapping) != 1 || q.Mapping[0].File != j.Modules[0].Path {
+		t.Errorf("mapping %+v, JSON module %q: want the same path", q.Mapping, j.Modules[0].Path)
+	}
+	if got := q.Sample[0].Label["core"]; len(got) != 1 || got[0] != j.Core.Path {
+		t.Errorf("core label %q, JSON core path %q", got, j.Core.Path)
 	}
 }

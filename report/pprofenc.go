@@ -126,7 +126,10 @@ func newStrings() *stringTable {
 	return &stringTable{index: map[string]int64{"": 0}, list: []string{""}}
 }
 
+// id is v's index, v made valid UTF-8 first: protobuf strings must be
+// (strict proto3 decoders reject the whole profile otherwise).
 func (s *stringTable) id(v string) int64 {
+	v = validUTF8(v)
 	if i, ok := s.index[v]; ok {
 		return i
 	}

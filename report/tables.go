@@ -75,11 +75,11 @@ func WriteTablesJSON(w io.Writer, t *Tables) error {
 // indented, as readelf's frames-interp lays them out.
 func WriteTablesText(w io.Writer, t *Tables) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%s: %s (%s, %s-endian): %d entries\n", t.File, t.Section, t.Arch, t.ByteOrder, len(t.Entries))
+	fmt.Fprintf(bw, "%s: %s (%s, %s-endian): %d entries\n", Printable(t.File), Printable(t.Section), t.Arch, t.ByteOrder, len(t.Entries))
 	for _, e := range t.Entries {
 		fmt.Fprintf(bw, "\n%#x..%#x", uint64(e.Start), uint64(e.End))
 		if e.Function != nil {
-			fmt.Fprintf(bw, " %s", *e.Function)
+			fmt.Fprintf(bw, " %s", Printable(*e.Function))
 		}
 		bw.WriteByte('\n')
 		if len(e.Descriptor) > 0 {
@@ -98,7 +98,7 @@ func WriteTablesText(w io.Writer, t *Tables) error {
 		}
 	}
 	for _, w := range t.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n", w)
+		fmt.Fprintf(bw, "warning: %s\n", Printable(w))
 	}
 	return bw.Flush()
 }

@@ -54,7 +54,7 @@ func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nwarnings:\n")
 		for _, w := range r.Warnings {
-			fmt.Fprintf(bw, "  %s\n", w)
+			fmt.Fprintf(bw, "  %s\n", Printable(w))
 		}
 	}
 	return bw.Flush()
@@ -62,12 +62,12 @@ func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 
 func writeHeader(w *bufio.Writer, r *Report) {
 	c := &r.Core
-	fmt.Fprintf(w, "core:        %s (%s, %s, %s-endian)\n", c.Path, c.Format, c.Arch, c.ByteOrder)
+	fmt.Fprintf(w, "core:        %s (%s, %s, %s-endian)\n", Printable(c.Path), c.Format, c.Arch, c.ByteOrder)
 	if c.Executable != nil {
-		fmt.Fprintf(w, "executable:  %s\n", *c.Executable)
+		fmt.Fprintf(w, "executable:  %s\n", Printable(*c.Executable))
 	}
 	if c.CommandLine != nil {
-		fmt.Fprintf(w, "command:     %s\n", *c.CommandLine)
+		fmt.Fprintf(w, "command:     %s\n", Printable(*c.CommandLine))
 	}
 	if c.PID != nil {
 		fmt.Fprintf(w, "pid:         %d\n", *c.PID)
@@ -98,7 +98,7 @@ func writeHeader(w *bufio.Writer, r *Report) {
 func writeThread(w *bufio.Writer, t *Thread, ptrSize int, o TextOptions) {
 	fmt.Fprintf(w, "\nThread %d", t.TID)
 	if t.Name != nil {
-		fmt.Fprintf(w, " %q", *t.Name)
+		fmt.Fprintf(w, " %q", *t.Name) // escaped as Printable escapes
 	}
 	if t.Crashed {
 		w.WriteString(" (crashed)")
@@ -120,7 +120,7 @@ func writeThread(w *bufio.Writer, t *Thread, ptrSize int, o TextOptions) {
 		w.WriteString("(More stack frames follow...)\n")
 	}
 	if t.Error != nil {
-		fmt.Fprintf(w, "Backtrace stopped: %s\n", *t.Error)
+		fmt.Fprintf(w, "Backtrace stopped: %s\n", Printable(*t.Error))
 	}
 }
 
@@ -145,7 +145,7 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 	b = appendHex(b, uint64(f.PC), width)
 	b = append(b, " in "...)
 	if f.Function != nil {
-		b = append(b, *f.Function...)
+		b = appendPrintable(b, *f.Function)
 	} else {
 		b = append(b, "??"...)
 	}
@@ -153,12 +153,12 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 	switch {
 	case f.File != nil && f.Line != nil:
 		b = append(b, " at "...)
-		b = append(b, *f.File...)
+		b = appendPrintable(b, *f.File)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(*f.Line), 10)
 	case f.Module != nil:
 		b = append(b, " from "...)
-		b = append(b, *f.Module...)
+		b = appendPrintable(b, *f.Module)
 	}
 	if f.Inlined {
 		b = append(b, " [inlined]"...)

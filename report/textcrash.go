@@ -14,17 +14,17 @@ func writeCrash(w *bufio.Writer, r *Report) {
 		return
 	}
 	const indent = "             "
-	fmt.Fprintf(w, "crash:       %s\n", c.Summary)
+	fmt.Fprintf(w, "crash:       %s\n", Printable(c.Summary))
 	for _, d := range c.Details {
-		fmt.Fprintf(w, "%s%s\n", indent, d)
+		fmt.Fprintf(w, "%s%s\n", indent, Printable(d))
 	}
 	if in := c.Instruction; in != nil {
 		fmt.Fprintf(w, "instruction: %#x", uint64(in.Address))
 		if f := crashFrame(r); f != nil && f.Function != nil && f.FunctionOffset != nil {
 			if *f.FunctionOffset == 0 {
-				fmt.Fprintf(w, " <%s>", *f.Function)
+				fmt.Fprintf(w, " <%s>", Printable(*f.Function))
 			} else {
-				fmt.Fprintf(w, " <%s+%d>", *f.Function, uint64(*f.FunctionOffset))
+				fmt.Fprintf(w, " <%s+%d>", Printable(*f.Function), uint64(*f.FunctionOffset))
 			}
 		}
 		fmt.Fprintf(w, ": %s", in.Text)
@@ -41,10 +41,10 @@ func writeCrash(w *bufio.Writer, r *Report) {
 		w.WriteByte('\n')
 	}
 	if c.AbortMessage != nil && !strings.Contains(c.Summary, *c.AbortMessage) {
-		fmt.Fprintf(w, "abort:       %s\n", *c.AbortMessage)
+		fmt.Fprintf(w, "abort:       %s\n", Printable(*c.AbortMessage))
 	}
 	if len(c.Recursion) > 0 {
-		fmt.Fprintf(w, "recursion:   %s\n", strings.Join(c.Recursion, " -> "))
+		fmt.Fprintf(w, "recursion:   %s\n", Printable(strings.Join(c.Recursion, " -> ")))
 	}
 	writeRegisters(w, c.Registers, r.Core.PointerSize)
 }
@@ -107,7 +107,7 @@ func writeMaps(w *bufio.Writer, maps []Mapping, ptrSize int) {
 		line := fmt.Sprintf("%*s %*s %12s %12s %5s %12s", width, hexStr(uint64(m.Start)), width, hexStr(uint64(m.End)),
 			hexStr(uint64(m.End-m.Start)), hexStr(uint64(m.Offset)), perms, hexStr(uint64(m.DumpedSize)))
 		if m.Path != nil {
-			line += "  " + *m.Path
+			line += "  " + Printable(*m.Path)
 		}
 		w.WriteString(line + "\n")
 	}

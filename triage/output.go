@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,12 +53,17 @@ func WriteJSONLine(w io.Writer, r *report.Report, bucket, partial string) error 
 	return err
 }
 
-// appendStringOrNull appends v as a JSON string, "" as null.
+// appendStringOrNull appends v as a JSON string, "" as null. (Go's
+// quoting is not JSON's: it writes \x1b and \xff, which JSON has not.)
 func appendStringOrNull(out []byte, v string) []byte {
 	if v == "" {
 		return append(out, "null"...)
 	}
-	return strconv.AppendQuote(out, v)
+	b, err := json.Marshal(v)
+	if err != nil { // a string always marshals
+		panic(err)
+	}
+	return append(out, b...)
 }
 
 // WriteText writes the buckets as a table for people, largest first, then
@@ -97,8 +101,8 @@ func WriteText(w io.Writer, s *Summary) error {
 			case b.PartialCount > 0:
 				count += fmt.Sprintf(" (+%d partial)", b.PartialCount)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, count, sig, exe,
-				oneLine(b.Signature), b.ExampleCore, textTime(b.FirstSeen), textTime(b.LastSeen))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, count, oneLine(sig), oneLine(exe),
+				oneLine(b.Signature), oneLine(b.ExampleCore), textTime(b.FirstSeen), textTime(b.LastSeen))
 		}
 		tw.Flush()
 	}
@@ -112,13 +116,13 @@ func WriteText(w io.Writer, s *Summary) error {
 			case p.Bucket != nil:
 				where = "matches bucket " + *p.Bucket
 			}
-			fmt.Fprintf(bw, "  %s: %s (signature %s; %s)\n", p.Core, oneLine(p.Reason), oneLine(p.Signature), where)
+			fmt.Fprintf(bw, "  %s: %s (signature %s; %s)\n", oneLine(p.Core), oneLine(p.Reason), oneLine(p.Signature), where)
 		}
 	}
 	if len(s.Failures) > 0 {
 		fmt.Fprintf(bw, "\nfailed:\n")
 		for _, f := range s.Failures {
-			fmt.Fprintf(bw, "  %s: %s\n", f.Core, oneLine(f.Error))
+			fmt.Fprintf(bw, "  %s: %s\n", oneLine(f.Core), oneLine(f.Error))
 		}
 	}
 	return bw.Flush()
@@ -131,9 +135,12 @@ func textTime(t *time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05")
 }
 
-// oneLine keeps a table row on one line whatever a name contains.
+// oneLine keeps a table row on one line and in its columns whatever a
+// name contains: line breaks and tabs (of joined errors) as spaces, the
+// rest printable (report.Printable: no terminal escapes, bytes that are
+// not UTF-8 escaped).
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\t", " ", "\r", " ").Replace(s)
+	return report.Printable(strings.NewReplacer("\n", " ", "\t", " ", "\r", " ").Replace(s))
 }
 
 // WriteProblems writes the failures and partial cores one a line, as
@@ -141,9 +148,9 @@ func oneLine(s string) string {
 // leave unsaid.
 func WriteProblems(w io.Writer, s *Summary) {
 	for _, f := range s.Failures {
-		fmt.Fprintf(w, "coreunwind: %s: %s\n", f.Core, f.Error)
+		fmt.Fprintf(w, "coreunwind: %s: %s\n", oneLine(f.Core), oneLine(f.Error))
 	}
 	for _, p := range s.Partial {
-		fmt.Fprintf(w, "coreunwind: %s: partial: %s\n", p.Core, p.Reason)
+		fmt.Fprintf(w, "coreunwind: %s: partial: %s\n", oneLine(p.Core), oneLine(p.Reason))
 	}
 }

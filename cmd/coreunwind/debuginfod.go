@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/elfx/debuginfod"
+	"github.com/coreunwind/coreunwind/report"
 )
 
 // debuginfodFlags are --debuginfod and --no-debuginfod: fetching by build
@@ -46,7 +47,7 @@ func closeDebuginfod(c *debuginfod.Client, stderr io.Writer) {
 		return
 	}
 	for _, w := range c.Warnings() {
-		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
+		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 	}
 	c.Close()
 }

@@ -66,7 +66,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 			continue
 		}
 		for _, w := range rep.Warnings {
-			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", j.core, w)
+			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", report.Printable(j.core), report.Printable(w))
 		}
 		for _, t := range rep.Threads {
 			if t.Error != nil {

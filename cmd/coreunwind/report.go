@@ -99,7 +99,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitcode.NoCore
 	}
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
+		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 	}
 	if format == "text" && *style == "hpux" {
 		format = "hpux"

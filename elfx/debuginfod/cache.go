@@ -21,10 +21,11 @@ import (
 //	DIR/cache_clean_interval_s        seconds between cleanings; its mtime is the last one
 //	DIR/max_unused_age_s              a file not read for this long is removed
 //	DIR/cache_miss_s                  how long an empty (negative) entry stands
+//	DIR/.coreunwind-partial/BUILDID.N files being written (coreunwind's own)
 //
-// BUILDID is lower-case hex. Files are written to a temporary name in the
-// same directory and renamed, read-only (0400), with the server's
-// Last-Modified time. An empty file records that no server had the file:
+// BUILDID is lower-case hex. Files are written to a partial file and
+// renamed into place, read-only (0400), with the server's Last-Modified
+// time. An empty file records that no server had the file:
 // it is not asked again for cache_miss_s seconds after the file's mtime.
 const (
 	cleanIntervalFile = "cache_clean_interval_s"
@@ -199,8 +200,8 @@ func (c *cache) clean(now time.Time) {
 }
 
 // cachedName reports whether a file name in a build-ID directory is one
-// the cache layout defines (a download in progress, NAME.XXXXXX, is
-// recent and so never old enough to be removed).
+// the cache layout defines (a download of libdebuginfod in progress,
+// NAME.XXXXXX, is recent and so never old enough to be removed).
 func cachedName(name string) bool {
 	return name == string(KindDebuginfo) || name == string(KindExecutable) ||
 		strings.HasPrefix(name, "source") || strings.HasPrefix(name, "section-")
@@ -235,9 +236,9 @@ func isHex(s string) bool {
 
 // extractSection copies the raw bytes of section name of the ELF file at
 // src (as the file holds them: compressed if the section is) to a new
-// file dst, through a temporary file and a rename. found is false when
-// the file has no such section with contents.
-func extractSection(src, name, dst string) (found bool, err error) {
+// file dst, through a partial file and a rename. found is false when the
+// file has no such section with contents.
+func (c *cache) extractSection(src, name, dst string) (found bool, err error) {
 	ef, err := elf.Open(src)
 	if err != nil {
 		return false, err
@@ -247,18 +248,17 @@ func extractSection(src, name, dst string) (found bool, err error) {
 	if s == nil || s.Type == elf.SHT_NOBITS {
 		return false, nil
 	}
-	if err := writeAtomically(dst, io.NewSectionReader(s.ReaderAt, 0, int64(s.FileSize)), time.Time{}); err != nil {
+	if err := c.writeAtomically(dst, io.NewSectionReader(s.ReaderAt, 0, int64(s.FileSize)), time.Time{}); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// writeAtomically writes r to path through a temporary file in the same
-// directory, renamed into place read-only: concurrent readers (other
-// processes included) see the whole file or none. A zero mtime leaves
-// the time of writing.
-func writeAtomically(path string, r io.Reader, mtime time.Time) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+// writeAtomically writes r to path through a partial file renamed into
+// place read-only: concurrent readers (other processes included) see the
+// whole file or none. A zero mtime leaves the time of writing.
+func (c *cache) writeAtomically(path string, r io.Reader, mtime time.Time) error {
+	tmp, err := c.createPartial(path)
 	if err != nil {
 		return err
 	}
@@ -266,14 +266,66 @@ func writeAtomically(path string, r io.Reader, mtime time.Time) error {
 	return commitTemp(tmp, path, mtime, err)
 }
 
-// commitTemp finishes a temporary file: closed, read-only, dated, renamed
-// to path; removed instead when err is set or any step fails.
+// partialDir holds the files being written, DIR/.coreunwind-partial/ID.RANDOM,
+// each renamed to its entry when complete. Lookups ask for entries by
+// their names, so a partial file is never taken for one; the name is not
+// a build ID, so libdebuginfod's cleaning (and clean) leave it alone;
+// and one directory for all lets a run remove what dead runs left
+// (removeStalePartials) with one listing.
+const partialDir = ".coreunwind-partial"
+
+// createPartial creates the partial file for target, locked (flock) for
+// as long as it is open: a run killed midway (SIGTERM, OOM) loses its
+// lock with its life, which is how a later run tells its leftovers from
+// the downloads of a run still going, on this machine or another sharing
+// the cache.
+func (c *cache) createPartial(target string) (*os.File, error) {
+	dir := filepath.Join(c.dir, partialDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(filepath.Dir(target))+".*")
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(tmp.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("lock %s: %w", tmp.Name(), err)
+	}
+	return tmp, nil
+}
+
+// removeStalePartials removes the partial files no live writer holds:
+// left by runs that died midway, they would otherwise stay forever.
+func (c *cache) removeStalePartials() {
+	dir := filepath.Join(c.dir, partialDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(p)
+		}
+		f.Close()
+	}
+}
+
+// commitTemp finishes a partial file: read-only, dated, renamed to path,
+// and only then closed (its lock held until it is no longer partial);
+// removed instead when err is set or any step fails.
 func commitTemp(tmp *os.File, path string, mtime time.Time, err error) error {
 	if err == nil {
 		err = tmp.Chmod(0o400)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
 	}
 	if err == nil && !mtime.IsZero() {
 		err = os.Chtimes(tmp.Name(), time.Now(), mtime)
@@ -283,6 +335,12 @@ func commitTemp(tmp *os.File, path string, mtime time.Time, err error) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+	}
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		// The data may not have reached the disk: the entry is not
+		// trusted.
+		os.Remove(path)
+		err = cerr
 	}
 	return err
 }

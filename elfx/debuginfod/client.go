@@ -211,6 +211,7 @@ func (c *Client) cache() (*cache, error) {
 			}
 			if err == nil {
 				c.store = &cache{dir: dir, shared: true}
+				c.store.removeStalePartials()
 				c.store.clean(time.Now())
 				return
 			}
@@ -278,7 +279,7 @@ func (c *Client) sectionFromCached(store *cache, id, section, target string, now
 	for _, k := range []Kind{KindDebuginfo, KindExecutable} {
 		p := store.targetPath(id, k, "")
 		if hit, _ := store.lookup(p, now); hit {
-			if ok, err := extractSection(p, section, target); ok && err == nil {
+			if ok, err := store.extractSection(p, section, target); ok && err == nil {
 				return true
 			}
 		}
@@ -296,7 +297,7 @@ func (c *Client) sectionFromWhole(id, section, target string) (string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		ok, err := extractSection(p, section, target)
+		ok, err := c.store.extractSection(p, section, target)
 		if ok && err == nil {
 			return target, nil
 		}
@@ -337,9 +338,9 @@ var errAbandoned = errors.New("another server answered first")
 // asked again.
 func (c *Client) download(kind Kind, id, section, target string) error {
 	ctx := context.Background()
-	if c.cfg.MaxTime > 0 {
+	if d := c.cfg.maxTime(); d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.cfg.MaxTime, fmt.Errorf("DEBUGINFOD_MAXTIME of %v reached", c.cfg.MaxTime))
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("gave up after %v (DEBUGINFOD_MAXTIME)", d))
 		defer cancel()
 	}
 	var pending []*server
@@ -361,7 +362,7 @@ func (c *Client) download(kind Kind, id, section, target string) error {
 		for _, s := range pending {
 			rctx, cancel := context.WithCancelCause(ctx)
 			cancels[s] = cancel
-			go c.ask(rctx, cancel, s, requestURL(s.base, kind, id, section), ch)
+			go c.ask(rctx, cancel, s, requestURL(s.base, kind, id, section), kind, ch)
 		}
 		answered := map[*server]bool{}
 		var win *answer

@@ -224,7 +224,7 @@ func TestRefused(t *testing.T) {
 			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
 			w.Write(data[:len(data)/2])
 			panic(http.ErrAbortHandler)
-		case strings.HasSuffix(r.URL.Path, "/executable") && r.Header.Get("X-Debuginfod-Maxsize") != "":
+		case strings.HasSuffix(r.URL.Path, "/executable") && r.Header.Get("X-Debuginfod-Maxsize") == fmt.Sprint(len(data)/4):
 			// No Content-Length: the size is only known by counting.
 			w.Header().Set("Transfer-Encoding", "chunked")
 			w.Write(data)

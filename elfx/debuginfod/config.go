@@ -43,6 +43,33 @@ const (
 // GiB.
 const HardMaxSize = 8 << 30
 
+// Limits where the environment sets none. libdebuginfod has none then:
+// a server sending an endless body fills the disk up to the hard limit,
+// and one trickling just above the low-speed limit holds a run for hours.
+// These are what a user would choose: room for the largest files of each
+// kind real distributions ship (debug files of libLLVM or Chromium are
+// the big ones), and a minute and a half per file, as DEBUGINFOD_TIMEOUT
+// allows for an answer to start.
+const (
+	DefaultMaxTime = 90 * time.Second
+
+	defaultMaxSection    = 128 << 20 // .eh_frame, .debug_frame, .gnu_debugdata of one object
+	defaultMaxExecutable = 1 << 30   // executables and libraries as installed (stripped)
+	defaultMaxDebuginfo  = 4 << 30   // separate debug files
+)
+
+// DefaultMaxSize is the size limit for kind when DEBUGINFOD_MAXSIZE is
+// not set.
+func DefaultMaxSize(kind Kind) int64 {
+	switch kind {
+	case KindSection:
+		return defaultMaxSection
+	case KindExecutable:
+		return defaultMaxExecutable
+	}
+	return defaultMaxDebuginfo
+}
+
 // Config says which servers to ask and how. The zero value asks no
 // server.
 type Config struct {
@@ -51,9 +78,11 @@ type Config struct {
 	// Timeout fails a transfer that stays below 100 KiB/s for this long,
 	// waiting for an answer included; 0: no limit.
 	Timeout time.Duration
-	// MaxSize refuses files larger than this many bytes (0: HardMaxSize).
+	// MaxSize refuses files larger than this many bytes, at most
+	// HardMaxSize (0: DefaultMaxSize of the kind asked).
 	MaxSize int64
-	// MaxTime bounds one lookup, all servers together (0: no limit).
+	// MaxTime bounds one lookup, all servers together (0: DefaultMaxTime;
+	// negative: no limit).
 	MaxTime time.Duration
 	// CachePath is the cache directory; "" disables the shared cache
 	// (files go to a temporary directory removed by Close).
@@ -77,11 +106,19 @@ func configFrom(getenv func(string) string) Config {
 		n, _ := leadingInt(v)
 		cfg.Timeout = time.Duration(min(max(n, 0), 1<<31)) * time.Second
 	}
-	if n, _ := leadingInt(getenv(EnvMaxSize)); n > 0 {
-		cfg.MaxSize = n
+	// A value of 0 (or less) is libdebuginfod's "no limit": the hard
+	// limit for sizes, none for time. Unset or not a number: the defaults.
+	if n, ok := leadingInt(getenv(EnvMaxSize)); ok {
+		cfg.MaxSize = HardMaxSize
+		if n > 0 {
+			cfg.MaxSize = n
+		}
 	}
-	if n, _ := leadingInt(getenv(EnvMaxTime)); n > 0 {
-		cfg.MaxTime = time.Duration(min(n, 1<<31)) * time.Second
+	if n, ok := leadingInt(getenv(EnvMaxTime)); ok {
+		cfg.MaxTime = -1
+		if n > 0 {
+			cfg.MaxTime = time.Duration(min(n, 1<<31)) * time.Second
+		}
 	}
 	return cfg
 }
@@ -135,4 +172,23 @@ func leadingInt(s string) (v int64, ok bool) {
 		return -v, true
 	}
 	return v, true
+}
+
+// maxSize is the largest file of kind accepted.
+func (cfg Config) maxSize(kind Kind) int64 {
+	if cfg.MaxSize > 0 {
+		return min(cfg.MaxSize, HardMaxSize)
+	}
+	return DefaultMaxSize(kind)
+}
+
+// maxTime is how long one lookup may take (0: no limit).
+func (cfg Config) maxTime() time.Duration {
+	switch {
+	case cfg.MaxTime == 0:
+		return DefaultMaxTime
+	case cfg.MaxTime < 0:
+		return 0
+	}
+	return cfg.MaxTime
 }

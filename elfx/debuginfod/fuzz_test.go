@@ -48,20 +48,30 @@ func FuzzDownloaded(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := verify(p, KindExecutable, "00112233445566778899aabbccddeeff00112233"); err == nil {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = verify(f, int64(len(data)), KindExecutable, "00112233445566778899aabbccddeeff00112233")
+		f.Close()
+		if err == nil {
 			t.Error("arbitrary bytes accepted with a made-up build ID")
 		}
 		dst := filepath.Join(dir, "section-.eh_frame")
-		if ok, err := extractSection(p, ".eh_frame", dst); ok && err == nil {
+		store := &cache{dir: dir}
+		if ok, err := store.extractSection(p, ".eh_frame", dst); ok && err == nil {
 			if _, err := os.Stat(dst); err != nil {
 				t.Errorf("section reported but not written: %v", err)
 			}
 		}
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
-			if e.Name() != "executable" && e.Name() != "section-.eh_frame" {
+			if e.Name() != "executable" && e.Name() != "section-.eh_frame" && e.Name() != partialDir {
 				t.Errorf("left %s behind", e.Name())
 			}
+		}
+		if n := names(filepath.Join(dir, partialDir)); len(n) != 0 {
+			t.Errorf("left partial files %v behind", n)
 		}
 	})
 }

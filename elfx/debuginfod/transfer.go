@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -34,15 +33,13 @@ func requestURL(base string, kind Kind, id, section string) string {
 // ask sends one request and passes the answer (headers) to ch. Reaching
 // no server, or no answer within the timeout, takes the server out of
 // the run.
-func (c *Client) ask(ctx context.Context, cancel context.CancelCauseFunc, s *server, u string, ch chan<- answer) {
+func (c *Client) ask(ctx context.Context, cancel context.CancelCauseFunc, s *server, u string, kind Kind, ch chan<- answer) {
 	a := answer{srv: s, ctx: ctx, cancel: cancel, watch: startWatchdog(c.cfg.Timeout, cancel)}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err == nil {
 		req.Header.Set("User-Agent", userAgent)
-		if c.cfg.MaxSize > 0 {
-			// Servers answer 406 to what is larger.
-			req.Header.Set("X-Debuginfod-Maxsize", strconv.FormatInt(c.cfg.MaxSize, 10))
-		}
+		// Servers answer 406 to what is larger.
+		req.Header.Set("X-Debuginfod-Maxsize", strconv.FormatInt(c.cfg.maxSize(kind), 10))
 		a.resp, err = c.http.Do(req)
 	}
 	if err != nil {
@@ -85,24 +82,16 @@ func statusError(resp *http.Response, kind Kind) error {
 	return fmt.Errorf("HTTP %s", resp.Status)
 }
 
-// limit is the largest file accepted.
-func (c *Client) limit() int64 {
-	if c.cfg.MaxSize > 0 {
-		return min(c.cfg.MaxSize, HardMaxSize)
-	}
-	return HardMaxSize
-}
-
 // receive writes the winning answer's body to target, through a
 // temporary file, after checking it: no larger than the limit whatever
 // Content-Length says, complete, and for files an ELF object with the
 // build ID asked for. Nothing that fails a check enters the cache.
 func (c *Client) receive(a *answer, kind Kind, id, target string) error {
-	limit := c.limit()
+	limit := c.cfg.maxSize(kind)
 	if a.resp.ContentLength > limit {
-		return fmt.Errorf("%w: %d bytes (limit %d)", ErrTooLarge, a.resp.ContentLength, limit)
+		return fmt.Errorf("%w: %d bytes (limit %d; DEBUGINFOD_MAXSIZE sets it)", ErrTooLarge, a.resp.ContentLength, limit)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), filepath.Base(target)+".*")
+	tmp, err := c.store.createPartial(target)
 	if err != nil {
 		return err
 	}
@@ -113,33 +102,34 @@ func (c *Client) receive(a *answer, kind Kind, id, target string) error {
 	case err != nil:
 		err = c.transferError(a.ctx, a.srv, err)
 	case n > limit:
-		err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+		err = fmt.Errorf("%w: more than %d bytes (DEBUGINFOD_MAXSIZE sets the limit)", ErrTooLarge, limit)
 	case n == 0:
 		// An empty file would read as a negative cache entry.
 		err = errors.New("empty answer")
 	default:
-		err = verify(tmp.Name(), kind, id)
+		err = verify(tmp, n, kind, id)
 	}
 	mtime, _ := http.ParseTime(a.resp.Header.Get("Last-Modified"))
 	return commitTemp(tmp, target, mtime, err)
 }
 
-// verify checks a downloaded file: an executable or debug file must be
-// ELF and carry the build ID asked for. A section's bytes carry no build
-// ID to check.
-func verify(path string, kind Kind, id string) error {
+// verify checks a downloaded file of size bytes: an executable or debug
+// file must be ELF and carry the build ID asked for. A section's bytes
+// carry no build ID to check. Errors do not name the file: it is a
+// partial file, removed when verify fails.
+func verify(f *os.File, size int64, kind Kind, id string) error {
 	if kind == KindSection {
 		return nil
 	}
-	o, err := elfx.Open(path)
+	o, err := elfx.NewObject(f, size, "the file sent")
 	if err != nil {
-		return fmt.Errorf("not an ELF file: %w", err)
+		return err
 	}
 	got := o.BuildID()
 	o.Close()
 	if got != id {
 		if got == "" {
-			got = "none"
+			return fmt.Errorf("%w: it has no build ID", ErrWrongBuildID)
 		}
 		return fmt.Errorf("%w: %s", ErrWrongBuildID, got)
 	}
