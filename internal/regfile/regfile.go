@@ -15,9 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -123,25 +121,14 @@ func open(path string, flags int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// ErrTooLarge is what errors.Is finds when ReadFile refuses a file
+// ErrTooLarge is what errors.Is finds when ReadAll refuses a file
 // larger than its bound.
 var ErrTooLarge = errors.New("file larger than its bound")
 
-// ReadFile reads the whole regular file at path, as os.ReadFile does,
-// refusing a file of more than max bytes before reading any of it: the
-// size comes from the file system, but a file may be sparse or still
-// growing, so at most max bytes are read either way.
-func ReadFile(path string, max int64) ([]byte, error) {
-	f, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadAll(f, max)
-}
-
-// ReadAll reads the rest of f, an open regular file, refusing it when
-// its size or what it holds exceeds max bytes.
+// ReadAll reads the rest of f, an open regular file, as io.ReadAll
+// does, refusing a file of more than max bytes before reading any of it:
+// the size comes from the file system, and a sparse file claims what it
+// likes; a file growing meanwhile is refused once max bytes are read.
 func ReadAll(f *os.File, max int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -158,17 +145,4 @@ func ReadAll(f *os.File, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", f.Name(), ErrTooLarge, max)
 	}
 	return b, nil
-}
-
-// Check reports whether fi, from a Stat or Lstat, describes a regular
-// file, with the same error Open gives when it does not: for callers
-// that list directories or test a candidate path before opening it.
-func Check(path string, fi fs.FileInfo) error {
-	if fi.Mode().IsRegular() {
-		return nil
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return &NotRegularError{Path: path, Kind: kind(st.Mode)}
-	}
-	return &NotRegularError{Path: path, Kind: fi.Mode().Type().String()}
 }

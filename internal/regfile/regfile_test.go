@@ -43,9 +43,9 @@ func TestRefusesSpecialFiles(t *testing.T) {
 				t.Errorf("Open(%s): %v, want %q", c.path, err, want)
 			}
 		}, fifo)
-		testenv.NoHang(t, 10*time.Second, "ReadFile "+c.path, func() {
-			if _, err := ReadFile(c.path, 1<<20); !errors.Is(err, ErrNotRegular) {
-				t.Errorf("ReadFile(%s): %v, want ErrNotRegular", c.path, err)
+		testenv.NoHang(t, 10*time.Second, "OpenNoFollow "+c.path, func() {
+			if _, err := OpenNoFollow(c.path); !errors.Is(err, ErrNotRegular) {
+				t.Errorf("OpenNoFollow(%s): %v, want ErrNotRegular", c.path, err)
 			}
 		}, fifo)
 	}
@@ -66,8 +66,8 @@ func TestRefusesSpecialFiles(t *testing.T) {
 	if flags&unix.O_NONBLOCK != 0 {
 		t.Error("the descriptor is still non-blocking")
 	}
-	if b, err := ReadFile(reg, 5); err != nil || string(b) != "hello" {
-		t.Errorf("ReadFile of a regular file: %q, %v", b, err)
+	if b, err := ReadAll(f, 5); err != nil || string(b) != "hello" {
+		t.Errorf("ReadAll of a regular file: %q, %v", b, err)
 	}
 }
 
@@ -93,9 +93,9 @@ func TestNoFollow(t *testing.T) {
 	f.Close()
 }
 
-// TestReadFileBound: a file larger than the bound is refused before it
+// TestReadAllBound: a file larger than the bound is refused before it
 // is read (a sparse file claims gigabytes it does not hold on disk).
-func TestReadFileBound(t *testing.T) {
+func TestReadAllBound(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sparse")
 	f, err := os.Create(p)
 	if err != nil {
@@ -105,8 +105,12 @@ func TestReadFileBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	b, err := ReadFile(p, 1<<20)
+	if f, err = Open(p); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := ReadAll(f, 1<<20)
 	if !errors.Is(err, ErrTooLarge) || b != nil {
-		t.Fatalf("ReadFile of a 3 GB sparse file with a 1 MB bound: %d bytes, %v", len(b), err)
+		t.Fatalf("ReadAll of a 3 GB sparse file with a 1 MB bound: %d bytes, %v", len(b), err)
 	}
 }
