@@ -24,8 +24,9 @@ import (
 //     as it was and no partial file behind.
 
 // checkOutput returns a usage error when out, the -o path, is one of
-// inputs (files or directories; those that do not exist are skipped:
-// reading them fails on its own).
+// inputs: files, or directories every file of which is read (triage's;
+// not a --search-path, where only the files looked for are inputs).
+// Inputs that do not exist are skipped: reading them fails on its own.
 func checkOutput(out string, inputs []string) error {
 	if out == "" {
 		return nil

@@ -161,7 +161,19 @@ func TestOutputWrittenWhole(t *testing.T) {
 		t.Errorf("files before %q, after a write %q", names, after)
 	}
 
-	_, core, exe := shippedCopy(t)
+	// A report from before, beside the core, is no input.
+	cdir, core, exe := shippedCopy(t)
+	previous := filepath.Join(cdir, "report.txt")
+	if err := os.WriteFile(previous, []byte("old report"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("--search-path", cdir, "-o", previous, core, exe); code != exitcode.OK {
+		t.Errorf("-o %s: exit %d; stderr:\n%s", previous, code, stderr)
+	}
+	if b := mustRead(t, previous); !bytes.Contains(b, []byte("SIGSEGV")) {
+		t.Errorf("-o %s holds %q, want the report", previous, b)
+	}
+
 	if code, _, stderr := runCLI("-o", os.DevNull, core, exe); code != exitcode.OK {
 		t.Errorf("-o %s: exit %d; stderr:\n%s", os.DevNull, code, stderr)
 	}

@@ -65,7 +65,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
-	if err := checkOutput(out, slices.Concat(pos, searchPath, debugDirs, []string{*perfMap})); err != nil {
+	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap})); err != nil {
 		return usageError(stderr, err)
 	}
 	client, err := dflags.client(stderr, isTerminal(stderr))

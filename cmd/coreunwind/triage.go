@@ -64,7 +64,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: triage: no directory, archive or core given", errUsage))
 	}
 	opts.CacheDir, opts.NoCache = *cacheDir, *noCache
-	if err := checkOutput(out, slices.Concat(pos, opts.Binaries, opts.SearchPath, opts.DebugDirs)); err != nil {
+	if err := checkOutput(out, slices.Concat(pos, opts.Binaries)); err != nil {
 		return usageError(stderr, err)
 	}
 
