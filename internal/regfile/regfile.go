@@ -93,7 +93,11 @@ func OpenFd(path string, flags int) (fd int, size int64, err error) {
 		unix.Close(fd)
 		return -1, 0, &NotRegularError{Path: path, Kind: kind(st.Mode)}
 	}
-	if err := unix.SetNonblock(fd, false); err != nil {
+	// F_SETFL sets only the status flags (O_NONBLOCK, O_APPEND, O_ASYNC,
+	// O_DIRECT, O_NOATIME), none of which is wanted: one call, where
+	// SetNonblock would first read them back (triage opens every file of
+	// a directory through here).
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
 		unix.Close(fd)
 		return -1, 0, &os.PathError{Op: "fcntl", Path: path, Err: err}
 	}
