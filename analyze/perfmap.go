@@ -6,9 +6,10 @@ import (
 	"container/heap"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // A perf map (/tmp/perf-PID.map, written by JITs for perf(1)) names
@@ -48,7 +49,7 @@ type perfMap struct {
 }
 
 func readPerfMapFile(path string) (*perfMap, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/coreunwind/coreunwind/internal/regfile"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
@@ -190,4 +193,16 @@ func TestPerfMapOption(t *testing.T) {
 	if !found {
 		t.Errorf("no warning about the missing perf map: %q", r.Warnings)
 	}
+}
+
+// TestPerfMapFIFO: a named pipe as the perf map (perf-PID.map beside a
+// core is anyone's to create) is refused at once, not waited on.
+func TestPerfMapFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "perf-1.map")
+	testenv.Mkfifo(t, fifo)
+	testenv.NoHang(t, 10*time.Second, "readPerfMapFile", func() {
+		if _, err := readPerfMapFile(fifo); !errors.Is(err, regfile.ErrNotRegular) {
+			t.Errorf("readPerfMapFile(FIFO): %v, want a refusal of a file that is not regular", err)
+		}
+	}, fifo)
 }

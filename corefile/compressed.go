@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // What a batch (triage) needs to know about a compressed or archived core
@@ -100,9 +102,9 @@ func Sniff(r io.Reader) (Sniffed, error) {
 // descriptor: an os.File's poller setup (four fcntl and an epoll_ctl)
 // cost more than the read itself, for every file of a triaged directory.
 func SniffFile(path string) (Sniffed, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, _, err := regfile.OpenFd(path, 0)
 	if err != nil {
-		return Sniffed{}, &os.PathError{Op: "open", Path: path, Err: err}
+		return Sniffed{}, err
 	}
 	defer unix.Close(fd)
 	return Sniff(fdReader{fd, path})

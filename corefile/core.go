@@ -6,10 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // Options say where to find the files a core refers to.
@@ -131,7 +132,7 @@ func Open(path string, opts Options) (*Core, error) {
 			return c, nil
 		}
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

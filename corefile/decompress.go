@@ -10,6 +10,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 	"github.com/therootcompany/xz"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // Compressed cores (systemd-coredump stores zstd, people attach .xz/.gz/.lz4
@@ -57,7 +59,7 @@ func decompressor(kind string, r io.Reader) (io.Reader, func(), error) {
 // after some data gives that data (a truncated core is still worth
 // reading) and a warning.
 func decompressFile(path, kind, tempDir string) (data []byte, warning string, err error) {
-	in, err := os.Open(path)
+	in, err := regfile.Open(path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -21,6 +21,8 @@ import (
 	"encoding/binary"
 	"sort"
 	"strings"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // NTHPUXProcInfo is the key under which an HP-UX core's Thread.Notes holds
@@ -121,7 +123,7 @@ func (c *Core) hpuxExecutableMappings(opts Options) {
 	if opts.Executable == "" {
 		return
 	}
-	f, err := elf.Open(opts.Executable)
+	f, err := regfile.OpenELF(opts.Executable)
 	if err != nil {
 		c.warnf("executable %s: %v", opts.Executable, err)
 		return

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // A batch reads its cores' bytes on demand, a few pages at a time, into
@@ -49,16 +51,15 @@ type lazyCore struct {
 // not a Linux ELF core, or with headers load could not read; Open maps
 // it (and says what is wrong with it) instead.
 func openLazy(path string, files *FileCache) (lc *lazyCore, ok bool) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	fd, fsize, err := regfile.OpenFd(path, 0)
 	if err != nil {
 		return nil, false
 	}
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size <= 0 || st.Size > lazyCoreMax {
+	if fsize <= 0 || fsize > lazyCoreMax {
 		unix.Close(fd)
 		return nil, false
 	}
-	size := int(st.Size)
+	size := int(fsize)
 	lc = &lazyCore{fd: fd, buf: files.coreBuffer(size), owner: files}
 	lc.filled = make([]atomic.Uint64, (size+lazyPage*64-1)/(lazyPage*64))
 	if !lc.fillHeaders() {

@@ -5,11 +5,14 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
-// mapFile maps the whole of f read-only. ReadAt on an *os.File costs a
-// system call per read; the unwinder reads memory in small pieces, so
-// cores and overlay files are mapped instead.
+// mapFile maps the whole of f, a regular file (regfile.Open or a
+// temporary file), read-only. ReadAt on an *os.File costs a system call
+// per read; the unwinder reads memory in small pieces, so cores and
+// overlay files are mapped instead.
 func mapFile(f *os.File) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -18,9 +21,6 @@ func mapFile(f *os.File) ([]byte, error) {
 	size := st.Size()
 	if size == 0 {
 		return nil, nil
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", f.Name())
 	}
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: too large to map (%d bytes)", f.Name(), size)
@@ -35,16 +35,9 @@ func mapFile(f *os.File) ([]byte, error) {
 // mapPath opens and maps the regular file at path; the descriptor is
 // closed once the mapping exists. Paths come from the core, so anything
 // but a regular file (a FIFO would block open, a device could be endless)
-// is refused before it is opened.
+// is refused (regfile).
 func mapPath(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

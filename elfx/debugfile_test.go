@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
@@ -328,4 +329,36 @@ int main(int argc, char **argv) { return no_eh(argc); }
 			t.Fatalf("round %d: concurrent FindFDE(no_eh %#x): %v", round, noEHAddr, err)
 		}
 	}
+}
+
+// TestDebuglinkFIFORejected: a named pipe where .gnu_debuglink points
+// (or at the build-ID path) is rejected at once, naming what it is; it
+// used to block in open(2) for a writer.
+func TestDebuglinkFIFORejected(t *testing.T) {
+	dir := t.TempDir()
+	stripped, debug := splitDebug(t, dir)
+	run(t, dir, testenv.NeedTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+	if err := os.Remove(debug); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Mkfifo(t, debug)
+	o := mustOpen(t, stripped)
+	id := o.BuildID()
+	dbgDir := filepath.Join(dir, "debugroot")
+	byID := filepath.Join(dbgDir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(byID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Mkfifo(t, byID)
+	testenv.NoHang(t, 10*time.Second, "AttachDebugFile", func() {
+		got, err := o.AttachDebugFile([]string{dbgDir})
+		if err == nil {
+			t.Fatalf("AttachDebugFile attached %q", got)
+		}
+		for _, p := range []string{debug, byID} {
+			if !strings.Contains(err.Error(), p+": not a regular file (named pipe)") {
+				t.Errorf("error %q does not say that %s is a named pipe", err, p)
+			}
+		}
+	}, debug, byID)
 }

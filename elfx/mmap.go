@@ -6,33 +6,28 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // mapFile maps path read-only. ReadAt on an *os.File costs a system call
 // per read; symbolizing a backtrace does thousands of small reads, so the
 // object is parsed from memory instead. An empty file cannot be mapped and
-// yields an empty slice.
+// yields an empty slice. Anything but a regular file (a FIFO blocks
+// open, a device never ends) is refused (regfile).
 func mapFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	fd, size, err := regfile.OpenFd(path, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	size := fi.Size()
+	defer unix.Close(fd)
 	if size == 0 {
 		return []byte{}, nil
 	}
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
+	data, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}

@@ -8,13 +8,19 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // SymbolCache keeps, on disk, what symbol and source lookups in an object
@@ -125,12 +131,8 @@ func (o *Object) attachSymbolCache(c *SymbolCache) {
 	sum := sha256.Sum256([]byte(key))
 	m := &lookupMemo{cache: c, key: key, file: filepath.Join(c.dir, hex.EncodeToString(sum[:16])+symbolCacheExt),
 		syms: map[uint64]symResult{}, frames: map[uint64][]SourceFrame{}}
-	if b, err := os.ReadFile(m.file); err == nil {
-		if k, syms, frames, err := decodeLookups(b); err == nil && k == key {
-			m.syms, m.frames = syms, frames
-			now := time.Now()
-			_ = os.Chtimes(m.file, now, now) // least recently used goes first
-		}
+	if k, syms, frames, err := c.read(m.file, true); err == nil && k == key {
+		m.syms, m.frames = syms, frames
 	}
 	o.state().memo.Store(m)
 }
@@ -247,17 +249,15 @@ func (o *Object) flushSymbolCache() {
 	if !m.dirty {
 		return
 	}
-	if b, err := os.ReadFile(m.file); err == nil {
-		if k, syms, frames, err := decodeLookups(b); err == nil && k == m.key {
-			for a, r := range syms {
-				if _, ok := m.syms[a]; !ok {
-					m.syms[a] = r
-				}
+	if k, syms, frames, err := m.cache.read(m.file, false); err == nil && k == m.key {
+		for a, r := range syms {
+			if _, ok := m.syms[a]; !ok {
+				m.syms[a] = r
 			}
-			for a, f := range frames {
-				if _, ok := m.frames[a]; !ok {
-					m.frames[a] = f
-				}
+		}
+		for a, f := range frames {
+			if _, ok := m.frames[a]; !ok {
+				m.frames[a] = f
 			}
 		}
 	}
@@ -265,6 +265,31 @@ func (o *Object) flushSymbolCache() {
 		m.dirty = false
 		m.cache.trim()
 	}
+}
+
+// read decodes the cache file at path. The directory is shared with
+// whoever can write to it, so the file is read only if it is a regular
+// file (a FIFO would block, /dev/zero never ends), not a symbolic link
+// (to someone's file), and within the cache's bound (a sparse file may
+// claim gigabytes): no file trim keeps is larger. touch bumps its
+// modification time, through the descriptor, for trim's least recently
+// used order.
+func (c *SymbolCache) read(path string, touch bool) (string, map[uint64]symResult, map[uint64][]SourceFrame, error) {
+	f, err := regfile.OpenNoFollow(path)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer f.Close()
+	b, err := regfile.ReadAll(f, c.maxBytes)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	key, syms, frames, err := decodeLookups(b)
+	if err == nil && touch {
+		now := unix.NsecToTimeval(time.Now().UnixNano())
+		_ = unix.Futimes(int(f.Fd()), []unix.Timeval{now, now})
+	}
+	return key, syms, frames, err
 }
 
 // write stores b as file, atomically.
@@ -293,8 +318,31 @@ func (c *SymbolCache) write(file string, b []byte) error {
 // the leftover of a process that died while writing.
 const staleTemp = time.Hour
 
+// Names trim may remove: the directory may be shared with other files
+// (--cache-dir is anyone's choice), so trim touches only names that
+// attachSymbolCache and write make, holding what encodeLookups writes.
+var (
+	symbolCacheName     = regexp.MustCompile(`^[0-9a-f]{32}` + regexp.QuoteMeta(symbolCacheExt) + `$`)
+	symbolCacheTempName = regexp.MustCompile(`^` + regexp.QuoteMeta(symbolCacheTemp) + `[0-9]+$`) // os.CreateTemp's
+)
+
+// ours reports whether the regular file at path begins as encodeLookups's
+// output does; partial accepts less than the magic (a temporary file
+// whose writer died early). A symbolic link is not ours.
+func ours(path string, partial bool) bool {
+	f, err := regfile.OpenNoFollow(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(symbolCacheMagic))
+	n, _ := io.ReadFull(f, head)
+	return bytes.HasPrefix([]byte(symbolCacheMagic), head[:n]) && (partial || n == len(head))
+}
+
 // trim removes the least recently used files until the directory holds
-// at most three quarters of its bound, once it exceeds the bound.
+// at most three quarters of its bound, once it exceeds the bound. Only
+// coreunwind's own files go (see ours).
 func (c *SymbolCache) trim() {
 	ents, err := os.ReadDir(c.dir)
 	if err != nil {
@@ -315,11 +363,11 @@ func (c *SymbolCache) trim() {
 		}
 		path := filepath.Join(c.dir, name)
 		switch {
-		case strings.HasPrefix(name, symbolCacheTemp):
-			if time.Since(fi.ModTime()) > staleTemp {
+		case symbolCacheTempName.MatchString(name):
+			if time.Since(fi.ModTime()) > staleTemp && ours(path, true) {
 				os.Remove(path)
 			}
-		case strings.HasSuffix(name, symbolCacheExt):
+		case symbolCacheName.MatchString(name):
 			files = append(files, file{path, fi.Size(), fi.ModTime()})
 			total += fi.Size()
 		}
@@ -332,7 +380,7 @@ func (c *SymbolCache) trim() {
 		if total <= c.maxBytes*3/4 {
 			break
 		}
-		if os.Remove(f.path) == nil {
+		if ours(f.path, false) && os.Remove(f.path) == nil {
 			total -= f.size
 		}
 	}

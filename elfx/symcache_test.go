@@ -239,8 +239,8 @@ func TestSymbolCacheTrim(t *testing.T) {
 	sc := NewSymbolCache(dir, 1000)
 	base := time.Now().Add(-10 * time.Minute)
 	for i := range 10 {
-		p := filepath.Join(dir, fmt.Sprintf("f%d%s", i, symbolCacheExt))
-		os.WriteFile(p, make([]byte, 200), 0o600)
+		p := filepath.Join(dir, fmt.Sprintf("%032x%s", i, symbolCacheExt))
+		os.WriteFile(p, append([]byte(symbolCacheMagic), make([]byte, 200-len(symbolCacheMagic))...), 0o600)
 		os.Chtimes(p, base.Add(time.Duration(i)*time.Second), base.Add(time.Duration(i)*time.Second))
 	}
 	stale, fresh := filepath.Join(dir, symbolCacheTemp+"1"), filepath.Join(dir, symbolCacheTemp+"2")
@@ -252,7 +252,7 @@ func TestSymbolCacheTrim(t *testing.T) {
 	for _, f := range cacheFiles(t, dir) {
 		left = append(left, filepath.Base(f))
 	}
-	if want := []string{"f7.cus", "f8.cus", "f9.cus"}; !reflect.DeepEqual(left, want) {
+	if want := []string{fmt.Sprintf("%032x.cus", 7), fmt.Sprintf("%032x.cus", 8), fmt.Sprintf("%032x.cus", 9)}; !reflect.DeepEqual(left, want) {
 		t.Errorf("left %v, want the three most recently used %v", left, want)
 	}
 	if _, err := os.Stat(stale); err == nil {

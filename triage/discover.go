@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // Input is one thing that looked like a core: a file, or a member of a
@@ -218,7 +219,7 @@ func (d *discoverer) file(name, p string, explicit bool) bool {
 // isTarFile says whether a file is a tar archive by its content (the
 // "ustar" magic at offset 257), compressed or not.
 func isTarFile(p string) bool {
-	f, err := os.Open(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return false
 	}
@@ -240,7 +241,7 @@ func isTarFile(p string) bool {
 // a directory that the archive's cores search by name. name is what the
 // archive is called, p where it is.
 func (d *discoverer) tar(name, p string) bool {
-	f, err := os.Open(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return d.emit(&Input{Name: name, Err: err})
 	}

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // DefaultSkip lists the frames that say nothing about which bug crashed:
@@ -172,7 +173,7 @@ func (s *SkipList) Patterns() []string { return append([]string(nil), s.patterns
 // starting with '#' ignored; a line "@default" stands for the default
 // list (so a file can extend the defaults rather than replace them).
 func ReadSkipFile(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -80,10 +80,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	}
 	w, closeOut, err := openOutput(out, stdout)
 	if err == nil {
-		err = report.WritePprof(w, reps)
-		if cerr := closeOut(); err == nil {
-			err = cerr
-		}
+		err = closeOut(report.WritePprof(w, reps))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
@@ -65,6 +65,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
+	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap})); err != nil {
+		return usageError(stderr, err)
+	}
 	client, err := dflags.client(stderr, isTerminal(stderr))
 	if err != nil {
 		return usageError(stderr, err)
@@ -120,18 +123,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeReport writes to -o FILE when given (the only file coreunwind ever
-// writes), else to stdout.
+// writes; see output.go), else to stdout.
 func writeReport(rep *report.Report, format string, text report.TextOptions, out string, stdout io.Writer) error {
-	w := stdout
-	var f *os.File
-	if out != "" {
-		var err error
-		if f, err = os.Create(out); err != nil {
-			return err
-		}
-		w = f
+	w, closeOut, err := openOutput(out, stdout)
+	if err != nil {
+		return err
 	}
-	var err error
 	switch format {
 	case "json":
 		err = report.WriteJSON(w, rep)
@@ -140,10 +137,5 @@ func writeReport(rep *report.Report, format string, text report.TextOptions, out
 	default:
 		err = report.WriteTextOptions(w, rep, text)
 	}
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
+	return closeOut(err)
 }

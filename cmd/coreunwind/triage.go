@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: triage: no directory, archive or core given", errUsage))
 	}
 	opts.CacheDir, opts.NoCache = *cacheDir, *noCache
+	if err := checkOutput(out, slices.Concat(pos, opts.Binaries)); err != nil {
+		return usageError(stderr, err)
+	}
 
 	// Progress goes to a terminal only, and not when jsonl lines go to
 	// the same terminal; the batch's line says more than downloads do.
@@ -137,9 +141,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		writeErr = prof.Write(w)
 		triage.WriteProblems(stderr, sum)
 	}
-	if err := closeOut(); writeErr == nil {
-		writeErr = err
-	}
+	writeErr = closeOut(writeErr)
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", writeErr)
 		return exitcode.Output
@@ -154,19 +156,6 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Partial
 	}
 	return exitcode.OK
-}
-
-// openOutput opens -o FILE, or returns stdout; the closer reports the
-// file's close error (a full disk shows up there).
-func openOutput(out string, stdout io.Writer) (io.Writer, func() error, error) {
-	if out == "" {
-		return stdout, func() error { return nil }, nil
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, f.Close, nil
 }
 
 // isTerminal is term.IsTerminal (x/term is not a dependency; x/sys is).

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // The cache in libdebuginfod's layout (elfutils 0.188):
@@ -239,7 +241,7 @@ func isHex(s string) bool {
 // file dst, through a partial file and a rename. found is false when the
 // file has no such section with contents.
 func (c *cache) extractSection(src, name, dst string) (found bool, err error) {
-	ef, err := elf.Open(src)
+	ef, err := regfile.OpenELF(src)
 	if err != nil {
 		return false, err
 	}

@@ -102,7 +102,7 @@ func New(cfg Config) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// libdebuginfod takes file:// URLs too: a directory laid out as a
 	// server's URL space.
-	tr.RegisterProtocol("file", http.NewFileTransport(http.Dir("/")))
+	tr.RegisterProtocol("file", http.NewFileTransport(regularFiles{}))
 	c.http = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
