@@ -43,6 +43,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			printUsage(stdout)
 			return exitcode.OK
 		}
+		if sub := mistypedSubcommand(args[0]); sub != "" {
+			return usageError(stderr, fmt.Errorf("%w: %s: no such file or command; did you mean 'coreunwind %s'?", errUsage, args[0], sub))
+		}
 	}
 	return runReport(args, stdout, stderr)
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/analyze"
-	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
@@ -23,21 +22,21 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	pending := 0 // cores not yet given an executable
 	lastExe := ""
 	for _, p := range pos {
-		s, err := corefile.SniffFile(p)
+		kind, err := classifyArg(p)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			return exitcode.NoCore
-		case s.Kind == corefile.KindCore:
+		case kind == argCore:
 			jobs = append(jobs, job{core: p})
 			pending++
-		case s.Kind == corefile.KindELF && s.Compression == "":
+		case kind == argExecutable:
 			for i := len(jobs) - pending; i < len(jobs); i++ {
 				jobs[i].exe = p
 			}
 			pending, lastExe = 0, p
 		default:
-			fmt.Fprintf(stderr, "coreunwind: %s: neither a core nor an executable\n", p)
+			fmt.Fprintf(stderr, "coreunwind: %s: a compressed executable: decompress it first\n", p)
 			return exitcode.NoCore
 		}
 	}

@@ -1,22 +1,18 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
-	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("coreunwind", stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
+	fs := newFlagSet("coreunwind")
 	var (
 		format, out, threads, sysroot string
 		maxFrames                     int
@@ -39,13 +35,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
-	pos, err := cliflag.ParseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(stdout)
-		return exitcode.OK
-	}
-	if err != nil {
-		return exitcode.Usage // flag already printed the problem
+	pos, code, done := parseFlags(fs, args, stdout, stderr)
+	if done {
+		return code
 	}
 	if version {
 		fmt.Fprintf(stdout, "coreunwind %s\n", analyze.Version)
@@ -90,10 +82,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)
 	}
-	if len(pos) == 2 {
-		opts.Executable = pos[1]
+	core, exe, err := coreAndExecutable(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+		return exitcode.NoCore
 	}
-	rep, err := analyze.Analyze(pos[0], opts)
+	opts.Executable = exe
+	rep, err := analyze.Analyze(core, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.NoCore

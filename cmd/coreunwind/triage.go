@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
@@ -24,8 +21,7 @@ import (
 // found, or all failed); 3 some cores failed or are partial (they are
 // listed); 1 usage; 4 output error.
 func runTriage(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("coreunwind triage", stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
+	fs := newFlagSet("coreunwind triage")
 	var (
 		format, out string
 		jobs        int
@@ -38,13 +34,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
-	pos, err := cliflag.ParseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(stdout)
-		return exitcode.OK
-	}
-	if err != nil {
-		return exitcode.Usage
+	pos, code, done := parseFlags(fs, args, stdout, stderr)
+	if done {
+		return code
 	}
 	switch {
 	case format != "text" && format != "json" && format != "jsonl" && format != "pprof":
