@@ -30,6 +30,8 @@ Flags (before or after the arguments):
   --no-fold              text: print every frame of deep recursion (by default a
                          cycle repeated 3+ times prints once, then "[previous N
                          frames repeated M more times]")
+  --no-group             text: print every thread (by default threads with the same
+                         stack print once, under "N threads (ids) with this stack:")
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
