@@ -94,11 +94,19 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.NoCore
 	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
-	}
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
+	}
+	// Each warning is said once, where the person running the command
+	// reads it: in the text report's "warnings:" block when that report
+	// goes to standard output, else on stderr (JSON keeps them in its
+	// "warnings" list for programs, but a person sees only stderr; a
+	// report written to -o FILE is not in front of them; the hpux style
+	// has no warnings block).
+	if format != "text" || out != "" {
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", w)
+		}
 	}
 	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
