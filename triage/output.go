@@ -27,6 +27,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // as report.WriteJSON: signatures keep C++'s <>&
 	return enc.Encode(s)
 }
 
