@@ -172,6 +172,12 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 	case f.Module != nil:
 		b = append(b, " from "...)
 		b = append(b, *f.Module...)
+		if f.Function == nil && f.ModuleOffset != nil {
+			// No name (--unwind-only, a stripped module): the offset
+			// is what finds the code later (eu-addr2line -e MODULE).
+			b = append(b, "+0x"...)
+			b = strconv.AppendUint(b, uint64(*f.ModuleOffset), 16)
+		}
 	}
 	if f.Inlined {
 		b = append(b, " [inlined]"...)
