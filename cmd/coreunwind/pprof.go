@@ -90,3 +90,13 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	}
 	return code
 }
+
+// refuseBinaryToTerminal is the usage error for a gzip-compressed
+// profile about to be written to a terminal (--format pprof without -o):
+// bytes that garble the screen, and exit 0, help nobody.
+func refuseBinaryToTerminal(format, out string, stdout io.Writer) error {
+	if format != "pprof" || out != "" || !isTerminal(stdout) {
+		return nil
+	}
+	return fmt.Errorf("%w: --format pprof writes a compressed profile: give -o FILE or redirect stdout", errUsage)
+}

@@ -58,6 +58,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
+	if err := refuseBinaryToTerminal(format, out, stdout); err != nil {
+		return usageError(stderr, err)
+	}
 	client, err := dflags.client(stderr, isTerminal(stderr))
 	if err != nil {
 		return usageError(stderr, err)

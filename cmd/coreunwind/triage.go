@@ -44,6 +44,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	case jobs < 0:
 		return usageError(stderr, fmt.Errorf("%w: -j %d: want 0 (all CPUs) or more", errUsage, jobs))
 	}
+	if err := refuseBinaryToTerminal(format, out, stdout); err != nil {
+		return usageError(stderr, err)
+	}
 	if err := tflags.Resolve(); err != nil {
 		return usageError(stderr, fmt.Errorf("%w: %w", errUsage, err))
 	}
