@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,7 +124,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	sum := coll.Summary()
 	switch format {
 	case "text":
-		writeErr = triage.WriteText(w, sum)
+		writeErr = triage.WriteTextWidth(w, sum, textWidth(out, stdout))
 	case "json":
 		writeErr = triage.WriteJSON(w, sum)
 	case "jsonl":
@@ -198,4 +199,19 @@ func (p *progressLine) finish() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// textWidth is the width the triage table is fitted to: $COLUMNS when
+// set (as ps and ls take it), else the terminal's when the table goes to
+// one, else 0, no limit: a file or a pipe gets every character, for grep.
+func textWidth(out string, stdout io.Writer) int {
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	if f, ok := stdout.(*os.File); ok && out == "" {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return 0
 }
