@@ -13,14 +13,11 @@ import (
 // runPprof is `coreunwind --format pprof CORE... [EXECUTABLE]...`: the
 // threads of one or more cores as one profile. Cores and executables are
 // told apart by their content (ELF type, through compression), not their
-// names; each executable applies to the cores named before it (back to the
-// previous executable), and cores after the last executable use that one.
+// names or order, and each core is paired with the executable it was
+// made by (pairing.go): a core none matches is the only one warned about.
 // opts is the report command's template; its Executable is replaced.
 func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.Writer) int {
-	type job struct{ core, exe string }
-	var jobs []job
-	pending := 0 // cores not yet given an executable
-	lastExe := ""
+	var cores, exes []string
 	for _, p := range pos {
 		kind, err := classifyArg(p)
 		switch {
@@ -28,24 +25,19 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			return exitcode.NoCore
 		case kind == argCore:
-			jobs = append(jobs, job{core: p})
-			pending++
+			cores = append(cores, p)
 		case kind == argExecutable:
-			for i := len(jobs) - pending; i < len(jobs); i++ {
-				jobs[i].exe = p
-			}
-			pending, lastExe = 0, p
+			exes = append(exes, p)
 		default:
 			fmt.Fprintf(stderr, "coreunwind: %s: a compressed executable: decompress it first\n", p)
 			return exitcode.NoCore
 		}
 	}
-	if len(jobs) == 0 {
+	if len(cores) == 0 {
 		return usageError(stderr, fmt.Errorf("%w: no core file among %q", errUsage, pos))
 	}
-	for i := len(jobs) - pending; i < len(jobs); i++ {
-		jobs[i].exe = lastExe
-	}
+	given := indexExecutables(exes)
+	opts.FindByBuildID = given.byBuildID
 	// One cache: a library shared by the cores is opened once.
 	objs := elfx.NewCache()
 	objs.SetSymbolCache(opts.SymbolCache)
@@ -56,16 +48,15 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	opts.LeaveMapped = false
 	var reps []*report.Report
 	code := exitcode.OK
-	for _, j := range jobs {
-		opts.Executable = j.exe
-		rep, err := analyze.Analyze(j.core, opts)
+	for _, core := range cores {
+		rep, err := given.analyze(core, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			code = exitcode.Partial
 			continue
 		}
 		for _, w := range rep.Warnings {
-			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", j.core, w)
+			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", core, w)
 		}
 		for _, t := range rep.Threads {
 			if t.Error != nil {

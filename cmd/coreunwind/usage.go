@@ -11,6 +11,8 @@ const usageText = `Usage:
   coreunwind triage [flags] PATH...
   coreunwind tables [--format text|json] FILE
 
+CORE and EXECUTABLE may come in either order (gdb's EXECUTABLE CORE too).
+
 Prints, for every thread of CORE (the crashed thread first), the frames
 that led to where it was when the process died: program counter, function,
 source file and line, inlined calls; with a header giving the executable,
@@ -18,9 +20,10 @@ pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
   --format text|json|pprof  output format (default text); pprof takes several
-                         cores (and executables, told apart by content) into one
+                         cores (and executables, told apart by content, each core
+                         paired with its executable by build ID) into one
                          profile: one sample per thread, labels tid, thread,
-                         crashed, signal, core
+                         crashed, signal, core; it needs -o FILE on a terminal
   -o FILE                write the report to FILE instead of standard output
   --style gdb|hpux       text style: gdb's backtrace (default), or the HP unwind
                          library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
