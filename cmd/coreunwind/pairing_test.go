@@ -14,11 +14,11 @@ import (
 // crashNamed builds a program whose crashing function is fn, crashes it
 // in its own directory, and moves the executable to bins/name: the path
 // the core records no longer exists, only a pairing finds the file.
-func crashNamed(t *testing.T, bins, fn, name string) (core, exe string) {
+func crashNamed(t *testing.T, bins, fn, name string, flags ...string) (core, exe string) {
 	t.Helper()
 	dir := t.TempDir()
 	src := "#include <stdlib.h>\n__attribute__((noinline)) void " + fn + "(void) { abort(); }\nint main(void) { " + fn + "(); return 0; }\n"
-	built := testenv.BuildC(t, dir, "prog", src, "-O0", "-g")
+	built := testenv.BuildC(t, dir, "prog", src, append([]string{"-O0", "-g"}, flags...)...)
 	core, _ = testenv.Crash(t, built)
 	exe = filepath.Join(bins, name)
 	if err := os.Rename(built, exe); err != nil {
@@ -69,5 +69,23 @@ func TestPprofPairsExecutables(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no warning for %s, whose executable is not given", coreC)
+	}
+}
+
+// A core that records no build ID for its executable (linked with
+// --build-id=none) is paired with the executable of the same file name.
+func TestPprofPairsByName(t *testing.T) {
+	bins := t.TempDir()
+	_, exeA := crashNamed(t, bins, "post_ledger", "a.bin")
+	core, exe := crashNamed(t, t.TempDir(), "reopen_period", "prog", "-Wl,--build-id=none")
+	prof := filepath.Join(t.TempDir(), "p.pb.gz")
+	code, _, stderr := runCLI("--format", "pprof", "-o", prof, exeA, core, exe)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, tr := range traces(t, prof) {
+		if !slices.Contains(tr.funcs, "reopen_period") {
+			t.Errorf("frames %q lack reopen_period: not paired by name; stderr:\n%s", tr.funcs, stderr)
+		}
 	}
 }
