@@ -87,7 +87,7 @@ func WriteTextWidth(w io.Writer, s *Summary, width int) error {
 			{header: "COUNT"},
 			{header: "SIGNAL"},
 			{header: "EXECUTABLE", min: 16, cutStart: true, drop: 4},
-			{header: "SIGNATURE", min: 24},
+			{header: "SIGNATURE", min: 24, cutLast: true},
 			{header: "EXAMPLE CORE", min: 16, cutStart: true, drop: 3},
 			{header: "FIRST SEEN", drop: 1},
 			{header: "LAST SEEN", drop: 2},

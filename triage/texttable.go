@@ -8,10 +8,11 @@ import (
 
 // The buckets table is for a terminal: a row wider than the screen wraps
 // into an unreadable zigzag (a C++ signature of three frames and two
-// paths made rows of ~290 columns). fitTable cuts the long cells (paths
-// lose their start, signatures their end, each marked with "…") and,
-// when that is not enough, leaves out the columns a reader needs least.
-// The JSON summary keeps every character.
+// paths made rows of ~290 columns). fitTable first cuts the paths (they
+// lose their start, marked "…"), then leaves out the columns a reader
+// needs least, and only then cuts the signature (it loses its end): the
+// signature is what the table is for. The JSON summary keeps every
+// character.
 
 // column is one column of a text table.
 type column struct {
@@ -22,6 +23,8 @@ type column struct {
 	// cutStart cuts a cell's start rather than its end: a path's file
 	// name is at its end.
 	cutStart bool
+	// cutLast is cut only when no column is left to leave out.
+	cutLast bool
 	// drop orders the columns left out when the cut table is still too
 	// wide, lowest first; 0: never left out.
 	drop int
@@ -73,32 +76,39 @@ func fitTable(cols []column, width int) ([]column, []int) {
 		if width <= 0 {
 			return cols, widths
 		}
-		// Narrow the column with the most room above its minimum, one
-		// character at a time: long columns give up the most.
-		for total > width {
-			j := -1
-			for i, c := range cols {
-				if c.min > 0 && widths[i] > c.min && (j < 0 || widths[i]-c.min > widths[j]-cols[j].min) {
-					j = i
-				}
-			}
-			if j < 0 {
-				break
-			}
-			widths[j]--
-			total--
-		}
 		drop := -1
 		for i, c := range cols {
 			if c.drop > 0 && (drop < 0 || c.drop < cols[drop].drop) {
 				drop = i
 			}
 		}
+		total = narrow(cols, widths, total, width, drop < 0)
 		if total <= width || drop < 0 {
 			return cols, widths
 		}
 		cols = append(cols[:drop:drop], cols[drop+1:]...)
 	}
+}
+
+// narrow cuts columns, one character at a time from the one with the
+// most room above its minimum (long columns give up the most), until the
+// table is width wide or no column may be cut further; the cutLast
+// columns only when all is true. It returns the table's new width.
+func narrow(cols []column, widths []int, total, width int, all bool) int {
+	for total > width {
+		j := -1
+		for i, c := range cols {
+			if c.min > 0 && (all || !c.cutLast) && widths[i] > c.min && (j < 0 || widths[i]-c.min > widths[j]-cols[j].min) {
+				j = i
+			}
+		}
+		if j < 0 {
+			break
+		}
+		widths[j]--
+		total--
+	}
+	return total
 }
 
 // cut shortens s to width characters, "…" standing for what is left out.
