@@ -115,3 +115,32 @@ func TestMessagesAndHelp(t *testing.T) {
 		}
 	}
 }
+
+// The files a core may be, told from an executable by content: an
+// HP-UX PA-RISC core (records with no magic number) and a big-endian ELF
+// core (HP-UX on Itanium) count as cores, whichever order they come in.
+func TestCoreAndExecutableKinds(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "abrt", crashC, "-O0")
+	corehead := filepath.Join(dir, "core.pa")
+	// One CORE_FORMAT record (type 1, space, addr, len 4) and its payload.
+	rec := []byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1}
+	if err := os.WriteFile(corehead, rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	beCore := filepath.Join(dir, "core.ia64")
+	ehdr := make([]byte, 64)
+	copy(ehdr, "\x7fELF\x02\x02\x01") // ELFCLASS64, ELFDATA2MSB
+	ehdr[16], ehdr[17] = 0, 4          // e_type ET_CORE, big-endian
+	if err := os.WriteFile(beCore, ehdr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, core := range []string{corehead, beCore} {
+		for _, pos := range [][]string{{core, exe}, {exe, core}} {
+			c, e, err := coreAndExecutable(pos)
+			if err != nil || c != core || e != exe {
+				t.Errorf("%q: core %q, executable %q, %v", pos, c, e, err)
+			}
+		}
+	}
+}
