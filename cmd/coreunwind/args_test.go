@@ -131,7 +131,7 @@ func TestCoreAndExecutableKinds(t *testing.T) {
 	beCore := filepath.Join(dir, "core.ia64")
 	ehdr := make([]byte, 64)
 	copy(ehdr, "\x7fELF\x02\x02\x01") // ELFCLASS64, ELFDATA2MSB
-	ehdr[16], ehdr[17] = 0, 4          // e_type ET_CORE, big-endian
+	ehdr[16], ehdr[17] = 0, 4         // e_type ET_CORE, big-endian
 	if err := os.WriteFile(beCore, ehdr, 0o644); err != nil {
 		t.Fatal(err)
 	}
