@@ -30,15 +30,20 @@ func WriteHPUXOptions(w io.Writer, r *Report, o TextOptions) error {
 	case "hppa64", "ia64", "x86_64", "aarch64", "ppc64", "ppc64le", "s390x", "riscv64", "mips64", "mips64el", "sparc64", "loongarch64":
 		digits = 16
 	}
-	for ti, th := range r.Threads {
-		if ti > 0 {
+	for gi, g := range groupThreads(r.Threads, o.NoGroup) {
+		th := &r.Threads[g[0]]
+		if gi > 0 {
 			bw.WriteByte('\n')
 		}
-		fmt.Fprintf(bw, "Thread %d", th.TID)
-		if th.Crashed {
-			bw.WriteString(" (crashed)")
+		if len(g) > 1 {
+			bw.WriteString(groupHeader(r.Threads, g))
+		} else {
+			fmt.Fprintf(bw, "Thread %d", th.TID)
+			if th.Crashed {
+				bw.WriteString(" (crashed)")
+			}
+			bw.WriteString(":\n")
 		}
-		bw.WriteString(":\n")
 		for _, s := range o.spans(th.Frames) {
 			for i := s.start; i < s.start+s.n; i++ {
 				writeHPUXFrame(bw, i, &th.Frames[i], digits)

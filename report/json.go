@@ -46,7 +46,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 // WriteJSONLine writes r as one line (the jsonl format).
 func WriteJSONLine(w io.Writer, r *Report) error {
 	fixNil(r)
-	return json.NewEncoder(w).Encode(r)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // as WriteJSON: C++ names keep their <>&
+	return enc.Encode(r)
 }
 
 // fixNil makes empty lists print as [] rather than null: the schema's

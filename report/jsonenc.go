@@ -8,7 +8,7 @@ import (
 )
 
 // jsonEnc writes a Report as encoding/json with two-space indentation
-// would, byte for byte (the tests compare the two), without reflection:
+// and HTML escaping off would, byte for byte (the tests compare the two), without reflection:
 // a report of thousands of frames spent most of its output time in
 // encoding/json's reflection and in one MarshalJSON call per address.
 type jsonEnc struct {
@@ -142,17 +142,19 @@ func (e *jsonEnc) strs(l []string) {
 	e.close(']')
 }
 
-// jsonPlain marks the bytes encoding/json writes as they are: printable
-// ASCII but for '"', '\\' and the HTML characters.
+// jsonPlain marks the bytes encoding/json writes as they are when HTML
+// escaping is off: printable ASCII but for '"' and '\\'. '<', '>' and '&'
+// stay as they are (C++ names are full of them: Ledger<long int>, and
+// \u003c defeats grep); nobody embeds a core report in HTML.
 var jsonPlain = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+		t[c] = c != '"' && c != '\\'
 	}
 	return t
 }()
 
-// str writes a JSON string escaped as encoding/json escapes it (HTML
-// characters, U+2028/U+2029 and invalid UTF-8 included).
+// str writes a JSON string escaped as encoding/json escapes it with
+// SetEscapeHTML(false) (U+2028/U+2029 and invalid UTF-8 included).
 func (e *jsonEnc) str(s string) {
 	i := 0
 	for i < len(s) && jsonPlain[s[i]] {
@@ -167,7 +169,7 @@ func (e *jsonEnc) str(s string) {
 	start := 0
 	for i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonPlain[c] {
 				i++
 				continue
 			}

@@ -68,6 +68,7 @@ func WriteTablesJSON(w io.Writer, t *Tables) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // as WriteJSON: C++ names keep their <>&
 	return enc.Encode(t)
 }
 

@@ -18,7 +18,9 @@ import (
 // scan]"), the way minidump-stackwalk prints "Found by"; an early stop
 // prints gdb's "Backtrace stopped: ...". A cycle of frames repeated three
 // or more times in a row (deep recursion) prints once, followed by
-// "[previous N frames repeated M more times]" (see fold.go).
+// "[previous N frames repeated M more times]" (see fold.go). Threads
+// with the same stack print once, under "N threads (ids) with this
+// stack:" (see group.go).
 func WriteText(w io.Writer, r *Report) error {
 	return WriteTextOptions(w, r, TextOptions{})
 }
@@ -30,6 +32,9 @@ type TextOptions struct {
 	// Maps adds the memory map after the header, as gdb's info proc
 	// mappings prints it.
 	Maps bool
+	// NoGroup prints every thread, instead of threads with the same
+	// stack once under one header (see group.go).
+	NoGroup bool
 }
 
 // spans is how the writers split a thread's frames into lines.
@@ -48,8 +53,8 @@ func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	if o.Maps {
 		writeMaps(bw, r.Mappings, r.Core.PointerSize)
 	}
-	for i := range r.Threads {
-		writeThread(bw, &r.Threads[i], r.Core.PointerSize, o)
+	for _, g := range groupThreads(r.Threads, o.NoGroup) {
+		writeThread(bw, r.Threads, g, r.Core.PointerSize, o)
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nwarnings:\n")
@@ -95,15 +100,23 @@ func writeHeader(w *bufio.Writer, r *Report) {
 	}
 }
 
-func writeThread(w *bufio.Writer, t *Thread, ptrSize int, o TextOptions) {
-	fmt.Fprintf(w, "\nThread %d", t.TID)
-	if t.Name != nil {
-		fmt.Fprintf(w, " %q", *t.Name) // escaped as Printable escapes
+// writeThread writes the threads of one group (groupThreads): a thread
+// under its own header, or two or more with the same stack under one.
+func writeThread(w *bufio.Writer, threads []Thread, group []int, ptrSize int, o TextOptions) {
+	t := &threads[group[0]]
+	w.WriteByte('\n')
+	if len(group) > 1 {
+		w.WriteString(groupHeader(threads, group))
+	} else {
+		fmt.Fprintf(w, "Thread %d", t.TID)
+		if t.Name != nil {
+			fmt.Fprintf(w, " %q", *t.Name) // escaped as Printable escapes
+		}
+		if t.Crashed {
+			w.WriteString(" (crashed)")
+		}
+		w.WriteString(":\n")
 	}
-	if t.Crashed {
-		w.WriteString(" (crashed)")
-	}
-	w.WriteString(":\n")
 	width := 16
 	if ptrSize == 4 {
 		width = 8
@@ -159,6 +172,12 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 	case f.Module != nil:
 		b = append(b, " from "...)
 		b = appendPrintable(b, *f.Module)
+		if f.Function == nil && f.ModuleOffset != nil {
+			// No name (--unwind-only, a stripped module): the offset
+			// is what finds the code later (eu-addr2line -e MODULE).
+			b = append(b, "+0x"...)
+			b = strconv.AppendUint(b, uint64(*f.ModuleOffset), 16)
+		}
 	}
 	if f.Inlined {
 		b = append(b, " [inlined]"...)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/coreunwind/coreunwind/report"
@@ -26,6 +25,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // as report.WriteJSON: signatures keep C++'s <>&
 	return enc.Encode(s)
 }
 
@@ -69,6 +69,12 @@ func appendStringOrNull(out []byte, v string) []byte {
 // WriteText writes the buckets as a table for people, largest first, then
 // the partial cores and the failures.
 func WriteText(w io.Writer, s *Summary) error {
+	return WriteTextWidth(w, s, 0)
+}
+
+// WriteTextWidth is WriteText with the buckets table fitted to width
+// columns (0: no limit; see texttable.go).
+func WriteTextWidth(w io.Writer, s *Summary, width int) error {
 	bw := bufio.NewWriter(w)
 	partial := ""
 	if s.CoresPartial > 0 {
@@ -80,8 +86,16 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	fmt.Fprintf(bw, "%d cores: %d analyzed%s in %d buckets, %d failed\n\n", s.CoresTotal, s.CoresAnalyzed, partial, len(s.Buckets), s.CoresFailed)
 	if len(s.Buckets) > 0 {
-		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "BUCKET\tCOUNT\tSIGNAL\tEXECUTABLE\tSIGNATURE\tEXAMPLE CORE\tFIRST SEEN\tLAST SEEN")
+		cols := []column{
+			{header: "BUCKET"},
+			{header: "COUNT"},
+			{header: "SIGNAL"},
+			{header: "EXECUTABLE", min: 16, cutStart: true, drop: 4},
+			{header: "SIGNATURE", min: 24, cutLast: true},
+			{header: "EXAMPLE CORE", min: 16, cutStart: true, drop: 3},
+			{header: "FIRST SEEN", drop: 1},
+			{header: "LAST SEEN", drop: 2},
+		}
 		for _, b := range s.Buckets {
 			sig := "-"
 			if b.Signal != nil {
@@ -101,10 +115,11 @@ func WriteText(w io.Writer, s *Summary) error {
 			case b.PartialCount > 0:
 				count += fmt.Sprintf(" (+%d partial)", b.PartialCount)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, count, oneLine(sig), oneLine(exe),
-				oneLine(b.Signature), oneLine(b.ExampleCore), textTime(b.FirstSeen), textTime(b.LastSeen))
+			for i, cell := range []string{b.ID, count, oneLine(sig), oneLine(exe), oneLine(b.Signature), oneLine(b.ExampleCore), textTime(b.FirstSeen), textTime(b.LastSeen)} {
+				cols[i].cells = append(cols[i].cells, cell)
+			}
 		}
-		tw.Flush()
+		writeTable(bw, cols, width)
 	}
 	if len(s.Partial) > 0 {
 		fmt.Fprintf(bw, "\npartial:\n")

@@ -37,6 +37,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if sub, ok := subcommands[args[0]]; ok {
 			return sub(args[1:], stdout, stderr)
 		}
+		if sub := mistypedSubcommand(args[0]); sub != "" {
+			return usageError(stderr, fmt.Errorf("%w: %s: no such file or command; did you mean 'coreunwind %s'?", errUsage, args[0], sub))
+		}
 	}
 	return runReport(args, stdout, stderr)
 }

@@ -178,6 +178,32 @@ func TestUnwindOnly(t *testing.T) {
 	}
 }
 
+// --unwind-only text names no function: each frame line gives its
+// module and the offset in it, as JSON's module_offset, as eu-stack does.
+func TestUnwindOnlyTextOffsets(t *testing.T) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "abrt", crashC, "-O2", "-g")
+	core, _ := testenv.Crash(t, exe)
+	code, js, stderr := runCLI("--format", "json", "--unwind-only", "--threads", "crashed", core, exe)
+	if code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatal(err)
+	}
+	_, text, _ := runCLI("--unwind-only", "--threads", "crashed", core, exe)
+	for _, f := range r.Threads[0].Frames {
+		if f.Module == nil || f.ModuleOffset == nil {
+			continue
+		}
+		want := fmt.Sprintf("#%-2d 0x%016x in ?? () from %s+%#x\n", f.Index, uint64(f.PC), *f.Module, uint64(*f.ModuleOffset))
+		if !strings.Contains(text, want) {
+			t.Errorf("no line %q in:\n%s", want, text)
+		}
+	}
+}
+
 // --style hpux prints the HP unwind library's U_STACK_TRACE lines.
 func TestStyleHPUX(t *testing.T) {
 	dir := t.TempDir()

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/analyze"
-	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
@@ -14,39 +13,31 @@ import (
 // runPprof is `coreunwind --format pprof CORE... [EXECUTABLE]...`: the
 // threads of one or more cores as one profile. Cores and executables are
 // told apart by their content (ELF type, through compression), not their
-// names; each executable applies to the cores named before it (back to the
-// previous executable), and cores after the last executable use that one.
+// names or order, and each core is paired with the executable it was
+// made by (pairing.go): a core none matches is the only one warned about.
 // opts is the report command's template; its Executable is replaced.
 func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.Writer) int {
-	type job struct{ core, exe string }
-	var jobs []job
-	pending := 0 // cores not yet given an executable
-	lastExe := ""
+	var cores, exes []string
 	for _, p := range pos {
-		s, err := corefile.SniffFile(p)
+		kind, err := classifyArg(p)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			return exitcode.NoCore
-		case s.Kind == corefile.KindCore:
-			jobs = append(jobs, job{core: p})
-			pending++
-		case s.Kind == corefile.KindELF && s.Compression == "":
-			for i := len(jobs) - pending; i < len(jobs); i++ {
-				jobs[i].exe = p
-			}
-			pending, lastExe = 0, p
+		case kind == argCore:
+			cores = append(cores, p)
+		case kind == argExecutable:
+			exes = append(exes, p)
 		default:
-			fmt.Fprintf(stderr, "coreunwind: %s: neither a core nor an executable\n", p)
+			fmt.Fprintf(stderr, "coreunwind: %s: a compressed executable: decompress it first\n", p)
 			return exitcode.NoCore
 		}
 	}
-	if len(jobs) == 0 {
+	if len(cores) == 0 {
 		return usageError(stderr, fmt.Errorf("%w: no core file among %q", errUsage, pos))
 	}
-	for i := len(jobs) - pending; i < len(jobs); i++ {
-		jobs[i].exe = lastExe
-	}
+	given := indexExecutables(exes)
+	opts.FindByBuildID = given.byBuildID
 	// One cache: a library shared by the cores is opened once.
 	objs := elfx.NewCache()
 	objs.SetSymbolCache(opts.SymbolCache)
@@ -57,16 +48,15 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	opts.LeaveMapped = false
 	var reps []*report.Report
 	code := exitcode.OK
-	for _, j := range jobs {
-		opts.Executable = j.exe
-		rep, err := analyze.Analyze(j.core, opts)
+	for _, core := range cores {
+		rep, err := given.analyze(core, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			code = exitcode.Partial
 			continue
 		}
 		for _, w := range rep.Warnings {
-			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", report.Printable(j.core), report.Printable(w))
+			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", report.Printable(core), report.Printable(w))
 		}
 		for _, t := range rep.Threads {
 			if t.Error != nil {
@@ -87,4 +77,14 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 		return exitcode.Output
 	}
 	return code
+}
+
+// refuseBinaryToTerminal is the usage error for a gzip-compressed
+// profile about to be written to a terminal (--format pprof without -o):
+// bytes that garble the screen, and exit 0, help nobody.
+func refuseBinaryToTerminal(format, out string, stdout io.Writer) error {
+	if format != "pprof" || out != "" || !isTerminal(stdout) {
+		return nil
+	}
+	return fmt.Errorf("%w: --format pprof writes a compressed profile: give -o FILE or redirect stdout", errUsage)
 }

@@ -1,22 +1,18 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
-	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("coreunwind", stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
+	fs := newFlagSet("coreunwind")
 	var (
 		format, out, threads, sysroot string
 		maxFrames                     int
@@ -34,18 +30,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
+	noGroup := fs.Bool("no-group", false, "text: print every thread, not threads with the same stack once under one header")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
-	pos, err := cliflag.ParseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(stdout)
-		return exitcode.OK
-	}
-	if err != nil {
-		return exitcode.Usage // flag already printed the problem
+	pos, code, done := parseFlags(fs, args, stdout, stderr)
+	if done {
+		return code
 	}
 	if version {
 		fmt.Fprintf(stdout, "coreunwind %s\n", analyze.Version)
@@ -66,6 +59,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
 	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap})); err != nil {
+		return usageError(stderr, err)
+	}
+	if err := refuseBinaryToTerminal(format, out, stdout); err != nil {
 		return usageError(stderr, err)
 	}
 	client, err := dflags.client(stderr, isTerminal(stderr))
@@ -93,21 +89,32 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)
 	}
-	if len(pos) == 2 {
-		opts.Executable = pos[1]
-	}
-	rep, err := analyze.Analyze(pos[0], opts)
+	core, exe, err := coreAndExecutable(pos)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.NoCore
 	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
+	opts.Executable = exe
+	rep, err := analyze.Analyze(core, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+		return exitcode.NoCore
 	}
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
-	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, Maps: *maps}, out, stdout); err != nil {
+	// Each warning is said once, where the person running the command
+	// reads it: in the text report's "warnings:" block when that report
+	// goes to standard output, else on stderr (JSON keeps them in its
+	// "warnings" list for programs, but a person sees only stderr; a
+	// report written to -o FILE is not in front of them; the hpux style
+	// has no warnings block).
+	if format != "text" || out != "" {
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
+		}
+	}
+	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.Output
 	}

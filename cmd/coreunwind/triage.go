@@ -1,18 +1,16 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/triage"
@@ -25,8 +23,7 @@ import (
 // found, or all failed); 3 some cores failed or are partial (they are
 // listed); 1 usage; 4 output error.
 func runTriage(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("coreunwind triage", stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "Run 'coreunwind --help' for usage.") }
+	fs := newFlagSet("coreunwind triage")
 	var (
 		format, out string
 		jobs        int
@@ -39,19 +36,18 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
-	pos, err := cliflag.ParseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(stdout)
-		return exitcode.OK
-	}
-	if err != nil {
-		return exitcode.Usage
+	pos, code, done := parseFlags(fs, args, stdout, stderr)
+	if done {
+		return code
 	}
 	switch {
 	case format != "text" && format != "json" && format != "jsonl" && format != "pprof":
 		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, jsonl or pprof", errUsage, format))
 	case jobs < 0:
 		return usageError(stderr, fmt.Errorf("%w: -j %d: want 0 (all CPUs) or more", errUsage, jobs))
+	}
+	if err := refuseBinaryToTerminal(format, out, stdout); err != nil {
+		return usageError(stderr, err)
 	}
 	if err := tflags.Resolve(); err != nil {
 		return usageError(stderr, fmt.Errorf("%w: %w", errUsage, err))
@@ -132,7 +128,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	sum := coll.Summary()
 	switch format {
 	case "text":
-		writeErr = triage.WriteText(w, sum)
+		writeErr = triage.WriteTextWidth(w, sum, textWidth(out, stdout))
 	case "json":
 		writeErr = triage.WriteJSON(w, sum)
 	case "jsonl":
@@ -192,4 +188,19 @@ func (p *progressLine) finish() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// textWidth is the width the triage table is fitted to: $COLUMNS when
+// set (as ps and ls take it), else the terminal's when the table goes to
+// one, else 0, no limit: a file or a pipe gets every character, for grep.
+func textWidth(out string, stdout io.Writer) int {
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	if f, ok := stdout.(*os.File); ok && out == "" {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return 0
 }

@@ -12,6 +12,8 @@ const usageText = `Usage:
   coreunwind tables [--format text|json] [--section NAME] FILE
   coreunwind help
 
+CORE and EXECUTABLE may come in either order (gdb's EXECUTABLE CORE too).
+
 Prints, for every thread of CORE (the crashed thread first), the frames
 that led to where it was when the process died: program counter, function,
 source file and line, inlined calls; with a header giving the executable,
@@ -19,9 +21,10 @@ pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
   --format text|json|pprof  output format (default text); pprof takes several
-                         cores (and executables, told apart by content) into one
+                         cores (and executables, told apart by content, each core
+                         paired with its executable by build ID) into one
                          profile: one sample per thread, labels tid, thread,
-                         crashed, signal, core
+                         crashed, signal, core; it needs -o FILE on a terminal
   -o FILE                write the report to FILE instead of standard output
   --style gdb|hpux       text style: gdb's backtrace (default), or the HP unwind
                          library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
@@ -31,6 +34,8 @@ Flags (before or after the arguments):
   --no-fold              text: print every frame of deep recursion (by default a
                          cycle repeated 3+ times prints once, then "[previous N
                          frames repeated M more times]")
+  --no-group             text: print every thread (by default threads with the same
+                         stack print once, under "N threads (ids) with this stack:")
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
