@@ -109,13 +109,20 @@ func TestHostileStringsEscaped(t *testing.T) {
 			t.Errorf("text report lacks %s:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, `500 \x1b]0;owned\aOops`) {
-		t.Errorf("stderr lacks the server's reason phrase, escaped:\n%s", stderr)
+	// A text report on stdout carries its warnings itself (each is said
+	// once: TestWarningsOnce).
+	if !strings.Contains(stdout, `500 \x1b]0;owned\aOops`) {
+		t.Errorf("the text report's warnings lack the server's reason phrase, escaped:\n%s", stdout)
 	}
 
 	code, stdout, stderr = runCLI("--format", "json", core)
 	if code != exitcode.OK {
 		t.Fatalf("json: exit %d: %s", code, stderr)
+	}
+	// With JSON on stdout the warnings go to stderr, escaped there.
+	checkPrintable(t, "stderr of the JSON run", stderr)
+	if !strings.Contains(stderr, `500 \x1b]0;owned\aOops`) {
+		t.Errorf("stderr of the JSON run lacks the server's reason phrase, escaped:\n%s", stderr)
 	}
 	var rep struct {
 		Core struct {
