@@ -261,7 +261,22 @@ func (d *discoverer) tar(name, p string) bool {
 		if err != nil {
 			return d.emit(&Input{Name: name, Err: fmt.Errorf("tar archive: %w", err)})
 		}
-		if h.Typeflag != tar.TypeReg {
+		switch {
+		case h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeGNUSparse || h.Typeflag == tar.TypeCont:
+			// archive/tar expands an old GNU sparse member's holes
+			// (tar -S, typeflag 'S') as it reads; a contiguous file
+			// ('7') is a regular file to every tar but the one that
+			// wrote it.
+		case looksLikeCoreName(h.Name) && h.Typeflag != tar.TypeDir:
+			// Named like a core but holding no content: said, not
+			// passed over (a batch must not lose a core silently).
+			in := &Input{Name: name + ":" + h.Name, Time: coreTime(h.Name, h.ModTime),
+				Err: fmt.Errorf("%w: tar member %s", corefile.ErrNotCore, memberKind(h))}
+			if !d.emit(in) {
+				return false
+			}
+			continue
+		default:
 			continue
 		}
 		br := bufio.NewReaderSize(tr, 1<<18)
@@ -309,4 +324,19 @@ func (d *discoverer) extract(r io.Reader, dir, pattern string) (string, error) {
 		return "", fmt.Errorf("extracting: %w", err)
 	}
 	return out.Name(), nil
+}
+
+// memberKind says what a tar member that holds no file content is.
+func memberKind(h *tar.Header) string {
+	switch h.Typeflag {
+	case tar.TypeLink:
+		return "is a hard link to " + h.Linkname + " (read under that name)"
+	case tar.TypeSymlink:
+		return "is a symbolic link to " + h.Linkname + " (not followed)"
+	case tar.TypeChar, tar.TypeBlock:
+		return "is a device node"
+	case tar.TypeFifo:
+		return "is a FIFO"
+	}
+	return fmt.Sprintf("has type %q, which holds no file content", h.Typeflag)
 }
