@@ -49,7 +49,7 @@ func (in *Input) Close() {
 
 // discoverer walks the paths given on the command line.
 type discoverer struct {
-	tempDir string // where archive members are extracted
+	tempDir func() (string, error) // where archive members are extracted
 	yield   func(*Input) bool
 	stopped bool
 	nTar    int
@@ -60,7 +60,7 @@ var errStopped = errors.New("stopped")
 
 // discover finds the cores under paths and passes each to yield, in order,
 // until yield returns false: ListFiles, then DiscoverFile of each file.
-func discover(paths []string, tempDir string, yield func(*Input) bool) error {
+func discover(paths []string, tempDir func() (string, error), yield func(*Input) bool) error {
 	d := &discoverer{tempDir: tempDir, yield: yield}
 	return ListFiles(paths, func(f ListedFile) bool {
 		if f.Err != nil {
@@ -135,7 +135,7 @@ func ListFiles(paths []string, yield func(ListedFile) bool) error {
 // executables and libraries, and other files unless their name says
 // "core" or they were named explicitly.
 func DiscoverFile(name, path string, explicit bool, tempDir string, yield func(*Input) bool) bool {
-	d := &discoverer{tempDir: tempDir, yield: yield}
+	d := &discoverer{tempDir: func() (string, error) { return tempDir, nil }, yield: yield}
 	return d.file(name, path, explicit)
 }
 
@@ -251,7 +251,8 @@ func (d *discoverer) tar(name, p string) bool {
 	}
 	defer done()
 	d.nTar++
-	binDir := filepath.Join(d.tempDir, fmt.Sprintf("bin%d", d.nTar))
+	tempDir, tempErr := d.tempDir()
+	binDir := filepath.Join(tempDir, fmt.Sprintf("bin%d", d.nTar))
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
@@ -284,10 +285,15 @@ func (d *discoverer) tar(name, p string) bool {
 		s, _ := corefile.Sniff(bytes.NewReader(head))
 		in := &Input{Name: name + ":" + h.Name, SearchDirs: []string{binDir, filepath.Dir(p)}, Time: coreTime(h.Name, h.ModTime)}
 		switch {
+		case s.Kind == corefile.KindCore && tempErr != nil:
+			in.Err = fmt.Errorf("extracting: %w", tempErr)
 		case s.Kind == corefile.KindCore:
-			in.Path, in.Err = d.extract(br, d.tempDir, "core-*")
+			in.Path, in.Err = d.extract(br, tempDir, "core-*")
 			in.remove = in.Path
 		case s.Kind == corefile.KindELF:
+			if tempErr != nil {
+				continue // the archive's cores say why
+			}
 			os.MkdirAll(binDir, 0o755)
 			if base := path.Base(h.Name); base != "." && base != "/" && base != ".." {
 				if out, err := os.Create(filepath.Join(binDir, base)); err == nil {
