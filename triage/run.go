@@ -12,6 +12,7 @@ import (
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/tempname"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -66,7 +67,7 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 	}
 	// What killed runs left (their pid gone) goes before this run adds
 	// its own.
-	corefile.SweepStale(cfg.TempDir, time.Now())
+	tempname.SweepStale(cfg.TempDir, time.Now())
 	tmp := &runDir{parent: cfg.TempDir}
 	defer tmp.remove()
 

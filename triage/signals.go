@@ -17,7 +17,7 @@ import (
 // the signal raised again with its default action, so that the process
 // ends as it would have (its exit status says which signal). SIGKILL
 // cannot be caught: what it leaves, the next run sweeps
-// (corefile.SweepStale). A signal the process was started ignoring
+// (tempname.SweepStale). A signal the process was started ignoring
 // (nohup's SIGHUP) stays ignored.
 
 var cleanupSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}

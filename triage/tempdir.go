@@ -5,12 +5,13 @@ import (
 	"sync"
 
 	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/internal/tempname"
 )
 
 // runDir is a batch's temporary directory, where archive members are
 // extracted. It is made when first needed: a batch of plain cores needs
 // none, and must work where TMPDIR is unusable. Its name carries the
-// process's pid (corefile.TempPattern), so that a later run can sweep it
+// process's pid (tempname.Pattern), so that a later run can sweep it
 // should this one be killed; it is removed at the end of the batch and
 // on SIGINT, SIGTERM and SIGHUP (removeOnSignal).
 type runDir struct {
@@ -28,7 +29,7 @@ func (d *runDir) get() (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.path == "" && d.err == nil {
-		p, err := os.MkdirTemp(d.parent, corefile.TempPattern("triage"))
+		p, err := os.MkdirTemp(d.parent, tempname.Pattern("triage"))
 		if err != nil {
 			d.err = corefile.TempDirError(d.parent, err)
 		} else {

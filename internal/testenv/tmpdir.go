@@ -6,15 +6,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coreunwind/coreunwind/internal/tempname"
 )
 
 // RunCheckingTemp runs a package's tests (m.Run) with TMPDIR set to a new
 // empty directory, and fails the run when anything named coreunwind-*
 // (the temporary files and directories coreunwind makes) is left there:
 // every run must clean up after itself. A package's TestMain calls it in
-// place of m.Run; the directory is removed afterwards either way.
+// place of m.Run; the directory is removed afterwards either way, and
+// named like coreunwind's own so that, should the test binary die (a
+// test timeout panics it), the next run sweeps it.
 func RunCheckingTemp(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "testenv-tmpdir-")
+	tempname.SweepStale("", time.Now())
+	dir, err := os.MkdirTemp("", tempname.Pattern("test"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		return 1
@@ -41,6 +47,6 @@ func RunCheckingTemp(m *testing.M) int {
 
 // LeftTemp lists what coreunwind left in dir: entries named coreunwind-*.
 func LeftTemp(dir string) []string {
-	left, _ := filepath.Glob(filepath.Join(dir, "coreunwind-*"))
+	left, _ := filepath.Glob(filepath.Join(dir, tempname.Prefix+"*"))
 	return left
 }
