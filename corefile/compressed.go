@@ -170,25 +170,29 @@ func NewDecompressor(r io.Reader) (rd io.Reader, kind string, done func(), err e
 // decompressing it when its magic bytes say so and leaving holes for
 // all-zero 4 KiB blocks, so a core extracted from an archive takes the
 // disk space of its non-zero pages. It returns the compression found (""
-// for none) and the number of bytes written. At most maxDecompressed bytes
-// are written; a larger stream is an error (a decompression bomb).
+// for none) and the number of bytes written. An ELF file is written up
+// to its end as its headers give it (what follows is dropped: see
+// copyCore); a stream that declares, or runs to, more than MaxCoreSize
+// bytes is an error (a decompression bomb).
 func DecompressTo(w *os.File, r io.Reader) (kind string, size int64, err error) {
+	limit, err := MaxCoreSize()
+	if err != nil {
+		return "", 0, err
+	}
 	src, kind, done, err := NewDecompressor(r)
 	if err != nil {
 		return kind, 0, err
 	}
 	defer done()
-	size, err = copySparse(w, io.LimitReader(src, maxDecompressed+1))
+	size, _, err = copyCore(w, src, limit)
 	if err != nil {
-		if kind != "" {
+		if kind != "" && !errors.Is(err, errTooLarge) {
 			err = fmt.Errorf("%s: decompressing: %w", kind, err)
 		}
 		return kind, size, err
 	}
-	if size > maxDecompressed {
-		return kind, size, fmt.Errorf("decompressed core larger than %d bytes", int64(maxDecompressed))
-	}
-	// A trailing hole is not written: the size must be set.
+	// A trailing hole is not written, and what was written past the
+	// end is cut: the size must be set.
 	if err := w.Truncate(size); err != nil {
 		return kind, size, err
 	}

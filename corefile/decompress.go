@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,10 +20,6 @@ import (
 // into an unlinked temporary file, written sparsely (all-zero 4 KiB blocks
 // become holes: cores are mostly zero pages), and that file is mapped like
 // an uncompressed core.
-
-// maxDecompressed bounds the size of a decompressed core (a decompression
-// bomb would otherwise fill the temporary directory).
-const maxDecompressed = 1 << 40
 
 const sparseBlock = 4096
 
@@ -57,8 +54,13 @@ func decompressor(kind string, r io.Reader) (io.Reader, func(), error) {
 // decompressFile decompresses the core at path into an unlinked sparse file
 // in tempDir ("" = os.TempDir()) and maps it. A stream that breaks off
 // after some data gives that data (a truncated core is still worth
-// reading) and a warning.
+// reading) and a warning; so does a stream that goes on past the core's
+// end (copyCore).
 func decompressFile(path, kind, tempDir string) (data []byte, warning string, err error) {
+	limit, err := MaxCoreSize()
+	if err != nil {
+		return nil, "", err
+	}
 	in, err := regfile.Open(path)
 	if err != nil {
 		return nil, "", err
@@ -69,22 +71,21 @@ func decompressFile(path, kind, tempDir string) (data []byte, warning string, er
 		return nil, "", fmt.Errorf("%s: %w", kind, err)
 	}
 	defer done()
-	tmp, err := os.CreateTemp(tempDir, "coreunwind-core-*")
+	tmp, err := createUnlinkedTemp(tempDir)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("%s: decompressing: %w", kind, TempDirError(tempDir, err))
 	}
-	// Unlinked now, the space is freed when the mapping goes away.
-	os.Remove(tmp.Name())
 	defer tmp.Close()
-	size, err := copySparse(tmp, io.LimitReader(r, maxDecompressed+1))
-	if err != nil {
-		if size == 0 {
-			return nil, "", fmt.Errorf("%s: decompressing: %w", kind, err)
-		}
+	size, trailing, err := copyCore(tmp, r, limit)
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, "", fmt.Errorf("%s: %w", kind, err)
+	case err != nil && size == 0:
+		return nil, "", fmt.Errorf("%s: decompressing: %w", kind, err)
+	case err != nil:
 		warning = fmt.Sprintf("%s stream broken after %d bytes (%v): core truncated there", kind, size, err)
-	}
-	if size > maxDecompressed {
-		return nil, "", fmt.Errorf("%s: decompressed core larger than %d bytes", kind, int64(maxDecompressed))
+	case trailing:
+		warning = fmt.Sprintf("%s stream goes on past the core's end at %d bytes (its headers say so): the rest is ignored", kind, size)
 	}
 	if err := tmp.Truncate(size); err != nil {
 		return nil, "", err
@@ -93,42 +94,78 @@ func decompressFile(path, kind, tempDir string) (data []byte, warning string, er
 	return data, warning, err
 }
 
-// copySparse copies r to w, leaving holes for all-zero blocks, and returns
-// the number of bytes copied.
-func copySparse(w *os.File, r io.Reader) (int64, error) {
+// copyCore copies the decompressed stream r into w, leaving holes for
+// all-zero blocks, and returns the number of bytes it keeps. It stops at
+// the end of the ELF file the stream holds, as soon as the written headers
+// tell it (elfExtent): trailing says the stream went on past it (what
+// was written past it is cut by the caller's Truncate(size)). A stream
+// whose headers declare more than limit bytes, or that is no ELF file
+// and goes on past limit, is an errTooLarge.
+func copyCore(w *os.File, r io.Reader, limit int64) (size int64, trailing bool, err error) {
 	buf := make([]byte, 1<<20)
 	var off int64
+	end := int64(-1) // the ELF file's end, once its headers are on disk
 	for {
-		n, rerr := readFull(r, buf)
-		// Write each run of non-zero blocks with one call.
-		runStart := -1
-		for i := 0; i < n; i += sparseBlock {
-			blk := buf[i:min(i+sparseBlock, n)]
-			if allZero(blk) {
-				if runStart >= 0 {
-					if _, err := w.WriteAt(buf[runStart:i], off+int64(runStart)); err != nil {
-						return off, err
-					}
-					runStart = -1
-				}
-			} else if runStart < 0 {
-				runStart = i
+		want := len(buf)
+		if end >= 0 {
+			if off >= end {
+				// Anything more is past the file's end.
+				n, _ := readFull(r, buf[:1])
+				return end, n > 0, nil
 			}
+			want = int(min(int64(want), end-off))
 		}
-		if runStart >= 0 {
-			if _, err := w.WriteAt(buf[runStart:n], off+int64(runStart)); err != nil {
-				return off, err
-			}
+		n, rerr := readFull(r, buf[:want])
+		if off+int64(n) > limit {
+			return off, false, fmt.Errorf("%w: more than %d bytes decompressed and no end in sight (%s)", errTooLarge, limit, maxCoreSizeEnv)
+		}
+		if err := writeSparse(w, buf[:n], off); err != nil {
+			return off, false, err
 		}
 		off += int64(n)
+		if end < 0 {
+			if e, ok := elfExtent(w, off); ok {
+				if e > limit {
+					return off, false, fmt.Errorf("%w: its headers say the core is %d bytes, more than the limit, %d (%s)", errTooLarge, e, limit, maxCoreSizeEnv)
+				}
+				end = e
+				if off > end {
+					return end, true, nil
+				}
+			}
+		}
 		switch rerr {
 		case nil:
 		case io.EOF:
-			return off, nil
+			return off, false, nil
 		default:
-			return off, rerr
+			return off, false, rerr
 		}
 	}
+}
+
+// writeSparse writes b at off, leaving holes for its all-zero blocks:
+// each run of non-zero blocks is one write.
+func writeSparse(w *os.File, b []byte, off int64) error {
+	runStart := -1
+	for i := 0; i < len(b); i += sparseBlock {
+		if allZero(b[i:min(i+sparseBlock, len(b))]) {
+			if runStart >= 0 {
+				if _, err := w.WriteAt(b[runStart:i], off+int64(runStart)); err != nil {
+					return err
+				}
+				runStart = -1
+			}
+		} else if runStart < 0 {
+			runStart = i
+		}
+	}
+	if runStart >= 0 {
+		if _, err := w.WriteAt(b[runStart:], off+int64(runStart)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readFull is io.ReadFull except that a clean end of stream is io.EOF

@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -72,6 +73,14 @@ func TestGcoreCore(t *testing.T) {
 	checkMainModule(t, c, prog)
 	if loads := readelfLoads(t, c.Path); len(loads) != len(c.Segments) {
 		t.Errorf("%d segments, readelf says %d", len(c.Segments), len(loads))
+	}
+	// Its headers bound it (what a decompressed gcore core is cut to).
+	if f, err := os.Open(c.Path); err == nil {
+		st, _ := f.Stat()
+		if end, ok := elfExtent(f, st.Size()); !ok || end != st.Size() {
+			t.Errorf("extent %d (known %v), want the file's size %d", end, ok, st.Size())
+		}
+		f.Close()
 	}
 }
 

@@ -111,8 +111,10 @@ func kernelLinkMapCore(t testing.TB) (prog, core, stripped string) {
 	return f.prog, f.core, f.stripped
 }
 
+// TestMain runs the tests in a TMPDIR of their own, checked for
+// leftover temporary files (testenv.RunCheckingTemp).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.RunCheckingTemp(m)
 	if kernelFixture.dir != "" {
 		os.RemoveAll(kernelFixture.dir)
 	}

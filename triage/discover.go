@@ -50,7 +50,7 @@ func (in *Input) Close() {
 
 // discoverer walks the paths given on the command line.
 type discoverer struct {
-	tempDir string // where archive members are extracted
+	tempDir func() (string, error) // where archive members are extracted
 	yield   func(*Input) bool
 	stopped bool
 	nTar    int
@@ -61,7 +61,7 @@ var errStopped = errors.New("stopped")
 
 // discover finds the cores under paths and passes each to yield, in order,
 // until yield returns false: ListFiles, then DiscoverFile of each file.
-func discover(paths []string, tempDir string, yield func(*Input) bool) error {
+func discover(paths []string, tempDir func() (string, error), yield func(*Input) bool) error {
 	d := &discoverer{tempDir: tempDir, yield: yield}
 	return ListFiles(paths, func(f ListedFile) bool {
 		if f.Err != nil {
@@ -136,7 +136,7 @@ func ListFiles(paths []string, yield func(ListedFile) bool) error {
 // executables and libraries, and other files unless their name says
 // "core" or they were named explicitly.
 func DiscoverFile(name, path string, explicit bool, tempDir string, yield func(*Input) bool) bool {
-	d := &discoverer{tempDir: tempDir, yield: yield}
+	d := &discoverer{tempDir: func() (string, error) { return tempDir, nil }, yield: yield}
 	return d.file(name, path, explicit)
 }
 
@@ -252,7 +252,8 @@ func (d *discoverer) tar(name, p string) bool {
 	}
 	defer done()
 	d.nTar++
-	binDir := filepath.Join(d.tempDir, fmt.Sprintf("bin%d", d.nTar))
+	tempDir, tempErr := d.tempDir()
+	binDir := filepath.Join(tempDir, fmt.Sprintf("bin%d", d.nTar))
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
@@ -262,7 +263,22 @@ func (d *discoverer) tar(name, p string) bool {
 		if err != nil {
 			return d.emit(&Input{Name: name, Err: fmt.Errorf("tar archive: %w", err)})
 		}
-		if h.Typeflag != tar.TypeReg {
+		switch {
+		case h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeGNUSparse || h.Typeflag == tar.TypeCont:
+			// archive/tar expands an old GNU sparse member's holes
+			// (tar -S, typeflag 'S') as it reads; a contiguous file
+			// ('7') is a regular file to every tar but the one that
+			// wrote it.
+		case looksLikeCoreName(h.Name) && h.Typeflag != tar.TypeDir:
+			// Named like a core but holding no content: said, not
+			// passed over (a batch must not lose a core silently).
+			in := &Input{Name: name + ":" + h.Name, Time: coreTime(h.Name, h.ModTime),
+				Err: fmt.Errorf("%w: tar member %s", corefile.ErrNotCore, memberKind(h))}
+			if !d.emit(in) {
+				return false
+			}
+			continue
+		default:
 			continue
 		}
 		br := bufio.NewReaderSize(tr, 1<<18)
@@ -270,10 +286,15 @@ func (d *discoverer) tar(name, p string) bool {
 		s, _ := corefile.Sniff(bytes.NewReader(head))
 		in := &Input{Name: name + ":" + h.Name, SearchDirs: []string{binDir, filepath.Dir(p)}, Time: coreTime(h.Name, h.ModTime)}
 		switch {
+		case s.Kind == corefile.KindCore && tempErr != nil:
+			in.Err = fmt.Errorf("extracting: %w", tempErr)
 		case s.Kind == corefile.KindCore:
-			in.Path, in.Err = d.extract(br, d.tempDir, "core-*")
+			in.Path, in.Err = d.extract(br, tempDir, "core-*")
 			in.remove = in.Path
 		case s.Kind == corefile.KindELF:
+			if tempErr != nil {
+				continue // the archive's cores say why
+			}
 			os.MkdirAll(binDir, 0o755)
 			if base := path.Base(h.Name); base != "." && base != "/" && base != ".." {
 				if out, err := os.Create(filepath.Join(binDir, base)); err == nil {
@@ -310,4 +331,19 @@ func (d *discoverer) extract(r io.Reader, dir, pattern string) (string, error) {
 		return "", fmt.Errorf("extracting: %w", err)
 	}
 	return out.Name(), nil
+}
+
+// memberKind says what a tar member that holds no file content is.
+func memberKind(h *tar.Header) string {
+	switch h.Typeflag {
+	case tar.TypeLink:
+		return "is a hard link to " + h.Linkname + " (read under that name)"
+	case tar.TypeSymlink:
+		return "is a symbolic link to " + h.Linkname + " (not followed)"
+	case tar.TypeChar, tar.TypeBlock:
+		return "is a device node"
+	case tar.TypeFifo:
+		return "is a FIFO"
+	}
+	return fmt.Sprintf("has type %q, which holds no file content", h.Typeflag)
 }

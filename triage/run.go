@@ -4,14 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/tempname"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -54,17 +55,21 @@ type Result struct {
 // completion order, from one goroutine (each needs no locking). Results
 // are not kept: memory stays bounded however many cores there are. One
 // bad core never stops the batch; Run's error is for the batch itself
-// (a temporary directory that cannot be made).
+// (a directory that cannot be walked). The batch's temporary directory
+// (for archive members) is made only if needed: where it cannot be
+// made, the cores that need it fail, saying why, and the others are
+// analyzed. It is removed at the end, and on SIGINT, SIGTERM or SIGHUP
+// (see signals.go); what a killed run left there, the next one removes.
 func Run(paths []string, cfg Config, each func(*Result)) error {
 	jobs := cfg.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	tmp, err := os.MkdirTemp(cfg.TempDir, "coreunwind-triage-*")
-	if err != nil {
-		return fmt.Errorf("triage: %w", err)
-	}
-	defer os.RemoveAll(tmp)
+	// What killed runs left (their pid gone) goes before this run adds
+	// its own.
+	tempname.SweepStale(cfg.TempDir, time.Now())
+	tmp := &runDir{parent: cfg.TempDir}
+	defer tmp.remove()
 
 	an := NewAnalyzer(cfg)
 	defer an.Close()
@@ -77,7 +82,7 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 	var discoverErr error
 	go func() {
 		defer close(inputs)
-		discoverErr = discover(paths, tmp, func(in *Input) bool {
+		discoverErr = discover(paths, tmp.get, func(in *Input) bool {
 			select {
 			case inputs <- in:
 				return true
