@@ -53,7 +53,7 @@ func TestModuleMessages(t *testing.T) {
 		}
 	}
 	wantNotFound := "module " + prog + ": not found"
-	if !slices.Contains(about, wantNotFound) || !slices.Contains(about, "module "+prog+": "+prog+": not a regular file") {
+	if !slices.Contains(about, wantNotFound) || !slices.Contains(about, "module "+prog+": "+prog+": not a regular file (directory)") {
 		t.Errorf("warnings about %s: %q, want %q and why %s was not used", filepath.Base(prog), about, wantNotFound, prog)
 	}
 	for _, w := range about {
