@@ -264,6 +264,14 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		}
 		frames = append(frames, rf)
 		more, err := cur.Step()
+		if cut := t.missingModule(rf.pc, rf.lookup); cut != nil && (!more || guessed(cur.Frame().Trust)) {
+			// The caller, if any, is a guess past a module without
+			// its file: stop, say which file would let the walk go on.
+			rt.Truncated, rt.Err = true, cut
+			rt.Error = report.Ptr(cut.Error())
+			shiftCFA(frames)
+			return rt, frames
+		}
 		if more {
 			continue
 		}
