@@ -43,10 +43,10 @@ func TestReplacedLibrary(t *testing.T) {
 		t.Errorf("replaced library: the stack does not stop at the library's frame:\n%s", formatFrames(th, 40))
 	}
 	if !th.Truncated || th.Error == nil {
-		t.Fatalf("replaced library: truncated=%v error=%v, want a truncated thread with an error\n%s", th.Truncated, th.Error, formatFrames(th, 40))
+		t.Errorf("replaced library: truncated=%v error=%v, want a truncated thread with an error\n%s", th.Truncated, th.Error, formatFrames(th, 40))
 	}
 	for _, want := range []string{"no unwind information for PC " + last.PC, "in libcallback.so", "differs from", lib, "--search-path DIR", "DEBUGINFOD_URLS"} {
-		if !strings.Contains(*th.Error, want) {
+		if th.Error != nil && !strings.Contains(*th.Error, want) {
 			t.Errorf("replaced library: thread error %q does not say %q", *th.Error, want)
 		}
 	}
