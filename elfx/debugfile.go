@@ -51,23 +51,29 @@ func (e *DebugFileError) Error() string {
 	return b.String()
 }
 
-// Looked says where the file was looked for.
+// Looked says where the file was looked for: by build ID under
+// .build-id/ of each debug directory, and by the .gnu_debuglink name
+// beside the binary and in the debug directories.
 func (e *DebugFileError) Looked() string {
-	dirs := "the debug directories " + strings.Join(e.Dirs, ", ")
-	if len(e.Dirs) == 0 {
-		dirs = "no debug directory"
+	dirs := strings.Join(e.Dirs, ", ")
+	var by []string
+	if id := e.BuildID; len(id) > 2 && len(e.Dirs) > 0 {
+		by = append(by, fmt.Sprintf(".build-id/%s/%s.debug under %s", id[:2], id[2:], dirs))
 	}
-	var where []string
-	if e.BuildID != "" {
-		where = append(where, "not under .build-id/ of "+dirs)
+	switch {
+	case e.DebugLink != "" && len(e.Dirs) > 0:
+		by = append(by, fmt.Sprintf(".gnu_debuglink %s beside the binary, in its .debug/, and in %s (by that name and under the binary's directory)", e.DebugLink, dirs))
+	case e.DebugLink != "":
+		by = append(by, fmt.Sprintf(".gnu_debuglink %s beside the binary and in its .debug/ (no debug directory searched)", e.DebugLink))
 	}
-	if e.DebugLink != "" {
-		where = append(where, fmt.Sprintf(".gnu_debuglink %s not beside the binary, in .debug/ beside it, or in %s (by that name or under the binary's directory)", e.DebugLink, dirs))
+	switch {
+	case len(by) > 0:
+		return "looked for " + strings.Join(by, " and for ")
+	case len(e.Dirs) == 0:
+		return "no debug directory searched, and no .gnu_debuglink to look beside the binary by"
+	default:
+		return "no build ID and no .gnu_debuglink to look for it by"
 	}
-	if len(where) == 0 {
-		return "no build ID and no .gnu_debuglink to find it by"
-	}
-	return strings.Join(where, "; ")
 }
 
 // Is makes the error an ErrNoDebugFile.
