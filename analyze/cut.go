@@ -9,7 +9,8 @@ import (
 
 // MissingModuleError is why a walk stopped at a frame in a module whose
 // file coreunwind lacks (not found, or refused for another build ID):
-// without the file there is no unwind information for the frame, and a
+// without the file there is no unwind information for the frame and,
+// unless the core holds the module's text, no code to analyze either; a
 // caller found anyway (frame pointer, stack scan) is a guess that skips
 // the module's own frames silently. The walk stops there, as gdb's does,
 // and says what file would let it go on.
@@ -27,11 +28,18 @@ func (e *MissingModuleError) Error() string {
 func (e *MissingModuleError) Unwrap() error { return unwind.ErrNoInfo }
 
 // missingModule returns the error for the frame at pc whose lookup
-// address lies in a mapped file's module that has no object; nil for a
-// module with one, the vDSO, JIT code and addresses in no module.
+// address lies in a mapped file's module that has no object and whose
+// code the core lacks; nil for a module with an object, the vDSO, JIT
+// code, addresses in no module, and code the core holds (the arch's
+// fallbacks read it as they read any code without CFI: a leaf's
+// prologue, the link register).
 func (t *target) missingModule(pc, lookup uint64) *MissingModuleError {
 	m := t.module(lookup)
 	if m == nil || m.open == nil || m.obj() != nil || m.core.InCore {
+		return nil
+	}
+	var code [1]byte
+	if t.core.ReadMem(lookup, code[:]) == nil {
 		return nil
 	}
 	why := m.core.Missing
