@@ -21,8 +21,12 @@ type Options struct {
 	Executable string   // the executable named on the command line
 	Sysroot    string   // root for the core's recorded paths
 	SearchPath []string // extra directories searched by file name
-	DebugDirs  []string // separate debug file roots (default /usr/lib/debug)
-	MaxFrames  int      // per thread; 0: DefaultMaxFrames
+	// DebugDirs are separate debug file roots searched before
+	// elfx.DefaultDebugDirs (/usr/lib/debug); NoDefaultDebugDirs leaves
+	// the defaults out.
+	DebugDirs          []string
+	NoDefaultDebugDirs bool
+	MaxFrames          int // per thread; 0: DefaultMaxFrames
 	// CrashedOnly limits the report to the crashing thread.
 	CrashedOnly bool
 	// UnwindOnly leaves out names, lines and inlined calls: frames carry
@@ -149,6 +153,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		walks[i] = nil
 	})
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
+	if !opts.UnwindOnly {
+		r.Warnings = append(r.Warnings, missingDebugWarnings(t, r.Threads, opts.Debuginfod.Enabled())...)
+	}
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
 	// Last: by now every module the walk, the names and the crash
@@ -264,6 +271,14 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		}
 		frames = append(frames, rf)
 		more, err := cur.Step()
+		if cut := t.missingModule(rf.pc, rf.lookup); cut != nil && (!more || guessed(cur.Frame().Trust)) {
+			// The caller, if any, is a guess past a module without
+			// its file: stop, say which file would let the walk go on.
+			rt.Truncated, rt.Err = true, cut
+			rt.Error = report.Ptr(cut.Error())
+			shiftCFA(frames)
+			return rt, frames
+		}
 		if more {
 			continue
 		}

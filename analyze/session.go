@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
@@ -55,10 +56,7 @@ func newSession(c *corefile.Core, opts Options, lazyModules bool) *Session {
 		s.objs.SetSymbolCache(opts.SymbolCache)
 		s.objs.SetUnwindOnly(opts.UnwindOnly)
 	}
-	debugDirs := opts.DebugDirs
-	if len(debugDirs) == 0 {
-		debugDirs = elfx.DefaultDebugDirs
-	}
+	debugDirs := searchedDebugDirs(opts)
 	useDebuginfod(c, s.objs, debugDirs, opts)
 	var warnings []string
 	s.target, warnings = newTarget(c, s.objs, debugDirs, lazyModules)
@@ -103,4 +101,22 @@ func (s *Session) Close() error {
 		s.objs.Close()
 	}
 	return s.Core.Close()
+}
+
+// searchedDebugDirs is where separate debug files are looked for: the
+// directories given, then the defaults unless left out; never nil (an
+// empty list searches only beside the binaries).
+func searchedDebugDirs(opts Options) []string {
+	dirs := slices.Clone(opts.DebugDirs)
+	if dirs == nil {
+		dirs = []string{}
+	}
+	if !opts.NoDefaultDebugDirs {
+		for _, d := range elfx.DefaultDebugDirs {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return dirs
 }

@@ -35,7 +35,11 @@ type Module struct {
 	FileID FileID
 	// Found: memory beyond the core is available (a file was accepted), or
 	// the whole image is in the core (InCore).
-	Found    bool
+	Found bool
+	// Missing says why no file was accepted ("" when one was, or none
+	// is needed) and how to give the right one: the unwinder quotes it
+	// where a stack stops in the module.
+	Missing  string
 	InCore   bool // the vDSO: the core holds the whole image
 	Main     bool // the main executable
 	Mappings []Mapping
@@ -274,7 +278,7 @@ func fetchable(mod *Module, opts Options) bool {
 func (c *Core) resolveFetched(mod *Module, look lookResult, path string, err error, opts Options) {
 	if err == nil {
 		more := c.tryFiles(mod, []string{path}, opts)
-		look.found, look.refused = more.found, look.refused || more.refused
+		look.found, look.refusals = more.found, append(look.refusals, more.refusals...)
 	}
 	c.settle(mod, look, err, opts)
 }
@@ -315,10 +319,10 @@ func (c *Core) resolveFiles(mods []*Module, opts Options) {
 
 // lookResult is what trying a module's candidate files found.
 type lookResult struct {
-	found   bool
-	refused bool     // some file was refused (build ID mismatch, not ELF)
-	looked  []string // candidates that do not exist
-	notELF  bool     // mod turned out to be a mapped data file
+	found    bool
+	refusals []string // why each file refused was (build ID mismatch, not ELF)
+	looked   []string // candidates that do not exist
+	notELF   bool     // mod turned out to be a mapped data file
 }
 
 // tryFiles tries paths in turn for mod; the first accepted is mapped and
@@ -336,9 +340,8 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 			continue
 		}
 		reject := func(format string, args ...any) {
-			c.warnf("module %s: "+format+": not used", append([]any{mod.Path}, args...)...)
+			res.refusals = append(res.refusals, fmt.Sprintf(format, args...))
 			cf.release()
-			res.refused = true
 		}
 		if !cf.elf {
 			if mod.headerUnknown {
@@ -399,34 +402,56 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 	return res
 }
 
-// reportUnresolved records why mod has no file (nothing when it has one),
-// with the fetch's error when one was tried.
+// reportUnresolved says what became of mod's file: which file was used
+// when others were refused before it, or why there is none (then also
+// in mod.Missing) and how to give it, with the fetch's error when one
+// was tried.
 func (c *Core) reportUnresolved(mod *Module, res lookResult, fetchErr error) {
-	if res.found || res.notELF {
+	refused := strings.Join(res.refusals, "; ")
+	switch {
+	case res.notELF:
+		return
+	case res.found && refused != "" && mod.BuildID != "":
+		c.warnf("module %s: %s: not used; using %s (build ID matches)", mod.Path, refused, mod.File)
+		return
+	case res.found && refused != "":
+		c.warnf("module %s: %s: not used; using %s", mod.Path, refused, mod.File)
+		return
+	case res.found:
 		return
 	}
 	fetched := ""
 	if fetchErr != nil {
 		fetched = "; " + fetchErr.Error()
 	}
-	if res.refused {
+	if refused != "" {
 		c.fileStatus[mod.Path] = "refused (build ID mismatch or not ELF)"
-		if len(res.looked) == 0 {
-			if fetchErr != nil {
-				c.warnf("module %s: build ID %s: no file accepted%s", mod.Path, mod.BuildID, fetched)
-			}
-			return
-		}
-	} else {
-		c.fileStatus[mod.Path] = "not found"
-	}
-	if len(res.looked) == 0 {
-		// Every candidate failed otherwise (warned about), or there
-		// was none.
-		c.warnf("module %s: not found%s", mod.Path, fetched)
+		hint := fileHint(mod, "give the original with --search-path DIR", fetchErr != nil)
+		c.warnf("module %s: %s: not used%s; %s", mod.Path, refused, fetched, hint)
+		mod.Missing = refused + "; " + hint
 		return
 	}
-	c.warnf("module %s: not found (looked in %s)%s", mod.Path, strings.Join(res.looked, ", "), fetched)
+	c.fileStatus[mod.Path] = "not found"
+	// An empty list: every candidate failed otherwise (warned about), or
+	// there was none.
+	why := "not found"
+	if len(res.looked) > 0 {
+		why = fmt.Sprintf("not found (looked in %s)", strings.Join(res.looked, ", "))
+	}
+	hint := fileHint(mod, "give it with --sysroot DIR or --search-path DIR", fetchErr != nil)
+	c.warnf("module %s: %s%s; %s", mod.Path, why, fetched, hint)
+	mod.Missing = why + "; " + hint
+}
+
+// fileHint says how to give coreunwind a module's file: give, the ways
+// by name (--search-path, --sysroot), and by build ID from a debuginfod
+// server when the core records one and none was asked.
+func fileHint(mod *Module, give string, fetched bool) string {
+	hint := give
+	if mod.BuildID != "" && !fetched {
+		hint += " or set DEBUGINFOD_URLS"
+	}
+	return hint
 }
 
 // sliceReader reads an image held in a byte slice by offset.

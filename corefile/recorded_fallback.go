@@ -34,7 +34,7 @@ func (c *Core) recordedFallback(mod *Module, look lookResult, fetchErr error, op
 		c.warnf("module %s: not found under sysroot %s%s; using %s (its build ID is the core's)", mod.Path, opts.Sysroot, fetched, rec)
 	}
 	look.found = more.found
-	look.refused = look.refused || more.refused
+	look.refusals = append(look.refusals, more.refusals...)
 	look.looked = append(look.looked, more.looked...)
 	return look
 }

@@ -24,7 +24,8 @@ import (
 // and the system's libraries with libc6-dbg's debug files, sit behind
 // elfutils' own debuginfod server (-F: a directory of ELF and debug
 // files) on loopback; the local files are gone, --sysroot and --debug-dir
-// point at empty directories. With DEBUGINFOD_URLS naming the server the
+// point at empty directories (and --no-default-debug-dirs leaves
+// /usr/lib/debug out). With DEBUGINFOD_URLS naming the server the
 // report must be the one made with every file local. A second run with
 // the server stopped gets the same report from the cache alone, and a
 // triage batch of two cores asks for each file once.
@@ -88,7 +89,7 @@ func TestDebuginfod(t *testing.T) {
 	empty := t.TempDir()
 	cache := filepath.Join(t.TempDir(), "cache")
 	env := []string{"DEBUGINFOD_URLS=" + proxy.URL, "DEBUGINFOD_CACHE_PATH=" + cache, "DEBUGINFOD_TIMEOUT=20"}
-	flags := []string{"--sysroot", empty, "--debug-dir", empty}
+	flags := []string{"--sysroot", empty, "--debug-dir", empty, "--no-default-debug-dirs"}
 	got := runCoreunwindEnv(t, env, append(flags, c.Core)...)
 	if got.Code != exitOK || got.Stdout != want.Stdout {
 		t.Fatalf("through debuginfod: exit %d, report differs from the local one\n--- local\n%s\n--- debuginfod\n%s\n--- stderr\n%s",

@@ -90,6 +90,20 @@ var programs = map[string]program{
 			return exe, runIn(dir, "gcc", "-g", "-O0", "-o", exe, filepath.Join(src, "dlopen_main.c"), "-ldl")
 		},
 	},
+	// A program whose stack passes through its shared library (a
+	// callback called from inside it); the executable finds the library
+	// beside it ($ORIGIN), so a private copy runs with its own.
+	"callback": {
+		tools: []string{"gcc"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, "callback")
+			if err := runIn(dir, "gcc", callbackLibArgs(src, filepath.Join(dir, "libcallback.so"))...); err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, "gcc", "-g", "-O1", "-o", exe, filepath.Join(src, "callback_main.c"),
+				"-L"+dir, "-lcallback", "-Wl,-rpath,$ORIGIN")
+		},
+	},
 	// Stripped executables whose symbols and DWARF live in a separate file:
 	// one found through its build ID, one (built without a build ID) through
 	// .gnu_debuglink. The debug file is left as nullderef.debug in dir.
@@ -109,6 +123,12 @@ var programs = map[string]program{
 	"i386-threads":           i386cc("threads", "-g", "-O2", "-pthread", "threads.c"),
 	"i386-sleeper":           i386cc("sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"i386-nocfi":             nocfiBuild(testenv.I386.Triple+"-", nil, testenv.I386Dynamic),
+}
+
+// callbackLibArgs are gcc's arguments to build libcallback.so at out,
+// more (-DREBUILT=1) making another build of it.
+func callbackLibArgs(src, out string, more ...string) []string {
+	return append([]string{"-g", "-O2", "-shared", "-fPIC", "-o", out, filepath.Join(src, "callback_lib.c")}, more...)
 }
 
 // goBuild builds gocrash for GOARCH goarch ("": the host's).

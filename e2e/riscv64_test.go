@@ -55,7 +55,8 @@ func init() {
 // into __libc_start_main, and there it must stop: libc's text is not in
 // the core (its segment is mapped, not dumped), so there is no code, no
 // CFI and no frame size to go further with (a stack scan from there
-// would only find stale words).
+// would only find stale words). The thread says so: it stopped in
+// libc-2.27.so, whose file was not found.
 func TestRISCV64ElfutilsCore(t *testing.T) {
 	t.Parallel()
 	core := testenv.ElfutilsFile(t, "testfile-riscv64-core")
@@ -89,6 +90,9 @@ func TestRISCV64ElfutilsCore(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint([]uint64{pc, ra}) {
 		t.Errorf("pcs %x, want gdb's pc and ra %x\n%s", got, []uint64{pc, ra}, formatFrames(th, 10))
+	}
+	if th.Error == nil || !th.Truncated || !strings.Contains(*th.Error, "in libc-2.27.so (not found") {
+		t.Errorf("the thread does not say it stopped in libc-2.27.so for want of the file: truncated %v, error %v", th.Truncated, th.Error)
 	}
 	if e := eu[rep.Core.CrashedTID]; e == nil || len(e.Frames) == 0 || e.Frames[0].PC != pc {
 		t.Errorf("eu-stack's frame 0 is not gdb's pc %#x: %v", pc, eu)

@@ -105,7 +105,7 @@ func NewCache() *Cache {
 }
 
 // Open returns the shared Object for path, opening it and attaching its
-// separate debug file (searched in debugDirs, DefaultDebugDirs when empty)
+// separate debug file (searched in debugDirs, DefaultDebugDirs when nil)
 // on first use. A missing debug file is not an error; one that the
 // fetcher (SetDebugFetcher) failed to fetch is, returned with the usable
 // object.
@@ -121,6 +121,7 @@ func (c *Cache) Open(path string, debugDirs []string) (*Object, error) {
 // (a core's module resolution did, for each file it accepted): a batch
 // then looks each library up once per core, not twice.
 func (c *Cache) OpenID(path string, id FileID, debugDirs []string) (*Object, error) {
+	debugDirs = debugDirsOrDefault(debugDirs)
 	key := fileKey{path: path, id: id, dirs: strings.Join(debugDirs, "\x00")}
 	c.mu.Lock()
 	if c.byFile == nil {

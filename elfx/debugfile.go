@@ -13,33 +13,98 @@ import (
 // DefaultDebugDirs is where distributions install separate debug files.
 var DefaultDebugDirs = []string{"/usr/lib/debug"}
 
+// debugDirsOrDefault is the debug directories to search: dirs as given,
+// DefaultDebugDirs when nil (an empty, non-nil list searches none: only
+// the places beside the binary).
+func debugDirsOrDefault(dirs []string) []string {
+	if dirs == nil {
+		return DefaultDebugDirs
+	}
+	return dirs
+}
+
 // ErrNoDebugFile is returned (wrapped) by AttachDebugFile when no
 // candidate file exists.
 var ErrNoDebugFile = errors.New("no separate debug file found")
 
+// DebugFileError is what AttachDebugFile looked for and did not find:
+// enough for a user to put the right file in the right place, or to
+// fetch it by build ID.
+type DebugFileError struct {
+	Object    string   // the binary's path
+	BuildID   string   // its build ID, "" when it has none
+	DebugLink string   // the name in its .gnu_debuglink, "" when none
+	Dirs      []string // the debug directories searched
+	Rejected  []error  // files found that did not match (CRC, build ID)
+}
+
+func (e *DebugFileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "elfx: %s: %v", e.Object, ErrNoDebugFile)
+	if e.BuildID != "" {
+		fmt.Fprintf(&b, " (build ID %s)", e.BuildID)
+	}
+	b.WriteString(": " + e.Looked())
+	for _, r := range e.Rejected {
+		b.WriteString("; " + r.Error())
+	}
+	return b.String()
+}
+
+// Looked says where the file was looked for: by build ID under
+// .build-id/ of each debug directory, and by the .gnu_debuglink name
+// beside the binary and in the debug directories.
+func (e *DebugFileError) Looked() string {
+	dirs := strings.Join(e.Dirs, ", ")
+	var by []string
+	if id := e.BuildID; len(id) > 2 && len(e.Dirs) > 0 {
+		by = append(by, fmt.Sprintf(".build-id/%s/%s.debug under %s", id[:2], id[2:], dirs))
+	}
+	switch {
+	case e.DebugLink != "" && len(e.Dirs) > 0:
+		by = append(by, fmt.Sprintf(".gnu_debuglink %s beside the binary, in its .debug/, and in %s (by that name and under the binary's directory)", e.DebugLink, dirs))
+	case e.DebugLink != "":
+		by = append(by, fmt.Sprintf(".gnu_debuglink %s beside the binary and in its .debug/ (no debug directory searched)", e.DebugLink))
+	}
+	switch {
+	case len(by) > 0:
+		return "looked for " + strings.Join(by, " and for ")
+	case len(e.Dirs) == 0:
+		return "no debug directory searched, and no .gnu_debuglink to look beside the binary by"
+	default:
+		return "no build ID and no .gnu_debuglink to look for it by"
+	}
+}
+
+// Is makes the error an ErrNoDebugFile.
+func (e *DebugFileError) Is(target error) bool { return target == ErrNoDebugFile }
+
 // AttachDebugFile finds and attaches the object's separate debug file,
-// trying in turn, for each of debugDirs (DefaultDebugDirs when empty):
+// trying in turn, for each of debugDirs (DefaultDebugDirs when nil):
 //
 //   - <dir>/.build-id/xx/rest.debug for the object's build ID;
 //
-// and then, for the name in .gnu_debuglink:
+// and then, for the name in .gnu_debuglink, as gdb does:
 //
 //   - the binary's own directory,
 //   - <binary's dir>/.debug/,
-//   - <dir>/<binary's dir>/ for each debug dir.
+//   - <dir>/<binary's dir>/ for each debug dir;
+//
+// and last <dir>/ itself for each debug dir: a debug file put in a
+// --debug-dir by its name.
 //
 // A debuglink candidate must match the CRC32 recorded in the binary, and
 // any candidate must carry the same build ID when both files have one; a
 // candidate failing either check is rejected with an error naming it, and
 // the search goes on. The debug file then supplies .symtab, DWARF and
 // .debug_frame; .eh_frame always comes from the binary. It returns the
-// path attached. Attaching replaces any debug file attached before and
-// discards tables already built, so it is best called right after Open.
+// path attached; the error when none is found is a *DebugFileError,
+// which MissingDebugFile returns later. Attaching replaces any debug file
+// attached before and discards tables already built, so it is best
+// called right after Open.
 func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
-	if len(debugDirs) == 0 {
-		debugDirs = DefaultDebugDirs
-	}
-	var rejected []error
+	debugDirs = debugDirsOrDefault(debugDirs)
+	missing := &DebugFileError{Object: o.name, BuildID: o.buildID, Dirs: debugDirs}
 	try := func(path string, check func(*Object) error) bool {
 		if o.mapped != nil && sameFile(path, o.name) {
 			return false
@@ -48,7 +113,7 @@ func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
 			return false
 		}
 		if err := o.attachChecked(path, check); err != nil {
-			rejected = append(rejected, err)
+			missing.Rejected = append(missing.Rejected, err)
 			return false
 		}
 		return true
@@ -64,17 +129,7 @@ func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
 		}
 	}
 	if name, crc, ok := o.debugLink(); ok && o.mapped != nil {
-		binDir := filepath.Dir(o.name)
-		if abs, err := filepath.Abs(binDir); err == nil {
-			binDir = abs
-		}
-		candidates := []string{
-			filepath.Join(binDir, name),
-			filepath.Join(binDir, ".debug", name),
-		}
-		for _, dir := range debugDirs {
-			candidates = append(candidates, filepath.Join(dir, binDir, name))
-		}
+		missing.DebugLink = name
 		checkCRC := func(dbg *Object) error {
 			got := crc32.ChecksumIEEE(dbg.mapped)
 			if got != crc {
@@ -82,16 +137,49 @@ func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
 			}
 			return nil
 		}
-		for _, path := range candidates {
+		for _, path := range debugLinkCandidates(o.name, name, debugDirs) {
 			if try(path, checkCRC) {
 				return path, nil
 			}
 		}
 	}
-	if len(rejected) > 0 {
-		return "", fmt.Errorf("elfx: %s: %w: %w", o.name, ErrNoDebugFile, errors.Join(rejected...))
+	o.mu.Lock()
+	o.debugMissing = missing
+	o.mu.Unlock()
+	return "", missing
+}
+
+// debugLinkCandidates lists where the debug file named name by the
+// .gnu_debuglink of the binary at path may be, in the order tried.
+func debugLinkCandidates(path, name string, debugDirs []string) []string {
+	binDir := filepath.Dir(path)
+	if abs, err := filepath.Abs(binDir); err == nil {
+		binDir = abs
 	}
-	return "", fmt.Errorf("elfx: %s: %w (build ID %q, debug dirs %s)", o.name, ErrNoDebugFile, o.buildID, strings.Join(debugDirs, ":"))
+	candidates := []string{
+		filepath.Join(binDir, name),
+		filepath.Join(binDir, ".debug", name),
+	}
+	for _, dir := range debugDirs {
+		candidates = append(candidates, filepath.Join(dir, binDir, name))
+	}
+	for _, dir := range debugDirs {
+		candidates = append(candidates, filepath.Join(dir, name))
+	}
+	return candidates
+}
+
+// MissingDebugFile says why the object has no debug information: nil
+// when it has DWARF of its own or an attached debug file, or when no
+// debug file was looked for; else what the search missed. A debug file
+// left for later (deferDebugFile) is looked for now.
+func (o *Object) MissingDebugFile() *DebugFileError {
+	if o.debugObject() != nil || o.hasDWARF() {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.debugMissing
 }
 
 // attachChecked opens the debug file at path and attaches it if it
@@ -192,7 +280,7 @@ func (o *Object) setDebug(dbg *Object, path string) {
 		o.retired = append(o.retired, o.debug)
 	}
 	dbg.keepInflated.Store(o.keepInflated.Load())
-	o.debug, o.debugPath = dbg, path
+	o.debug, o.debugPath, o.debugMissing = dbg, path, nil
 	o.deferredDebug = nil
 	o.derived.Store(&derived{})
 }

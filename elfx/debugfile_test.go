@@ -84,7 +84,7 @@ func TestDebugFileByBuildID(t *testing.T) {
 }
 
 func TestDebugFileByDebuglink(t *testing.T) {
-	for _, where := range []string{"same", ".debug", "debugdir"} {
+	for _, where := range []string{"same", ".debug", "debugdir", "debugdir-by-name"} {
 		t.Run(where, func(t *testing.T) {
 			dir := t.TempDir()
 			stripped, debug := splitDebug(t, dir)
@@ -98,6 +98,8 @@ func TestDebugFileByDebuglink(t *testing.T) {
 				want = filepath.Join(dir, ".debug", "prog.debug")
 			case "debugdir":
 				want = filepath.Join(dbgDir, dir, "prog.debug")
+			case "debugdir-by-name":
+				want = filepath.Join(dbgDir, "prog.debug")
 			}
 			if want != debug {
 				if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
@@ -141,6 +143,49 @@ func TestDebuglinkCRCMismatchRejected(t *testing.T) {
 	}
 	if o.DebugFile() != "" {
 		t.Errorf("DebugFile = %q after rejection", o.DebugFile())
+	}
+}
+
+// TestMissingDebugFile: an object whose debug file was not found says
+// what was looked for and what was rejected; one that found it, or has
+// DWARF of its own, says nothing. An empty (non-nil) list of debug dirs
+// searches none of the defaults.
+func TestMissingDebugFile(t *testing.T) {
+	dir := t.TempDir()
+	stripped, debug := splitDebug(t, dir)
+	run(t, dir, testenv.NeedTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+	wrongDir := filepath.Join(dir, "wrong")
+	if err := os.MkdirAll(wrongDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(debug, filepath.Join(wrongDir, "prog.debug")); err != nil {
+		t.Fatal(err)
+	}
+	// The same name, other contents: the CRC check must reject it.
+	if err := os.WriteFile(debug, []byte("not the debug file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := mustOpen(t, stripped)
+	if _, err := o.AttachDebugFile([]string{}); err == nil {
+		t.Fatal("AttachDebugFile found a debug file")
+	}
+	miss := o.MissingDebugFile()
+	if miss == nil {
+		t.Fatal("MissingDebugFile = nil for an object without its debug file")
+	}
+	if miss.BuildID != o.BuildID() || miss.DebugLink != "prog.debug" || len(miss.Dirs) != 0 || len(miss.Rejected) != 1 ||
+		!strings.Contains(miss.Rejected[0].Error(), debug) || !strings.Contains(miss.Looked(), "no debug directory searched") {
+		t.Errorf("MissingDebugFile = %+v (%s)", miss, miss.Looked())
+	}
+	if _, err := o.AttachDebugFile([]string{wrongDir}); err != nil {
+		t.Fatalf("AttachDebugFile(%s): %v", wrongDir, err)
+	}
+	if miss := o.MissingDebugFile(); miss != nil {
+		t.Errorf("MissingDebugFile = %v once attached", miss)
+	}
+	bin := filepath.Join(dir, "prog")
+	if miss := mustOpen(t, bin).MissingDebugFile(); miss != nil {
+		t.Errorf("MissingDebugFile = %v for %s, which has DWARF", miss, bin)
 	}
 }
 

@@ -28,7 +28,10 @@ type Object struct {
 	debug     *Object
 	debugPath string
 	retired   []*Object // debug files replaced by a later AttachDebugFile
-	closed    bool
+	// debugMissing is what the last AttachDebugFile did not find (nil
+	// once a debug file is attached).
+	debugMissing *DebugFileError
+	closed       bool
 	// deferredDebug holds the debug directories of a debug file looked
 	// for only when something needs it (deferDebugFile).
 	deferredDebug []string

@@ -18,8 +18,10 @@ type Options struct {
 	Sysroot    string   `json:"sysroot"`
 	SearchPath []string `json:"search_path"`
 	DebugDirs  []string `json:"debug_dirs"`
-	MaxFrames  int      `json:"max_frames"`
-	AllThreads bool     `json:"all_threads"`
+	// NoDefaultDebugDirs leaves /usr/lib/debug out of the debug dirs.
+	NoDefaultDebugDirs bool `json:"no_default_debug_dirs"`
+	MaxFrames          int  `json:"max_frames"`
+	AllThreads         bool `json:"all_threads"`
 	// Depth is the meaningful frames per signature.
 	Depth int `json:"depth"`
 	// SkipPatterns is the skip list in effect (DefaultPatterns, or the
@@ -57,7 +59,8 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) *FlagSet {
 	fs.Func("binaries", "look for executables and libraries (by build ID) under `DIR` (repeatable)", appendTo(&o.Binaries))
 	fs.StringVar(&o.Sysroot, "sysroot", "", "look for the cores' files under `DIR`")
 	fs.Func("search-path", "also look for files by name in `DIR` (repeatable)", appendTo(&o.SearchPath))
-	fs.Func("debug-dir", "separate debug files root `DIR` (repeatable)", appendTo(&o.DebugDirs))
+	fs.Func("debug-dir", "also look for separate debug files under `DIR` (repeatable; before /usr/lib/debug)", appendTo(&o.DebugDirs))
+	fs.BoolVar(&o.NoDefaultDebugDirs, "no-default-debug-dirs", false, "do not look for separate debug files under /usr/lib/debug")
 	fs.BoolVar(&o.AllThreads, "all-threads", false, "unwind every thread (jsonl reports show them), not only the crashing one")
 	fs.IntVar(&o.MaxFrames, "max-frames", 256, "frames per thread")
 	fs.IntVar(&o.MaxListed, "max-cores-listed", DefaultMaxListed, "core names listed per bucket in JSON")
@@ -97,7 +100,7 @@ func (o *Options) Config() (Config, error) {
 	}
 	cfg := Config{
 		Analyze: analyze.Options{Sysroot: o.Sysroot, SearchPath: o.SearchPath, DebugDirs: o.DebugDirs,
-			MaxFrames: o.MaxFrames},
+			NoDefaultDebugDirs: o.NoDefaultDebugDirs, MaxFrames: o.MaxFrames},
 		Binaries:   o.Binaries,
 		AllThreads: o.AllThreads,
 		Signer:     Signer{Skip: skip, Depth: o.Depth},

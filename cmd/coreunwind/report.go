@@ -25,7 +25,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
 	fs.IntVar(&maxFrames, "max-frames", analyze.DefaultMaxFrames, "frames per thread")
 	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
-	fs.Var(&debugDirs, "debug-dir", "separate debug files root `DIR` (repeatable)")
+	fs.Var(&debugDirs, "debug-dir", "also look for separate debug files under `DIR` (repeatable; before /usr/lib/debug)")
+	noDefaultDebugDirs := fs.Bool("no-default-debug-dirs", false, "do not look for separate debug files under /usr/lib/debug")
 	fs.BoolVar(&version, "version", false, "print the version")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
@@ -83,6 +84,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		// The process exits once the report is written.
 		LeaveMapped: true,
 	}
+	opts.NoDefaultDebugDirs = *noDefaultDebugDirs // --debug-dir adds to /usr/lib/debug otherwise
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}

@@ -40,7 +40,9 @@ Flags (before or after the arguments):
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
   --search-path DIR      also look for files by name in DIR (repeatable)
-  --debug-dir DIR        separate debug files root (repeatable; default /usr/lib/debug)
+  --debug-dir DIR        also look for separate debug files under DIR (repeatable;
+                         searched before /usr/lib/debug)
+  --no-default-debug-dirs  do not look for separate debug files under /usr/lib/debug
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --debuginfod, --no-debuginfod  fetch missing executables, libraries and debug files
                          by build ID from the servers in DEBUGINFOD_URLS (on when it is set)

@@ -1,0 +1,61 @@
+package analyze
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// MissingModuleError is why a walk stopped at a frame in a module whose
+// file coreunwind lacks (not found, or refused for another build ID):
+// without the file there is no unwind information for the frame and,
+// unless the core holds the module's text, no code to analyze either; a
+// caller found anyway (frame pointer, stack scan) is a guess that skips
+// the module's own frames silently. The walk stops there, as gdb's does,
+// and says what file would let it go on.
+type MissingModuleError struct {
+	PC     uint64 // the frame's pc, as its line shows it
+	Module string // the module's path as the core records it
+	Why    string // why there is no file, and how to give it
+}
+
+func (e *MissingModuleError) Error() string {
+	return fmt.Sprintf("no unwind information for PC %#x in %s (%s)", e.PC, filepath.Base(e.Module), e.Why)
+}
+
+// Unwrap makes the error an unwind.ErrNoInfo.
+func (e *MissingModuleError) Unwrap() error { return unwind.ErrNoInfo }
+
+// missingModule returns the error for the frame at pc whose lookup
+// address lies in a mapped file's module that has no object and whose
+// code the core lacks; nil for a module with an object, the vDSO, JIT
+// code, addresses in no module, and code the core holds (the arch's
+// fallbacks read it as they read any code without CFI: a leaf's
+// prologue, the link register).
+func (t *target) missingModule(pc, lookup uint64) *MissingModuleError {
+	m := t.module(lookup)
+	if m == nil || m.open == nil || m.obj() != nil || m.core.InCore {
+		return nil
+	}
+	var code [1]byte
+	if t.core.ReadMem(lookup, code[:]) == nil {
+		return nil
+	}
+	why := m.core.Missing
+	switch {
+	case why != "":
+	case m.openErr != nil:
+		why = m.openErr.Error()
+	default:
+		why = "file not found"
+	}
+	return &MissingModuleError{PC: pc, Module: m.core.Path, Why: why}
+}
+
+// guessed reports whether a caller found with trust is a guess: without
+// unwind information for its callee, a frame-pointer chain or a stack
+// scan may skip frames or follow stale data.
+func guessed(trust unwind.Trust) bool {
+	return trust == unwind.TrustFramePointer || trust == unwind.TrustScan
+}
