@@ -67,8 +67,9 @@ Triage (many cores grouped by crash signature):
   --print-skip           print the skip list in effect
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
   --max-frames N         frames per thread (default 256)
-  --sysroot, --search-path, --debug-dir, --debuginfod, --no-debuginfod,
-  --cache-dir, --no-cache  as above (one download per build ID for the whole batch)
+  --sysroot, --search-path, --debug-dir, --no-default-debug-dirs, --debuginfod,
+  --no-debuginfod, --cache-dir, --no-cache  as above (one download per build ID
+                         for the whole batch)
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
   --bucket-partial       let partial cores (truncated inside the crashing thread's
