@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // Options say where to find the files a core refers to.
@@ -207,8 +209,19 @@ var ErrNotCore = errors.New("not a core file")
 var ErrTruncated = errors.New("core file truncated")
 
 // load decodes the core held in data; lazy, when set, reads data on
-// demand (see lazyCore).
-func load(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
+// demand (see lazyCore). The core and the module files it maps are mapped:
+// one truncated while in use (a library upgraded during a batch, whose
+// FileCache keeps it mapped from core to core) faults, which fails this
+// core with an error instead of killing the process.
+func load(data []byte, lazy *lazyCore, opts Options) (c *Core, err error) {
+	if fault := mapfault.Catch(func() { c, err = decode(data, lazy, opts) }); fault != nil {
+		return nil, fmt.Errorf("reading the core and its files: %w", fault)
+	}
+	return c, err
+}
+
+// decode is load without the guard.
+func decode(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
 	if !isELF(data) {
 		if isCorehead(data) {
 			return loadCorehead(data, opts)

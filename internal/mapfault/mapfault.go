@@ -1,0 +1,108 @@
+// Package mapfault turns the fault of a read from a memory-mapped file
+// into an error. Cores and objects are mapped, not read: when such a file
+// is truncated or rewritten in place while it is in use (a library
+// upgraded during a triage run, a core still being written), touching a
+// page past its new end raises SIGBUS, which the Go runtime treats as a
+// fatal error of the whole process. Catch arms debug.SetPanicOnFault for
+// the goroutine and recovers that fault, so one core fails with an error
+// and a batch goes on. It owns nothing about files; callers name the
+// file in the error they wrap.
+package mapfault
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// ErrFault is wrapped by the error Catch returns for a fault.
+var ErrFault = errors.New("a mapped file was truncated or changed while in use")
+
+// Fault is a memory fault recovered by Catch.
+type Fault struct {
+	Addr uintptr // the faulting address
+}
+
+func (f *Fault) Error() string {
+	return fmt.Sprintf("memory fault at %#x: %v", f.Addr, ErrFault)
+}
+
+func (f *Fault) Unwrap() error { return ErrFault }
+
+// Catch runs f with the goroutine's memory faults turned into panics and
+// returns such a fault as a *Fault; any other panic goes on. Goroutines f
+// starts are not covered: they use a Group. A fault leaves what f was
+// building half done, so the caller must drop it.
+func Catch(f func()) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			fault := asFault(r)
+			if fault == nil {
+				panic(r)
+			}
+			err = fault
+		}
+	}()
+	f()
+	return nil
+}
+
+// Copy is copy(dst, src) for a src in a mapped file: a fault is returned
+// instead of killing the process.
+func Copy(dst, src []byte) (n int, err error) {
+	err = Catch(func() { n = copy(dst, src) })
+	return n, err
+}
+
+// asFault returns the fault r is, or nil. A fault is a runtime error that
+// carries the faulting address (what SetPanicOnFault makes of SIGBUS and
+// of SIGSEGV away from page zero; a nil dereference has no address), or a
+// *Fault a Group raised again.
+func asFault(r any) *Fault {
+	switch v := r.(type) {
+	case *Fault:
+		return v
+	case runtime.Error:
+		if a, ok := v.(interface{ Addr() uintptr }); ok {
+			return &Fault{Addr: a.Addr()}
+		}
+	}
+	return nil
+}
+
+// Group runs functions on goroutines of their own, as a sync.WaitGroup
+// does, each under Catch. Wait raises the first fault again in the
+// waiting goroutine, so that the Catch around the work the goroutines
+// are part of returns it; a goroutine that faulted stops, the others run
+// to their end.
+type Group struct {
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	fault *Fault
+}
+
+// Go runs f on a new goroutine.
+func (g *Group) Go(f func()) {
+	g.wg.Go(func() {
+		if err := Catch(f); err != nil {
+			g.mu.Lock()
+			if g.fault == nil {
+				g.fault = err.(*Fault)
+			}
+			g.mu.Unlock()
+		}
+	})
+}
+
+// Wait waits for the goroutines, then panics with the first fault, if
+// any (for the caller's Catch).
+func (g *Group) Wait() {
+	g.wg.Wait()
+	if g.fault != nil {
+		panic(g.fault)
+	}
+}
