@@ -201,6 +201,12 @@ func (c *Core) ReleasePages() {
 // core file.
 var ErrNotCore = errors.New("not a core file")
 
+// ErrFileChanged is wrapped by the error of a read of the core or of a
+// module's file that was truncated or rewritten since it was mapped (a
+// library upgraded during a batch): the read faulted, and the bytes are
+// gone.
+var ErrFileChanged = mapfault.ErrFault
+
 // ErrTruncated is wrapped, beside unwind.ErrUnavailable, by a read of
 // memory that the core's program headers say was dumped (within p_filesz)
 // but that lies past the end of the file: the core was cut short (a core

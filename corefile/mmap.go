@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // mapFile maps the whole of f read-only. ReadAt on an *os.File costs a
@@ -29,6 +31,7 @@ func mapFile(f *os.File) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
 	}
+	mapfault.Track(b, f.Name())
 	return b, nil
 }
 
@@ -56,6 +59,7 @@ func unmap(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
+	mapfault.Untrack(b)
 	return unix.Munmap(b)
 }
 

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // mapFile maps path read-only. ReadAt on an *os.File costs a system call
@@ -36,6 +38,7 @@ func mapFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
+	mapfault.Track(data, path)
 	return data, nil
 }
 
@@ -44,6 +47,7 @@ func unmapFile(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
+	mapfault.Untrack(data)
 	return unix.Munmap(data)
 }
 

@@ -23,10 +23,14 @@ var ErrFault = errors.New("a mapped file was truncated or changed while in use")
 // Fault is a memory fault recovered by Catch.
 type Fault struct {
 	Addr uintptr // the faulting address
+	Path string  // the file mapped there (see Track), "" if unknown
 }
 
 func (f *Fault) Error() string {
-	return fmt.Sprintf("memory fault at %#x: %v", f.Addr, ErrFault)
+	if f.Path == "" {
+		return fmt.Sprintf("memory fault at %#x: %v", f.Addr, ErrFault)
+	}
+	return fmt.Sprintf("%s: %v (memory fault at %#x)", f.Path, ErrFault, f.Addr)
 }
 
 func (f *Fault) Unwrap() error { return ErrFault }
@@ -58,6 +62,16 @@ func Copy(dst, src []byte) (n int, err error) {
 	return n, err
 }
 
+// Reraise panics again with p if p is a fault, and returns otherwise. A
+// recover that turns a parser's panic on hostile bytes into a "malformed"
+// error calls it first: a fault is not the bytes' doing, and the Catch
+// around the work reports it with the file's name.
+func Reraise(p any) {
+	if f := asFault(p); f != nil {
+		panic(f)
+	}
+}
+
 // asFault returns the fault r is, or nil. A fault is a runtime error that
 // carries the faulting address (what SetPanicOnFault makes of SIGBUS and
 // of SIGSEGV away from page zero; a nil dereference has no address), or a
@@ -68,7 +82,7 @@ func asFault(r any) *Fault {
 		return v
 	case runtime.Error:
 		if a, ok := v.(interface{ Addr() uintptr }); ok {
-			return &Fault{Addr: a.Addr()}
+			return &Fault{Addr: a.Addr(), Path: trackedPath(a.Addr())}
 		}
 	}
 	return nil

@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/coreunwind/coreunwind/internal/testenv"
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestCopyFromTruncatedMapping maps a file, truncates it to nothing and

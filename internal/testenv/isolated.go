@@ -24,7 +24,8 @@ func InChild(t *testing.T) bool {
 	if os.Getenv(isolatedEnv) == t.Name() {
 		return true
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	// A regression may hang the child as well as kill it: bounded.
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout=3m")
 	cmd.Env = append(os.Environ(), isolatedEnv+"="+t.Name())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
