@@ -108,13 +108,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.Output
 	}
-	if len(rep.Threads) == 0 {
-		return exitcode.Partial // no thread could be read: the warnings say why
-	}
-	for _, t := range rep.Threads {
-		if t.Error != nil {
-			return exitcode.Partial
-		}
+	if analyze.Incomplete(rep) {
+		return exitcode.Partial // the warnings and the threads' errors say why
 	}
 	return exitcode.OK
 }
