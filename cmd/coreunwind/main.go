@@ -9,6 +9,10 @@
 //	3  partial result: the report was written, but some thread's unwinding
 //	   stopped with an error
 //	4  the output could not be written
+//	6  a file being read (the core, a binary, a library) was truncated or
+//	   rewritten during the analysis: run again once the files stay put
+//	7  out of memory: the heap in use exceeded the limit (GOMEMLIMIT, else
+//	   three quarters of the machine's or the cgroup's memory)
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"runtime/debug"
 
 	"github.com/coreunwind/coreunwind/internal/exitcode"
+	"github.com/coreunwind/coreunwind/internal/memlimit"
 )
 
 func main() {
@@ -28,6 +33,10 @@ func main() {
 		// wall time at the default 100).
 		debug.SetGCPercent(400)
 	}
+	memlimit.Start(memlimit.Default(), func(live, limit uint64) {
+		fmt.Fprintf(os.Stderr, "coreunwind: out of memory: %.1f MiB in use, over the limit of %.1f MiB (GOMEMLIMIT sets it)\n", float64(live)/(1<<20), float64(limit)/(1<<20))
+		os.Exit(exitcode.Memory)
+	})
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -96,6 +96,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	rep, err := analyze.Analyze(pos[0], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+		if errors.Is(err, analyze.ErrFileChanged) {
+			return exitcode.FileChanged
+		}
 		return exitcode.NoCore
 	}
 	for _, w := range rep.Warnings {
