@@ -151,8 +151,13 @@ func Open(path string, opts Options) (*Core, error) {
 		return nil, err
 	}
 	kind, warning := "", ""
-	if !isELF(data) {
-		kind = compressionKind(data)
+	if fault := mapfault.Catch(func() {
+		if !isELF(data) {
+			kind = compressionKind(data)
+		}
+	}); fault != nil {
+		unmap(data)
+		return nil, fmt.Errorf("%s: %w", path, fault)
 	}
 	if kind != "" {
 		unmap(data)
