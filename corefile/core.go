@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -68,8 +67,8 @@ type Core struct {
 	Signal  *Signal   // nil when the core records no signal
 	Threads []*Thread // in note order; the kernel puts the dumping thread first
 	// CrashedTID is the first thread whose pr_cursig is Signal, else the
-	// first thread; 0 (no thread) when notes are damaged and no thread
-	// records the signal.
+	// first thread; 0 (none) when a damaged note comes before the first
+	// thread's, which may have been the dumping thread's (noteDamage).
 	CrashedTID int
 
 	Auxv []AuxEntry
@@ -300,10 +299,7 @@ func decode(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
 			// Copied: notes are small, and the thread registers must
 			// outlive the core's mapping.
 			ns, err := ParseNotes(bytes.Clone(raw), h.Order, int(ph.Align))
-			c.warnNoteErrors(err, ph.Off)
-			if err != nil && !slices.ContainsFunc(notes, isThreadNote) && !slices.ContainsFunc(ns, func(n Note) bool { return isThreadNote(n) && n.Off < firstErrorOffset(err) }) {
-				c.dumperLost = true
-			}
+			c.noteDamage(err, ph.Off, notes, ns)
 			notes = append(notes, ns...)
 		}
 	}
@@ -324,58 +320,6 @@ func (c *Core) warnTruncation() {
 
 func (c *Core) warnf(format string, args ...any) {
 	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
-}
-
-// isThreadNote reports whether n starts a thread (NT_PRSTATUS).
-func isThreadNote(n Note) bool { return n.Type == NTPrstatus && n.Name == "CORE" }
-
-// firstErrorOffset is the smallest offset of the *FormatErrors that
-// ParseNotes joined in err (0 if it has none).
-func firstErrorOffset(err error) uint64 {
-	first := ^uint64(0)
-	for _, e := range noteErrors(err) {
-		if fe, ok := e.(*FormatError); ok {
-			first = min(first, fe.Off)
-		}
-	}
-	if first == ^uint64(0) {
-		return 0
-	}
-	return first
-}
-
-// noteErrors splits the error ParseNotes returns into its parts.
-func noteErrors(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	if err == nil {
-		return nil
-	}
-	return []error{err}
-}
-
-// DamagedPrefix starts the warnings about parts of the core that are not
-// what they claim to be (a malformed note, a thread's registers cut
-// short): what they held is missing from the result, which is therefore
-// incomplete even when every thread that was read unwinds.
-const DamagedPrefix = "core damaged: "
-
-// damagef adds a warning about damage (DamagedPrefix).
-func (c *Core) damagef(format string, args ...any) {
-	c.warnf(DamagedPrefix+format, args...)
-}
-
-// warnNoteErrors adds a damage warning for each malformed note ParseNotes
-// reported, at its file offset (segOff is the note segment's).
-func (c *Core) warnNoteErrors(err error, segOff uint64) {
-	for _, e := range noteErrors(err) {
-		if fe, ok := e.(*FormatError); ok {
-			c.damagef("%s at offset %#x: skipped", fe.Msg, segOff+fe.Off)
-		} else {
-			c.damagef("notes: %v", e)
-		}
-	}
 }
 
 func (c *Core) addSegment(ph progHeader) {
