@@ -232,17 +232,24 @@ var ErrTruncated = errors.New("core file truncated")
 // FileCache keeps it mapped from core to core) faults, which fails this
 // core with an error instead of killing the process.
 func load(data []byte, lazy *lazyCore, opts Options) (c *Core, err error) {
-	if fault := mapfault.Catch(func() { c, err = decode(data, lazy, opts) }); fault != nil {
+	var started *Core // what decode was building: its files are unmapped after a fault
+	if fault := mapfault.Catch(func() { c, err = decode(data, lazy, opts, &started) }); fault != nil {
+		if started != nil {
+			for _, b := range started.mapped {
+				unmap(b)
+			}
+		}
 		return nil, fmt.Errorf("reading the core and its files: %w", fault)
 	}
 	return c, err
 }
 
-// decode is load without the guard.
-func decode(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
+// decode is load without the guard; *started is set to the Core as soon
+// as it exists.
+func decode(data []byte, lazy *lazyCore, opts Options, started **Core) (*Core, error) {
 	if !isELF(data) {
 		if isCorehead(data) {
-			return loadCorehead(data, opts)
+			return loadCorehead(data, opts, started)
 		}
 		if kind := compressionKind(data); kind != "" {
 			return nil, fmt.Errorf("%w: %s-compressed data (decompress it first)", ErrNotCore, kind)
@@ -267,6 +274,7 @@ func decode(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
 		lazy:       lazy,
 		fileStatus: map[string]string{},
 	}
+	*started = c
 	phnum, err := h.progCount(data)
 	if err != nil {
 		return nil, err

@@ -148,8 +148,9 @@ const (
 	execCmdSize = 15
 )
 
-// loadCorehead reads a 32-bit HP-UX PA-RISC core.
-func loadCorehead(data []byte, opts Options) (*Core, error) {
+// loadCorehead reads a 32-bit HP-UX PA-RISC core; *started is set to the
+// Core as soon as it exists (see load).
+func loadCorehead(data []byte, opts Options, started **Core) (*Core, error) {
 	c := &Core{
 		Format:     "som-hpux", // the report schema's name for the pre-ELF HP-UX core format
 		OS:         "hpux",
@@ -161,6 +162,7 @@ func loadCorehead(data []byte, opts Options) (*Core, error) {
 		fileStatus: map[string]string{},
 		HPUX:       &HPUXInfo{},
 	}
+	*started = c
 	skipped := 0 // records not understood, warned about one by one up to maxSkipWarnings
 	walkErr := walkCoreheads(data, func(h Corehead) bool {
 		avail := min(uint64(h.Len), uint64(len(data))-h.Off)
