@@ -7,7 +7,8 @@
 //	1  usage error (bad flags or arguments)
 //	2  the core could not be read at all (missing, not a core, corrupt headers)
 //	3  partial result: the report was written, but some thread's unwinding
-//	   stopped with an error
+//	   stopped with an error, or the core is damaged (a "core damaged:"
+//	   warning says what is missing)
 //	4  the output could not be written
 //	6  a file being read (the core, a binary, a library) was truncated or
 //	   rewritten during the analysis: run again once the files stay put
