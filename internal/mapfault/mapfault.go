@@ -40,26 +40,30 @@ func (f *Fault) Unwrap() error { return ErrFault }
 // starts are not covered: they use a Group. A fault leaves what f was
 // building half done, so the caller must drop it.
 func Catch(f func()) (err error) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			fault := asFault(r)
-			if fault == nil {
-				panic(r)
-			}
-			err = fault
-		}
-	}()
+	defer recoverFault(debug.SetPanicOnFault(true), &err)
 	f()
 	return nil
 }
 
 // Copy is copy(dst, src) for a src in a mapped file: a fault is returned
-// instead of killing the process.
+// instead of killing the process. It is Catch without the closure: the
+// unwinder's reads of core memory go through it (about 15 ns a read).
 func Copy(dst, src []byte) (n int, err error) {
-	err = Catch(func() { n = copy(dst, src) })
-	return n, err
+	defer recoverFault(debug.SetPanicOnFault(true), &err)
+	return copy(dst, src), nil
+}
+
+// recoverFault, deferred, restores the goroutine's panic-on-fault setting
+// to old and stores a fault recovered in *err; other panics go on.
+func recoverFault(old bool, err *error) {
+	debug.SetPanicOnFault(old)
+	if r := recover(); r != nil {
+		fault := asFault(r)
+		if fault == nil {
+			panic(r)
+		}
+		*err = fault
+	}
 }
 
 // Reraise panics again with p if p is a fault, and returns otherwise. A
