@@ -141,6 +141,10 @@ func TestCutLZ4CoreSalvaged(t *testing.T) {
 			if err := os.WriteFile(cut, raw[:len(raw)/2], 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// A batch sniffs its inputs first: the cut core is a core.
+			if s, err := SniffFile(cut); err != nil || s.Kind != KindCore || s.Compression != "lz4" {
+				t.Errorf("sniffing the cut stream: %+v, %v; want an lz4-compressed core", s, err)
+			}
 			c, err := Open(cut, Options{TempDir: t.TempDir()})
 			if err != nil {
 				t.Fatalf("stream cut at %d of %d bytes: %v", len(raw)/2, len(raw), err)
