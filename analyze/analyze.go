@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+	"sync/atomic"
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/elfx/debuginfod"
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -99,8 +100,25 @@ func Analyze(path string, opts Options) (*report.Report, error) {
 	return AnalyzeCore(c, opts)
 }
 
+// ErrFileChanged is wrapped by the error of an analysis that read a
+// mapped file (the core, a binary, a library, a debug file) truncated or
+// rewritten while it was in use: there is no report, and another run,
+// once the files are stable, may give one.
+var ErrFileChanged = corefile.ErrFileChanged
+
 // AnalyzeCore builds the report of an opened core.
-func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
+func AnalyzeCore(c *corefile.Core, opts Options) (r *report.Report, err error) {
+	if fault := mapfault.Catch(func() { r, err = analyzeCore(c, opts) }); fault != nil {
+		return nil, fmt.Errorf("analyzing %s: %w", c.Path, fault)
+	}
+	return r, err
+}
+
+// analyzeCore is AnalyzeCore without the guard: the objects and files are
+// mapped, and a read of one truncated since faults (mapfault.Catch).
+// Every goroutine it starts is a mapfault.Group's, so that a fault in one
+// reaches the guard.
+func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	// The report opens the modules its frames are in (and those the
 	// crash analysis and JIT lookups ask for), not every library the
 	// process mapped.
@@ -194,22 +212,18 @@ func parallel(n int, f func(int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
+	// Workers take the next index themselves: a worker that faults
+	// (mapfault.Group) stops, and nobody must wait to hand it work.
+	var g mapfault.Group
+	var next atomic.Int64
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
+		g.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				f(i)
 			}
-		}()
+		})
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	g.Wait()
 }
 
 // rawFrame is what the walk learns of one frame, before symbolization.
@@ -318,15 +332,11 @@ func warmModules(t *target, walks [][]rawFrame) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
+	var g mapfault.Group
 	for m, a := range addrs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m.obj().WarmFor(a)
-		}()
+		g.Go(func() { m.obj().WarmFor(a) })
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // MaxRegisterFrames bounds the frames per thread whose registers the

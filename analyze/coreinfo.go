@@ -41,7 +41,7 @@ func coreInfo(c *corefile.Core) report.Core {
 		}
 		rc.Signal = rs
 	}
-	if len(c.Threads) > 0 && crashed(c) {
+	if c.Thread(c.CrashedTID) != nil && crashed(c) { // none when damaged notes hide it
 		rc.CrashedTID = report.Ptr(c.CrashedTID)
 	}
 	return rc

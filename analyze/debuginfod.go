@@ -1,11 +1,10 @@
 package analyze
 
 import (
-	"sync"
-
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/elfx/debuginfod"
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // fetchExecutable is corefile's hook for modules without a local file:
@@ -26,17 +25,13 @@ func useDebuginfod(c *corefile.Core, objs *elfx.Cache, debugDirs []string, opts 
 		return
 	}
 	objs.SetDebugFetcher(opts.Debuginfod.Debuginfo, opts.UnwindOnly)
-	var wg sync.WaitGroup
+	var g mapfault.Group // the objects are mapped: see analyzeCore
 	for _, cm := range c.Modules {
 		if cm.File == "" || !hasCode(c, cm) {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Errors are the warnings newTarget reports.
-			_, _ = objs.Open(cm.File, debugDirs)
-		}()
+		// Errors are the warnings newTarget reports.
+		g.Go(func() { _, _ = objs.Open(cm.File, debugDirs) })
 	}
-	wg.Wait()
+	g.Wait()
 }

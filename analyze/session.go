@@ -6,6 +6,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -35,7 +36,11 @@ func Open(path string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
 	}
-	s := newSession(c, opts, false)
+	var s *Session
+	if fault := mapfault.Catch(func() { s = newSession(c, opts, false) }); fault != nil {
+		c.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, fault)
+	}
 	if s.arch == nil {
 		_, err := unwind.LookupArch(c.Arch)
 		s.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
@@ -63,9 +64,12 @@ type Core struct {
 	// else Comm.
 	Executable string
 
-	Signal     *Signal   // nil when the core records no signal
-	Threads    []*Thread // in note order; the kernel puts the dumping thread first
-	CrashedTID int       // the first thread whose pr_cursig is Signal, else the first thread
+	Signal  *Signal   // nil when the core records no signal
+	Threads []*Thread // in note order; the kernel puts the dumping thread first
+	// CrashedTID is the first thread whose pr_cursig is Signal, else the
+	// first thread; 0 (none) when a damaged note comes before the first
+	// thread's, which may have been the dumping thread's (noteDamage).
+	CrashedTID int
 
 	Auxv []AuxEntry
 	VDSO uint64 // AT_SYSINFO_EHDR, 0 if none
@@ -96,6 +100,10 @@ type Core struct {
 	// lazy, when set, reads data on demand: a read of data calls its
 	// fill first (a batch's small cores).
 	lazy *lazyCore
+
+	// dumperLost: a malformed note comes before the first NT_PRSTATUS,
+	// which may have been the dumping thread's.
+	dumperLost bool
 
 	truncSegs  int    // segments the file ends before the end of
 	truncBytes uint64 // their bytes that are missing
@@ -142,8 +150,13 @@ func Open(path string, opts Options) (*Core, error) {
 		return nil, err
 	}
 	kind, warning := "", ""
-	if !isELF(data) {
-		kind = compressionKind(data)
+	if fault := mapfault.Catch(func() {
+		if !isELF(data) {
+			kind = compressionKind(data)
+		}
+	}); fault != nil {
+		unmap(data)
+		return nil, fmt.Errorf("%s: %w", path, fault)
 	}
 	if kind != "" {
 		unmap(data)
@@ -200,6 +213,12 @@ func (c *Core) ReleasePages() {
 // core file.
 var ErrNotCore = errors.New("not a core file")
 
+// ErrFileChanged is wrapped by the error of a read of the core or of a
+// module's file that was truncated or rewritten since it was mapped (a
+// library upgraded during a batch): the read faulted, and the bytes are
+// gone.
+var ErrFileChanged = mapfault.ErrFault
+
 // ErrTruncated is wrapped, beside unwind.ErrUnavailable, by a read of
 // memory that the core's program headers say was dumped (within p_filesz)
 // but that lies past the end of the file: the core was cut short (a core
@@ -208,11 +227,29 @@ var ErrNotCore = errors.New("not a core file")
 var ErrTruncated = errors.New("core file truncated")
 
 // load decodes the core held in data; lazy, when set, reads data on
-// demand (see lazyCore).
-func load(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
+// demand (see lazyCore). The core and the module files it maps are mapped:
+// one truncated while in use (a library upgraded during a batch, whose
+// FileCache keeps it mapped from core to core) faults, which fails this
+// core with an error instead of killing the process.
+func load(data []byte, lazy *lazyCore, opts Options) (c *Core, err error) {
+	var started *Core // what decode was building: its files are unmapped after a fault
+	if fault := mapfault.Catch(func() { c, err = decode(data, lazy, opts, &started) }); fault != nil {
+		if started != nil {
+			for _, b := range started.mapped {
+				unmap(b)
+			}
+		}
+		return nil, fmt.Errorf("reading the core and its files: %w", fault)
+	}
+	return c, err
+}
+
+// decode is load without the guard; *started is set to the Core as soon
+// as it exists.
+func decode(data []byte, lazy *lazyCore, opts Options, started **Core) (*Core, error) {
 	if !isELF(data) {
 		if isCorehead(data) {
-			return loadCorehead(data, opts)
+			return loadCorehead(data, opts, started)
 		}
 		if kind := compressionKind(data); kind != "" {
 			return nil, fmt.Errorf("%w: %s-compressed data (decompress it first)", ErrNotCore, kind)
@@ -237,6 +274,7 @@ func load(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
 		lazy:       lazy,
 		fileStatus: map[string]string{},
 	}
+	*started = c
 	phnum, err := h.progCount(data)
 	if err != nil {
 		return nil, err
@@ -269,9 +307,7 @@ func load(data []byte, lazy *lazyCore, opts Options) (*Core, error) {
 			// Copied: notes are small, and the thread registers must
 			// outlive the core's mapping.
 			ns, err := ParseNotes(bytes.Clone(raw), h.Order, int(ph.Align))
-			if err != nil {
-				c.warnf("notes: %v", err)
-			}
+			c.noteDamage(err, ph.Off, notes, ns)
 			notes = append(notes, ns...)
 		}
 	}
@@ -333,7 +369,7 @@ func (c *Core) applyNotes(notes []Note) {
 		case n.Type == NTPrstatus && n.Name == "CORE":
 			p, err := parsePrstatus(n.Desc, c.order, c.ptrSize)
 			if err != nil {
-				c.warnf("thread %d: %v", len(c.Threads), err)
+				c.damagef("thread %d: %v", len(c.Threads), err)
 				cur = nil
 				continue
 			}
@@ -401,6 +437,12 @@ func (c *Core) applyNotes(notes []Note) {
 				break
 			}
 		}
+	}
+	if c.dumperLost {
+		// The kernel writes the dumping thread first (and gives every
+		// thread its pr_cursig): the first thread left is another.
+		c.damagef("a note before the first thread's is damaged: the crashing thread is unknown")
+		return
 	}
 	c.CrashedTID = c.Threads[0].TID
 	if c.Signal != nil {

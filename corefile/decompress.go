@@ -9,7 +9,6 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 	"github.com/therootcompany/xz"
 
 	"github.com/coreunwind/coreunwind/internal/regfile"
@@ -46,7 +45,7 @@ func decompressor(kind string, r io.Reader) (io.Reader, func(), error) {
 		}
 		return d, func() {}, nil
 	case "lz4":
-		return lz4.NewReader(r), func() {}, nil
+		return newLZ4Stream(r), func() {}, nil
 	}
 	return nil, nil, fmt.Errorf("unknown compression %q", kind)
 }

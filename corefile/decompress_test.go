@@ -1,9 +1,11 @@
 package corefile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -87,4 +89,76 @@ func TestCompressedCores(t *testing.T) {
 			t.Errorf("garbage zstd: %v", err)
 		}
 	})
+}
+
+// TestCutLZ4CoreSalvaged cuts lz4-compressed cores (4 MiB blocks by
+// default, linked blocks, small blocks with checksums, the legacy format)
+// in the middle. lz4.Reader decodes whole blocks only, so a core cut in
+// its first block gave "unexpected EOF" and nothing, while zstd, xz and
+// gzip give everything up to the cut: now lz4 does too, with the bytes
+// of the core as they were.
+func TestCutLZ4CoreSalvaged(t *testing.T) {
+	testenv.NeedTool(t, "lz4")
+	core := "../testdata/cores/segv-static/core" // a kernel's core of 364 KiB
+	want, err := os.ReadFile(core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) >= 4<<20 {
+		t.Fatalf("core of %d bytes: the test wants one inside a single 4 MiB block", len(want))
+	}
+	plain, err := Open(core, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for name, args := range map[string][]string{
+		"default":      {"-q", "-k"},
+		"linked":       {"-q", "-k", "-BD"},
+		"small-blocks": {"-q", "-k", "-B4", "-BX", "--content-size"},
+		"legacy":       {"-q", "-k", "-l"},
+		"linked-small": {"-q", "-k", "-B4", "-BD"},
+		"fast":         {"-q", "-k", "-B4", "--fast=65537"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "core.lz4")
+			if b, err := exec.Command("lz4", append(args, core, out)...).CombinedOutput(); err != nil {
+				t.Fatalf("lz4 %v: %v\n%s", args, err, b)
+			}
+			raw, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := Open(out, Options{TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("whole stream: %v", err)
+			}
+			if !bytes.Equal(whole.data, want) || len(whole.Warnings) != len(plain.Warnings) {
+				t.Errorf("whole stream: %d bytes, warnings %q; want the core's %d bytes", len(whole.data), whole.Warnings, len(want))
+			}
+			whole.Close()
+			cut := out + ".cut"
+			if err := os.WriteFile(cut, raw[:len(raw)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A batch sniffs its inputs first: the cut core is a core.
+			if s, err := SniffFile(cut); err != nil || s.Kind != KindCore || s.Compression != "lz4" {
+				t.Errorf("sniffing the cut stream: %+v, %v; want an lz4-compressed core", s, err)
+			}
+			c, err := Open(cut, Options{TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("stream cut at %d of %d bytes: %v", len(raw)/2, len(raw), err)
+			}
+			defer c.Close()
+			if !hasWarning(c, "stream broken") {
+				t.Errorf("no warning that the stream broke off: %q", c.Warnings)
+			}
+			if len(c.data) == 0 || len(c.data) >= len(want) || !bytes.Equal(c.data, want[:len(c.data)]) {
+				t.Errorf("salvaged %d bytes of %d: want a prefix of the core", len(c.data), len(want))
+			}
+			if len(c.Threads) != len(plain.Threads) {
+				t.Errorf("%d threads, want %d", len(c.Threads), len(plain.Threads))
+			}
+		})
+	}
 }

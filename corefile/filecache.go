@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // FileCache shares the files that fill cores' memory across a batch of
@@ -100,14 +102,22 @@ func (fc *FileCache) Close() error {
 // FileBuildID returns the GNU build ID (hex) of the ELF file at path, ""
 // when it has none. Batch tools use it to index directories of binaries
 // for Options.FindByBuildID.
-func FileBuildID(path string) (string, error) {
+// A file truncated while it is read gives an error wrapping
+// ErrFileChanged.
+func FileBuildID(path string) (id string, err error) {
 	data, err := mapPath(path)
 	if err != nil {
 		return "", err
 	}
 	defer unmap(data)
-	if !isELF(data) {
-		return "", errors.New(path + ": not an ELF file")
+	if fault := mapfault.Catch(func() {
+		if !isELF(data) {
+			err = errors.New(path + ": not an ELF file")
+			return
+		}
+		id, err = imageBuildID(sliceReader(data), false, 0)
+	}); fault != nil {
+		return "", fault
 	}
-	return imageBuildID(sliceReader(data), false, 0)
+	return id, err
 }

@@ -100,6 +100,17 @@ func FuzzParseNotes(f *testing.F) {
 		}
 	}
 	f.Add(elfcore.EncodeNotes([]elfcore.Note{{Name: "GNU", Type: 3, Desc: []byte{1, 2, 3, 4, 5}}}, binary.LittleEndian, 8), uint8(8), false)
+	// Damaged name sizes (the resync after a malformed note): a name
+	// without its NUL, one that runs into the descriptor.
+	for _, namesz := range []uint32{4, 69} {
+		b := elfcore.EncodeNotes([]elfcore.Note{
+			{Name: "CORE", Type: NTPrstatus, Desc: make([]byte, 112)},
+			{Name: "LINUX", Type: NTX86XState, Desc: []byte{0x7f, 3, 0, 0}},
+			{Name: "CORE", Type: NTPrstatus, Desc: make([]byte, 112)},
+		}, binary.LittleEndian, 4)
+		binary.LittleEndian.PutUint32(b, namesz)
+		f.Add(b, uint8(4), false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, align uint8, big bool) {
 		var order binary.ByteOrder = binary.LittleEndian
 		if big {

@@ -68,43 +68,69 @@ func coreheadTypeName(t int32) string {
 
 // isCorehead recognises a 32-bit HP-UX core by content: the first record
 // has a known type other than CORE_NONE, its payload fits in the file, and
-// a CORE_PROC record follows somewhere in the chain.
+// a CORE_PROC record follows somewhere in the chain. It allocates nothing:
+// every file that is not ELF comes here, and a run of zeros (a sparse or
+// wiped file) would otherwise be one record per 16 bytes.
 func isCorehead(data []byte) bool {
-	heads, _ := coreheads(data)
-	if len(heads) == 0 || heads[0].Type == CORE_NONE || coreheadTypeName(heads[0].Type) == "" {
+	if len(data) < CoreheadSize {
 		return false
 	}
-	if uint64(heads[0].Len) > uint64(len(data))-CoreheadSize {
+	first := coreheadAt(data, 0)
+	if first.Type == CORE_NONE || coreheadTypeName(first.Type) == "" {
 		return false
 	}
-	for _, h := range heads {
-		if h.Type == CORE_PROC {
-			return true
-		}
+	if uint64(first.Len) > uint64(len(data))-CoreheadSize {
+		return false
 	}
-	return false
+	found := false
+	walkCoreheads(data, func(h Corehead) bool {
+		found = h.Type == CORE_PROC
+		return !found
+	})
+	return found
 }
 
-// coreheads walks the record chain. A header cut short by the end of the
-// file, or a payload running past it, ends the walk with an error (the
-// records before it are returned; the last may be partial).
-func coreheads(data []byte) ([]Corehead, error) {
-	var out []Corehead
+// coreheadAt decodes the record header at off (off+CoreheadSize <= len(data)).
+func coreheadAt(data []byte, off uint64) Corehead {
 	o := binary.BigEndian
+	b := data[off:]
+	return Corehead{Type: int32(o.Uint32(b)), Space: o.Uint32(b[4:]), Addr: o.Uint32(b[8:]), Len: o.Uint32(b[12:]), Off: off + CoreheadSize}
+}
+
+// walkCoreheads calls yield for each record of the chain in file order
+// until yield returns false. A header cut short by the end of the file, or
+// a payload running past it, ends the walk with an error (the record with
+// the short payload is yielded first). It keeps no record: a file of tiny
+// records costs time, not memory.
+func walkCoreheads(data []byte, yield func(Corehead) bool) error {
 	for off := uint64(0); off < uint64(len(data)); {
 		if uint64(len(data))-off < CoreheadSize {
-			return out, formatErr(off, "corehead record header truncated: %d of %d bytes", uint64(len(data))-off, CoreheadSize)
+			return formatErr(off, "corehead record header truncated: %d of %d bytes", uint64(len(data))-off, CoreheadSize)
 		}
-		b := data[off:]
-		h := Corehead{Type: int32(o.Uint32(b)), Space: o.Uint32(b[4:]), Addr: o.Uint32(b[8:]), Len: o.Uint32(b[12:]), Off: off + CoreheadSize}
-		out = append(out, h)
+		h := coreheadAt(data, off)
+		if !yield(h) {
+			return nil
+		}
 		end := h.Off + uint64(h.Len)
 		if end > uint64(len(data)) {
-			return out, formatErr(off, "%s record: %d payload bytes, %d present", recordName(h.Type), h.Len, uint64(len(data))-h.Off)
+			return formatErr(off, "%s record: %d payload bytes, %d present", recordName(h.Type), h.Len, uint64(len(data))-h.Off)
 		}
 		off = end
 	}
-	return out, nil
+	return nil
+}
+
+// maxSkipWarnings bounds the warnings about skipped records: a hostile
+// file can hold one record per 16 bytes.
+const maxSkipWarnings = 8
+
+// unknownRecordName names a record loadCorehead does not use: CORE_NONE,
+// or an unknown type by number.
+func unknownRecordName(t int32) string {
+	if t == CORE_NONE {
+		return "CORE_NONE record"
+	}
+	return fmt.Sprintf("unknown corehead record type %#x", uint32(t))
 }
 
 func recordName(t int32) string {
@@ -122,8 +148,9 @@ const (
 	execCmdSize = 15
 )
 
-// loadCorehead reads a 32-bit HP-UX PA-RISC core.
-func loadCorehead(data []byte, opts Options) (*Core, error) {
+// loadCorehead reads a 32-bit HP-UX PA-RISC core; *started is set to the
+// Core as soon as it exists (see load).
+func loadCorehead(data []byte, opts Options, started **Core) (*Core, error) {
 	c := &Core{
 		Format:     "som-hpux", // the report schema's name for the pre-ELF HP-UX core format
 		OS:         "hpux",
@@ -135,15 +162,16 @@ func loadCorehead(data []byte, opts Options) (*Core, error) {
 		fileStatus: map[string]string{},
 		HPUX:       &HPUXInfo{},
 	}
-	heads, err := coreheads(data)
-	if err != nil {
-		c.warnf("core truncated: %v", err)
-	}
-	for _, h := range heads {
+	*started = c
+	skipped := 0 // records not understood, warned about one by one up to maxSkipWarnings
+	walkErr := walkCoreheads(data, func(h Corehead) bool {
 		avail := min(uint64(h.Len), uint64(len(data))-h.Off)
 		payload := data[h.Off : h.Off+avail]
 		switch h.Type {
 		case CORE_TEXT, CORE_DATA, CORE_STACK, CORE_SHM, CORE_MMF, CORE_ANON_SHMEM:
+			if h.Len == 0 {
+				return true // maps nothing; not kept (a file of empty records would be all segments)
+			}
 			flags := elf.PF_R | elf.PF_W
 			if h.Type == CORE_TEXT {
 				flags = elf.PF_R | elf.PF_X
@@ -158,14 +186,14 @@ func loadCorehead(data []byte, opts Options) (*Core, error) {
 		case CORE_PROC:
 			if len(payload) < hpuxMinProc {
 				c.warnf("CORE_PROC record at offset %#x: %d bytes, want at least %d: thread skipped", h.Off-CoreheadSize, len(payload), hpuxMinProc)
-				continue
+				return true
 			}
 			th, _ := hpuxThread(bytes.Clone(payload), c.order, c.Machine, len(c.Threads)+1)
 			c.Threads = append(c.Threads, th)
 		case CORE_EXEC:
 			if len(payload) < execCmdOff {
 				c.warnf("CORE_EXEC record at offset %#x: %d bytes, want at least %d", h.Off-CoreheadSize, len(payload), execCmdOff)
-				continue
+				return true
 			}
 			e := &HPUXExec{Magic: c.order.Uint32(payload)}
 			aux := payload[execAuxOff+8:]
@@ -176,11 +204,18 @@ func loadCorehead(data []byte, opts Options) (*Core, error) {
 			e.Command = cString(payload[execCmdOff:min(len(payload), execCmdOff+execCmdSize)])
 			c.HPUX.Exec = e
 			c.Comm = e.Command
-		case CORE_NONE:
-			c.warnf("CORE_NONE record at offset %#x skipped", h.Off-CoreheadSize)
 		default:
-			c.warnf("unknown corehead record type %#x at offset %#x (%d bytes) skipped", uint32(h.Type), h.Off-CoreheadSize, h.Len)
+			if skipped++; skipped <= maxSkipWarnings {
+				c.warnf("%s at offset %#x (%d bytes) skipped", unknownRecordName(h.Type), h.Off-CoreheadSize, h.Len)
+			}
 		}
+		return true
+	})
+	if skipped > maxSkipWarnings {
+		c.warnf("%d more corehead records skipped", skipped-maxSkipWarnings)
+	}
+	if walkErr != nil {
+		c.warnf("core truncated: %v", walkErr)
 	}
 	if len(c.Threads) == 0 {
 		return nil, fmt.Errorf("%w: HP-UX corehead core without a readable CORE_PROC record", ErrNotCore)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -70,7 +71,10 @@ func (c *Core) readCore(addr uint64, p []byte) error {
 
 func (c *Core) read(addr uint64, p []byte, files bool) error {
 	for len(p) > 0 {
-		n := c.readPiece(addr, p, files)
+		n, err := c.readPiece(addr, p, files)
+		if err != nil {
+			return fmt.Errorf("0x%x: %w: %w", addr, unwind.ErrUnavailable, err)
+		}
 		if n == 0 {
 			return c.unavailable(addr, files)
 		}
@@ -84,47 +88,60 @@ func (c *Core) read(addr uint64, p []byte, files bool) error {
 }
 
 // readPiece copies the longest prefix of p available from one source at
-// addr and returns its length (0: nothing available at addr).
-func (c *Core) readPiece(addr uint64, p []byte, files bool) int {
+// addr and returns its length (0: nothing available at addr). The sources
+// are mapped files: one truncated since it was mapped faults, which is an
+// error naming the file.
+func (c *Core) readPiece(addr uint64, p []byte, files bool) (int, error) {
 	limit := ^uint64(0)
 	i := c.findRange(addr)
 	if i >= 0 {
 		r := &c.ranges[i]
 		d := addr - r.start
 		if d < r.avail {
-			if c.lazy != nil && c.lazy.fill(r.off+d, min(uint64(len(p)), r.avail-d)) != nil {
-				return 0
+			if c.lazy != nil {
+				if c.lazy.fill(r.off+d, min(uint64(len(p)), r.avail-d)) != nil {
+					return 0, nil
+				}
+				return copy(p, c.data[r.off+d:r.off+r.avail]), nil
 			}
-			return copy(p, c.data[r.off+d:r.off+r.avail])
+			n, err := mapfault.Copy(p, c.data[r.off+d:r.off+r.avail])
+			if err != nil {
+				return 0, fmt.Errorf("core file %s: %w", c.Path, err)
+			}
+			return n, nil
 		}
 		if d < r.filesz {
 			// Dumped by the kernel but cut off from this file: the page
 			// may differ from the file (written private mapping), so the
 			// file must not stand in for it.
-			return 0
+			return 0, nil
 		}
 		limit = r.end
 	} else if next := c.nextRange(addr); next < len(c.ranges) {
 		limit = c.ranges[next].start
 	}
 	if !files {
-		return 0
+		return 0, nil
 	}
 	j := c.findOverlay(addr)
 	if j < 0 {
-		return 0
+		return 0, nil
 	}
 	o := &c.overlays[j]
 	fo := o.off + (addr - o.start)
 	if fo < o.off || fo >= uint64(len(o.data)) {
-		return 0
+		return 0, nil
 	}
 	n := uint64(len(p))
 	n = min(n, o.end-addr, uint64(len(o.data))-fo)
 	if limit != ^uint64(0) {
 		n = min(n, limit-addr)
 	}
-	return copy(p[:n], o.data[fo:])
+	copied, err := mapfault.Copy(p[:n], o.data[fo:])
+	if err != nil {
+		return 0, fmt.Errorf("file %s: %w", o.path, err)
+	}
+	return copied, nil
 }
 
 // findRange returns the index of the segment containing addr, or -1.

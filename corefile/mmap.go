@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
@@ -29,6 +30,7 @@ func mapFile(f *os.File) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
 	}
+	mapfault.Track(b, f.Name())
 	return b, nil
 }
 
@@ -49,6 +51,7 @@ func unmap(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
+	mapfault.Untrack(b)
 	return unix.Munmap(b)
 }
 

@@ -1,7 +1,9 @@
 package corefile
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -33,45 +35,95 @@ const maxNoteAlign = 8
 // ParseNotes decodes the notes in b (the contents of a PT_NOTE segment or a
 // SHT_NOTE section) in file order. align is the note alignment: 4 for
 // Linux kernel cores (even ELF64 ones), 8 for notes whose segment says
-// p_align 8; other values are treated as 4. Truncated or inconsistent data
-// yields the notes decoded so far and a *FormatError.
+// p_align 8; other values are treated as 4.
+//
+// A malformed note (a name that is not NUL-terminated text, sizes past
+// the end) yields a *FormatError, and the notes after it are found again
+// by their owner names (resync): one damaged byte in a header shifts
+// every later note, and read as they lie they would be other notes' bytes
+// (a thread with registers taken from the middle of another note). The
+// error joins one *FormatError per malformed note; the notes decoded are
+// returned with it.
 func ParseNotes(b []byte, order binary.ByteOrder, align int) ([]Note, error) {
 	if align != maxNoteAlign {
 		align = 4
 	}
 	var notes []Note
+	var errs []error
 	off := uint64(0)
 	n := uint64(len(b))
 	for off < n {
 		if n-off < 12 {
 			// The kernel never leaves a partial header; padding shorter
 			// than a header is tolerated only if it is all zero.
-			if allZero(b[off:]) {
-				break
+			if !allZero(b[off:]) {
+				errs = append(errs, formatErr(off, "truncated note header (%d bytes left)", n-off))
 			}
-			return notes, formatErr(off, "truncated note header (%d bytes left)", n-off)
+			break
 		}
-		namesz := uint64(order.Uint32(b[off:]))
-		descsz := uint64(order.Uint32(b[off+4:]))
-		typ := order.Uint32(b[off+8:])
-		p := off + 12
-		if namesz > n-p {
-			return notes, formatErr(off, "note name size %d exceeds the %d bytes left", namesz, n-p)
-		}
-		name := b[p : p+namesz]
-		p = alignUp(p+namesz, uint64(align))
-		if p > n || descsz > n-p {
-			return notes, formatErr(off, "note %q type 0x%x: descriptor size %d exceeds the bytes left", cString(name), typ, descsz)
-		}
-		desc := b[p : p+descsz : p+descsz]
-		notes = append(notes, Note{Name: cString(name), Type: typ, Desc: desc, Off: off})
-		next := alignUp(p+descsz, uint64(align))
-		if next > n {
-			next = n
+		note, next, err := noteAt(b, off, order, uint64(align))
+		if err != nil {
+			errs = append(errs, err)
+			next = resyncNotes(b, off+4, order, uint64(align))
+		} else {
+			notes = append(notes, note)
 		}
 		off = next
 	}
-	return notes, nil
+	return notes, errors.Join(errs...)
+}
+
+// noteAt decodes the note whose header is at off and returns it and the
+// offset of the next one.
+func noteAt(b []byte, off uint64, order binary.ByteOrder, align uint64) (Note, uint64, error) {
+	n := uint64(len(b))
+	namesz := uint64(order.Uint32(b[off:]))
+	descsz := uint64(order.Uint32(b[off+4:]))
+	typ := order.Uint32(b[off+8:])
+	p := off + 12
+	if namesz > n-p {
+		return Note{}, 0, formatErr(off, "note name size %d exceeds the %d bytes left", namesz, n-p)
+	}
+	name := b[p : p+namesz]
+	if !validNoteName(name) {
+		return Note{}, 0, formatErr(off, "note %s: name size %d does not hold a NUL-terminated name (%q)", NoteTypeName(typ), namesz, name[:min(len(name), 16)])
+	}
+	p = alignUp(p+namesz, align)
+	if p > n || descsz > n-p {
+		return Note{}, 0, formatErr(off, "note %q %s: descriptor size %d exceeds the bytes left", cString(name), NoteTypeName(typ), descsz)
+	}
+	desc := b[p : p+descsz : p+descsz]
+	return Note{Name: cString(name), Type: typ, Desc: desc, Off: off}, min(alignUp(p+descsz, align), n), nil
+}
+
+// validNoteName reports whether name is what the ELF gABI says a note's
+// name is: text, then the terminating NUL (namesz counts it). NULs may
+// pad it (Go's "Go\0\0"); anything after them means namesz is wrong.
+func validNoteName(name []byte) bool {
+	if len(name) == 0 {
+		return true
+	}
+	i := bytes.IndexByte(name, 0)
+	return i >= 0 && allZero(name[i:])
+}
+
+// resyncOwners are the owner names a resync looks for: the kernel's.
+var resyncOwners = [][]byte{[]byte("CORE\x00"), []byte("LINUX\x00")}
+
+// resyncNotes returns the offset at or after from of the next header
+// that decodes as a note of a kernel owner, or len(b) when none does.
+func resyncNotes(b []byte, from uint64, order binary.ByteOrder, align uint64) uint64 {
+	for off := alignUp(from, 4); off+12 <= uint64(len(b)); off += 4 {
+		namesz := uint64(order.Uint32(b[off:]))
+		for _, owner := range resyncOwners {
+			if namesz == uint64(len(owner)) && bytes.HasPrefix(b[off+12:], owner) {
+				if _, _, err := noteAt(b, off, order, align); err == nil {
+					return off
+				}
+			}
+		}
+	}
+	return uint64(len(b))
 }
 
 func alignUp(v, a uint64) uint64 {

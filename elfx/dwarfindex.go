@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // dwarfIndex is the address index over one object's DWARF: compile unit
@@ -131,6 +133,7 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 	cu.once.Do(func() {
 		defer func() {
 			if p := recover(); p != nil {
+				mapfault.Reraise(p)
 				cu.err = fmt.Errorf("elfx: %s: malformed DWARF unit at %#x (%v)", x.name, cu.off, p)
 			}
 		}()

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // A backtrace needs a handful of glibc's 4,000 compile units. Reading the
@@ -69,14 +71,10 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 			rest = append(rest, n)
 		}
 	}
-	var wg sync.WaitGroup
+	var g mapfault.Group // the sections are mapped: see Warm
 	var restData [][]byte
 	var restErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		restData, restErr = o.sectionsData(rest)
-	}()
+	g.Go(func() { restData, restErr = o.sectionsData(rest) })
 	l.info, err = o.newSectionStream(".debug_info")
 	if err == nil {
 		l.line, err = o.newSectionStream(".debug_line")
@@ -84,7 +82,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if err == nil {
 		l.abbrev, err = o.newSectionStream(".debug_abbrev")
 	}
-	wg.Wait()
+	g.Wait()
 	if err == nil {
 		err = restErr
 	}

@@ -1,5 +1,7 @@
 package elfx
 
+import "github.com/coreunwind/coreunwind/internal/mapfault"
+
 // dwarfIndex returns the object's DWARF index, building it on first use,
 // or nil when the object and its debug file have no DWARF.
 func (o *Object) dwarfIndex() (*dwarfIndex, error) {
@@ -11,6 +13,7 @@ func (o *Object) dwarfIndex() (*dwarfIndex, error) {
 		}
 		defer func() {
 			if p := recover(); p != nil {
+				mapfault.Reraise(p)
 				d.dwarf, d.dwarfErr = nil, errorf("%s: malformed DWARF (%v)", src.name, p)
 			}
 		}()

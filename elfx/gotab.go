@@ -3,6 +3,8 @@ package elfx
 import (
 	"debug/gosym"
 	"fmt"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // goTable is a Go binary's .gopclntab: function and line for every PC,
@@ -16,7 +18,8 @@ func (o *Object) goTable() *goTable {
 	d := o.state()
 	d.goOnce.Do(func() {
 		defer func() {
-			if recover() != nil {
+			if p := recover(); p != nil {
+				mapfault.Reraise(p)
 				d.gotab = nil // hostile .gopclntab: behave as if absent
 			}
 		}()
@@ -40,7 +43,8 @@ func (o *Object) goTable() *goTable {
 
 func (g *goTable) sourceFrames(pc uint64) (frames []SourceFrame) {
 	defer func() {
-		if recover() != nil {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
 			frames = []SourceFrame{}
 		}
 	}()

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coreunwind/coreunwind/internal/inflate"
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // Compressed debug sections (SHF_COMPRESSED) are inflated here rather
@@ -433,7 +434,7 @@ func (st *sectionStream) all() ([]byte, error) {
 func (o *Object) sectionsData(names []string) ([][]byte, error) {
 	out := make([][]byte, len(names))
 	errs := make([]error, len(names))
-	var wg sync.WaitGroup
+	var g mapfault.Group // the sections are mapped: see Warm
 	for i, name := range names {
 		s := o.section(name)
 		if s == nil {
@@ -443,9 +444,7 @@ func (o *Object) sectionsData(names []string) ([][]byte, error) {
 			out[i], errs[i] = o.sectionData(s)
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			raw, err := o.rawSection(s)
 			if err == nil {
 				out[i], err = inflateSection(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
@@ -453,9 +452,9 @@ func (o *Object) sectionsData(names []string) ([][]byte, error) {
 			if err != nil {
 				errs[i] = fmt.Errorf("elfx: %s: %w", o.name, err)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

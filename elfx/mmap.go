@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
@@ -31,6 +32,7 @@ func mapFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
+	mapfault.Track(data, path)
 	return data, nil
 }
 
@@ -39,6 +41,7 @@ func unmapFile(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
+	mapfault.Untrack(data)
 	return unix.Munmap(data)
 }
 

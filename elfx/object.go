@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // Object is one ELF file (executable, shared library, vDSO image or
@@ -102,6 +104,7 @@ func newObject(r io.ReaderAt, size int64, name string, mapped []byte) (o *Object
 		// debug/elf is fuzzed upstream, but a panic on hostile input must
 		// never escape to a caller symbolizing a whole batch of cores.
 		if p := recover(); p != nil {
+			mapfault.Reraise(p)
 			o, err = nil, fmt.Errorf("%s: malformed ELF file (%v)", name, p)
 		}
 	}()

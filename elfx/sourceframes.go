@@ -1,6 +1,10 @@
 package elfx
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
+)
 
 // SourceFrame is one function at a code address: the innermost inlined
 // function first, the out-of-line function that contains them last.
@@ -46,6 +50,7 @@ func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
 	if x != nil {
 		defer func() {
 			if p := recover(); p != nil {
+				mapfault.Reraise(p)
 				frames, err = nil, fmt.Errorf("elfx: %s: malformed DWARF near %#x (%v)", o.name, addr, p)
 			}
 		}()

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/elfx/cfi"
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // unwindTables is the lazily parsed call frame information of an object.
@@ -76,6 +77,7 @@ func (o *Object) findFDE(d *derived, addr uint64) (*cfi.FDE, error) {
 func (o *Object) loadUnwindTables() (u unwindTables) {
 	defer func() {
 		if p := recover(); p != nil {
+			mapfault.Reraise(p)
 			u = unwindTables{err: fmt.Errorf("elfx: %s: malformed unwind tables (%v)", o.name, p)}
 		}
 	}()

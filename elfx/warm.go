@@ -1,20 +1,18 @@
 package elfx
 
-import "sync"
+import "github.com/coreunwind/coreunwind/internal/mapfault"
 
 // Warm builds the symbol table and the DWARF index now, in parallel, so
 // that the first lookups do not pay for them one after the other. A
 // batch of lookups in several objects warms them all first, each on its
-// own goroutine.
+// own goroutine. A fault on the object's mapping in the goroutine (the
+// file truncated while in use) is raised again in the caller's
+// (mapfault.Group).
 func (o *Object) Warm() {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		o.symbols()
-	}()
+	var g mapfault.Group
+	g.Go(func() { o.symbols() })
 	o.dwarfIndex()
-	wg.Wait()
+	g.Wait()
 }
 
 // WarmFor warms the object for lookups at these link-time addresses:
@@ -23,14 +21,10 @@ func (o *Object) WarmFor(addrs []uint64) {
 	if m := o.state().memo.Load(); m != nil && m.covers(addrs) {
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		o.preloadSymbols(addrs)
-	}()
+	var g mapfault.Group
+	g.Go(func() { o.preloadSymbols(addrs) })
 	if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
 		x.preload(addrs)
 	}
-	wg.Wait()
+	g.Wait()
 }

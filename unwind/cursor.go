@@ -3,6 +3,8 @@ package unwind
 import (
 	"errors"
 	"fmt"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // DefaultMaxFrames is the frame limit when Options.MaxFrames is zero. It
@@ -210,6 +212,7 @@ func (c *Cursor) checkDirection() error {
 func (c *Cursor) safeStep() (res StepResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			mapfault.Reraise(r) // a file changed under the reads: the whole analysis's error
 			res, err = StepEnd, fmt.Errorf("frame %d: %w: unwinder panic: %v", c.depth, ErrBadFrame, r)
 		}
 	}()

@@ -7,8 +7,13 @@
 //	1  usage error (bad flags or arguments)
 //	2  the core could not be read at all (missing, not a core, corrupt headers)
 //	3  partial result: the report was written, but some thread's unwinding
-//	   stopped with an error
+//	   stopped with an error, or the core is damaged (a "core damaged:"
+//	   warning says what is missing)
 //	4  the output could not be written
+//	6  a file being read (the core, a binary, a library) was truncated or
+//	   rewritten during the analysis: run again once the files stay put
+//	7  out of memory: the heap in use exceeded the limit (GOMEMLIMIT, else
+//	   three quarters of the machine's or the cgroup's memory)
 package main
 
 import (
@@ -19,6 +24,7 @@ import (
 	"runtime/debug"
 
 	"github.com/coreunwind/coreunwind/internal/exitcode"
+	"github.com/coreunwind/coreunwind/internal/memlimit"
 )
 
 func main() {
@@ -28,6 +34,10 @@ func main() {
 		// wall time at the default 100).
 		debug.SetGCPercent(400)
 	}
+	memlimit.Start(memlimit.Default(), func(live, limit uint64) {
+		fmt.Fprintf(os.Stderr, "coreunwind: out of memory: %.1f MiB in use, over the limit of %.1f MiB (GOMEMLIMIT sets it)\n", float64(live)/(1<<20), float64(limit)/(1<<20))
+		os.Exit(exitcode.Memory)
+	})
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

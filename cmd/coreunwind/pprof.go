@@ -58,10 +58,8 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(stderr, "coreunwind: warning: %s: %s\n", report.Printable(core), report.Printable(w))
 		}
-		for _, t := range rep.Threads {
-			if t.Error != nil {
-				code = exitcode.Partial
-			}
+		if analyze.Incomplete(rep) {
+			code = exitcode.Partial
 		}
 		reps = append(reps, rep)
 	}

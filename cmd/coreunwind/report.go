@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -94,6 +95,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	core, exe, err := coreAndExecutable(pos)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+		if errors.Is(err, analyze.ErrFileChanged) {
+			return exitcode.FileChanged
+		}
 		return exitcode.NoCore
 	}
 	opts.Executable = exe
@@ -120,13 +124,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.Output
 	}
-	if len(rep.Threads) == 0 {
-		return exitcode.Partial // no thread could be read: the warnings say why
-	}
-	for _, t := range rep.Threads {
-		if t.Error != nil {
-			return exitcode.Partial
-		}
+	if analyze.Incomplete(rep) {
+		return exitcode.Partial // the warnings and the threads' errors say why
 	}
 	return exitcode.OK
 }

@@ -91,8 +91,9 @@ Examples:
   coreunwind triage -j 8 --binaries ./build /var/lib/systemd/coredump crashes.tar.zst
 
 Exit codes: 0 report written; 1 usage error; 2 the core could not be read;
-3 partial result (a thread stopped early, or no thread could be read);
-4 output error.
+3 partial result (a thread stopped early, no thread could be read, or the
+core is damaged); 4 output error; 6 a file changed during the analysis;
+7 out of memory (GOMEMLIMIT, else 3/4 of the machine's memory).
 
 Documentation: README.md and docs/ in the source tree (every flag:
 docs/flags.md).

@@ -21,4 +21,13 @@ const (
 	// Pipeline: coreunwind-beam's pipeline failed (the runner or a
 	// worker): nothing or not all was written.
 	Pipeline = 5
+	// FileChanged: a file being read (the core, a binary, a library, a
+	// debug file) was truncated or rewritten during the analysis, and the
+	// read of its mapping faulted: no report; run again once the files
+	// stay put. For triage, such a core is one that failed (3).
+	FileChanged = 6
+	// Memory: the heap still in use after a garbage collection exceeded
+	// the process's limit (GOMEMLIMIT, else three quarters of the
+	// machine's or the cgroup's memory): nothing more is written.
+	Memory = 7
 )

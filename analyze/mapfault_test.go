@@ -1,0 +1,55 @@
+package analyze
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// TestObjectTruncatedDuringAnalysis: a batch's shared objects (one per
+// build ID) keep a binary mapped from core to core; truncating it in
+// place (an upgrade during a triage run) made the next read of its tables
+// raise SIGBUS, and the whole batch died. Now the core whose analysis
+// reads it fails with an error naming the file, and the process goes on.
+// The core's executable is another copy of the same build, which the
+// cache resolves to the object already open. In a child process: a
+// regression kills it.
+func TestObjectTruncatedDuringAnalysis(t *testing.T) {
+	if !testenv.InChild(t) {
+		return
+	}
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "deep", benchProg, "-O0", "-g")
+	core, _ := testenv.Crash(t, exe)
+	copyOf := filepath.Join(dir, "deep.copy")
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyOf, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	objs := elfx.NewCache()
+	defer objs.Close()
+	if _, err := objs.Open(copyOf, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := corefile.Open(core, corefile.Options{Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := os.Truncate(copyOf, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = AnalyzeCore(c, Options{Objects: objs, Executable: exe})
+	if !errors.Is(err, ErrFileChanged) || !strings.Contains(err.Error(), copyOf) {
+		t.Errorf("analysis reading a truncated object: %v, want ErrFileChanged naming %s", err, copyOf)
+	}
+}

@@ -1,0 +1,132 @@
+// Package memlimit bounds the memory of a coreunwind process. A hostile
+// or huge input must not take the machine: without a bound the heap
+// grows until the kernel's OOM killer ends the process (no message at
+// all) or the Go runtime dies with "fatal error: out of memory" and a
+// dump of every goroutine, exit status 2, which a script cannot tell
+// from an unreadable core. Start sets the runtime's soft limit and
+// checks, after every garbage collection, the heap that survived it:
+// above the limit, collecting cannot help, and the process ends with a
+// one-line message and a status of its own.
+package memlimit
+
+import (
+	"bufio"
+	"bytes"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"sync"
+)
+
+// Start bounds the process's memory to limit bytes, or, when the
+// environment sets GOMEMLIMIT, to that (Go's own knob, which the runtime
+// has already applied). When the heap live after a collection exceeds
+// the limit, exceeded is called once, with the live bytes and the limit,
+// on the runtime's finalizer goroutine; it is expected to end the
+// process. A limit of 0 (unknown) sets none. Start returns the limit in
+// force.
+func Start(limit uint64, exceeded func(live, limit uint64)) uint64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		limit = uint64(debug.SetMemoryLimit(-1))
+	} else if limit > 0 {
+		debug.SetMemoryLimit(int64(min(limit, math.MaxInt64)))
+	} else {
+		return 0
+	}
+	w := &watcher{limit: limit, exceeded: exceeded}
+	w.arm()
+	return limit
+}
+
+// watcher checks the live heap after each collection.
+type watcher struct {
+	limit    uint64
+	exceeded func(live, limit uint64)
+	once     sync.Once
+}
+
+// sentinel is garbage as soon as it is made: its finalizer runs after
+// the next collection and arms a new one.
+type sentinel struct{ w *watcher }
+
+func (w *watcher) arm() {
+	runtime.SetFinalizer(&sentinel{w: w}, func(s *sentinel) {
+		if live := liveHeap(); live > s.w.limit {
+			s.w.once.Do(func() { s.w.exceeded(live, s.w.limit) })
+			return
+		}
+		s.w.arm()
+	})
+}
+
+// liveHeap is the heap the last collection found in use.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// Default is the limit for a process given none: three quarters of the
+// memory it may use, the machine's (MemTotal) or its cgroup's
+// (memory.max) if lower, leaving room for the mapped core and objects'
+// page cache and for the rest of the machine. 0 when neither is known.
+func Default() uint64 {
+	total := memTotal()
+	if cg := cgroupMax(); cg > 0 && (total == 0 || cg < total) {
+		total = cg
+	}
+	return total / 4 * 3
+}
+
+// memTotal is /proc/meminfo's MemTotal in bytes, 0 if unknown.
+func memTotal() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := bytes.Fields(sc.Bytes())
+		if len(f) >= 2 && string(f[0]) == "MemTotal:" {
+			kb, err := strconv.ParseUint(string(f[1]), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// cgroupMax is the memory limit of the process's cgroup in bytes (v2
+// memory.max, v1 memory.limit_in_bytes), 0 if none or unknown.
+func cgroupMax() uint64 {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var file string
+		if rest, ok := bytes.CutPrefix(line, []byte("0::")); ok {
+			file = "/sys/fs/cgroup" + string(rest) + "/memory.max"
+		} else if _, rest, ok := bytes.Cut(line, []byte(":memory:")); ok {
+			file = "/sys/fs/cgroup/memory" + string(rest) + "/memory.limit_in_bytes"
+		} else {
+			continue
+		}
+		v, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64); err == nil { // not "max"
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,58 @@
+package memlimit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const childEnv = "MEMLIMIT_TEST_CHILD"
+
+// TestHeapAboveLimitEnds keeps allocating (as a parser trusting a size
+// field would) in a child process whose limit is 64 MiB: the child must
+// end through exceeded, with its status, long before the 2 GiB it asks
+// for.
+func TestHeapAboveLimitEnds(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		Start(64<<20, func(live, limit uint64) {
+			fmt.Printf("exceeded: %d live of %d\n", live, limit)
+			os.Exit(7)
+		})
+		var keep [][]byte
+		for range 512 {
+			keep = append(keep, make([]byte, 4<<20))
+		}
+		fmt.Println("not stopped", len(keep))
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHeapAboveLimitEnds$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(string(out), "exceeded: ") {
+		t.Errorf("child: %v, want exit status 7 from exceeded\n%s", err, out)
+	}
+}
+
+// TestGOMEMLIMITWins: the runtime's own knob, when set, is the limit.
+func TestGOMEMLIMITWins(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		fmt.Println("limit", Start(1<<40, func(uint64, uint64) {}))
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGOMEMLIMITWins$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=100MiB")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf("limit %d", 100<<20)) {
+		t.Errorf("child: %v\n%s", err, out)
+	}
+}
+
+func TestDefault(t *testing.T) {
+	if d, m := Default(), memTotal(); m == 0 || d == 0 || d > m {
+		t.Errorf("Default() = %d with MemTotal %d", d, m)
+	}
+}
