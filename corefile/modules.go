@@ -427,7 +427,11 @@ func (c *Core) reportUnresolved(mod *Module, res lookResult, fetchErr error) {
 	if refused != "" {
 		c.fileStatus[mod.Path] = "refused (build ID mismatch or not ELF)"
 		hint := fileHint(mod, "give the original with --search-path DIR", fetchErr != nil)
-		c.warnf("module %s: %s: not used%s; %s", mod.Path, refused, fetched, hint)
+		elsewhere := ""
+		if len(res.looked) > 0 {
+			elsewhere = "; not found in " + strings.Join(res.looked, ", ")
+		}
+		c.warnf("module %s: %s: not used%s%s; %s", mod.Path, refused, elsewhere, fetched, hint)
 		mod.Missing = refused + "; " + hint
 		return
 	}

@@ -62,7 +62,7 @@ func TestSysrootFallsBackToRecordedPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if m := c.Modules[0]; m.Found || !hasWarning(c, "module "+prog+": build ID", "differs from", "not used") || !hasWarning(c, "module "+prog+": not found", filepath.Join(wrong, prog)) {
+	if m := c.Modules[0]; m.Found || !hasWarning(c, "module "+prog+": build ID", "differs from", "not used") || !hasWarning(c, "module "+prog+": build ID", "not found in "+filepath.Join(wrong, prog)) {
 		t.Errorf("another build at the recorded path: file %q found %v; warnings %q", m.File, m.Found, c.Warnings)
 	}
 }
