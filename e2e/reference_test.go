@@ -127,10 +127,13 @@ func runEuStack(t *testing.T, exe, core string, extra ...string) (map[int]*refbt
 
 // runTool runs a reference tool and returns stdout. Reference tools exit
 // non-zero when one thread's unwinding ends in an error, so the exit code is
-// ignored; a timeout is fatal.
+// ignored; a timeout is fatal. The bound is generous: `go tool pprof` is
+// built on its first use with an empty Go cache (as in CI), and several
+// parallel tests waiting for that build on a loaded two-core machine took
+// over two minutes.
 func runTool(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
