@@ -236,7 +236,7 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	if err != nil {
 		return fail(err)
 	}
-	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames})
+	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames, Classify: t.classifyFrame})
 	if err != nil {
 		return fail(err)
 	}

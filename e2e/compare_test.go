@@ -184,6 +184,7 @@ func compareThread(tid int, g, e []refbt.Frame, cu *reportThread) string {
 		return fmt.Sprintf("thread %d: missing from coreunwind's report (gdb has %d frames, eu-stack %d)", tid, len(g), len(e))
 	}
 	c := cu.Frames
+	g, e = cutAtGoThreadStart(g), cutAtGoThreadStart(e)
 	agreed := alignReferences(g, e)
 	next, prevG, prevE := 0, -1, -1
 	for _, a := range agreed {
@@ -212,6 +213,20 @@ func compareThread(tid int, g, e []refbt.Frame, cu *reportThread) string {
 		return describeDiff(tid, "length (coreunwind stops before the reference tools)", g, e, c, gi, ei, len(c), cu)
 	}
 	return ""
+}
+
+// cutAtGoThreadStart ends a reference tool's frames at a Go thread's
+// first frame, runtime.clone as a caller (not frame 0), where the Go
+// runtime's traceback and coreunwind end: past it the tools read the new
+// thread's stack contents, not frames. eu-stack names assembly
+// functions by their symbols, with the ABI: runtime.clone.abi0.
+func cutAtGoThreadStart(fs []refbt.Frame) []refbt.Frame {
+	for i := 1; i < len(fs); i++ {
+		if strings.TrimSuffix(normalizeFunc(fs[i].Func), ".abi0") == "runtime.clone" {
+			return fs[:i+1]
+		}
+	}
+	return fs
 }
 
 // trimUnnamed drops trailing frames that have no function name.

@@ -19,6 +19,9 @@ type Options struct {
 	Cache *Cache
 	// MaxFrames bounds the number of frames (DefaultMaxFrames if zero).
 	MaxFrames int
+	// Classify, when set, names the frames a language runtime treats
+	// specially (FrameKind); nil: every frame is FrameNormal.
+	Classify Classifier
 }
 
 // Cursor walks one thread's stack from its innermost frame toward older
@@ -135,6 +138,18 @@ func (c *Cursor) Step() (bool, error) {
 	if c.depth+1 >= c.opts.MaxFrames {
 		return stop(ErrMaxFrames)
 	}
+	kind := c.kind()
+	if kind == FrameOutermost {
+		return stop(nil)
+	}
+	if kind == FrameThreadEntry {
+		// Past a thread's entry function the walk may only fail to
+		// go further: that is its normal end.
+		stop = func(err error) (bool, error) {
+			c.done = true
+			return false, nil
+		}
+	}
 	if !c.stepped {
 		c.stepNext()
 	}
@@ -165,6 +180,10 @@ func (c *Cursor) Step() (bool, error) {
 	if err := c.checkDirection(); err != nil {
 		return stop(err)
 	}
+	if kind == FrameInjectedCall {
+		// The "return address" is the faulting instruction.
+		c.next.ExactPC = true
+	}
 	c.cur, c.next = c.next, c.cur
 	c.curKey = k
 	c.depth++
@@ -174,6 +193,14 @@ func (c *Cursor) Step() (bool, error) {
 	}
 	c.proc = nil
 	return true, nil
+}
+
+// kind classifies the current frame (FrameNormal without a Classifier).
+func (c *Cursor) kind() FrameKind {
+	if c.opts.Classify == nil {
+		return FrameNormal
+	}
+	return c.opts.Classify(c.cur.LookupPC(c.pcReg), c.cur.ExactPC)
 }
 
 // stepNext steps from cur into next, keeping the result for Step.

@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// crashGoparked crashes the goparked program in mode ("nilptr",
+// "nilmap") with GOTRACEBACK=crash and returns the case with
+// coreunwind's JSON report (with exe as the executable) and the
+// goroutines the runtime printed.
+func crashGoparked(t *testing.T, mode string) (*crashCase, []goDump) {
+	t.Helper()
+	exe := buildProgram(t, "goparked")
+	c := &crashCase{crash: crashProgram(t, exe, []string{"GOTRACEBACK=crash"}, mode)}
+	c.Report, c.Run = unwindJSON(t, nil, c.Core, c.Exe)
+	gs := parseGoDump(c.Output)
+	if len(gs) < 5 {
+		t.Fatalf("the runtime printed %d goroutines, want at least 5; output:\n%s", len(gs), truncate(c.Output, 4000))
+	}
+	return c, gs
+}
+
+// runningGoroutine is the goroutine the runtime printed as running (the
+// panicking one).
+func runningGoroutine(t *testing.T, gs []goDump) *goDump {
+	t.Helper()
+	for i := range gs {
+		if gs[i].Status == "running" {
+			return &gs[i]
+		}
+	}
+	t.Fatalf("the runtime printed no running goroutine")
+	return nil
+}
+
+// TestGoSigpanicLine: a nil pointer dereference enters runtime.sigpanic
+// through a call the signal handler fakes, with the faulting pc as the
+// return address. The faulting frame's pc is exact: its line is the
+// faulting instruction's (the runtime's traceback and go tool addr2line
+// say which), not the one before it, and its caller is found by CFI from
+// there, not by a stack scan.
+func TestGoSigpanicLine(t *testing.T) {
+	t.Parallel()
+	c, gs := crashGoparked(t, "nilptr")
+	g := runningGoroutine(t, gs)
+	th := c.crashed(t)
+	for _, fn := range []string{"main.deref", "main.main"} {
+		want := g.frame(fn)
+		if want == nil {
+			t.Fatalf("the runtime's traceback has no %s; output:\n%s", fn, truncate(c.Output, 4000))
+		}
+		f := frameOf(th, fn)
+		if f == nil {
+			t.Fatalf("coreunwind has no frame for %s:\n%s", fn, formatFrames(th, 40))
+		}
+		pc, _ := f.pc()
+		if pc != want.PC || filepath.Base(f.File) != filepath.Base(want.File) || f.Line != want.Line {
+			t.Errorf("%s: coreunwind says pc %#x %s:%d, the runtime pc %#x %s:%d\n%s",
+				fn, pc, f.File, f.Line, want.PC, want.File, want.Line, formatFrames(th, 40))
+		}
+		if f.Trust == "scan" {
+			t.Errorf("%s found by stack scan:\n%s", fn, formatFrames(th, 40))
+		}
+	}
+	// go tool addr2line takes the faulting pc as is.
+	f := frameOf(th, "main.deref")
+	cmd := exec.Command(goTool(), "tool", "addr2line", c.Exe)
+	cmd.Stdin = strings.NewReader(f.PC + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go tool addr2line: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || lines[0] != "main.deref" {
+		t.Fatalf("go tool addr2line %s: %q", f.PC, out)
+	}
+	if want := fmt.Sprintf("%s:%d", f.File, f.Line); lines[1] != want {
+		t.Errorf("go tool addr2line %s: %s, coreunwind %s", f.PC, lines[1], want)
+	}
+}
+
+// TestGoThreadsEnd: every thread of a Go program ends its stack where
+// the Go runtime and gdb do (runtime.goexit, runtime.mcall, runtime.clone
+// above runtime.mstart): no thread is partial, and the report exits 0.
+func TestGoThreadsEnd(t *testing.T) {
+	t.Parallel()
+	c, _ := crashGoparked(t, "nilmap")
+	if c.Run.Code != exitOK {
+		t.Errorf("exit code %d, want %d; stderr:\n%s", c.Run.Code, exitOK, truncate(c.Run.Stderr, 4000))
+	}
+	for i := range c.Report.Threads {
+		th := &c.Report.Threads[i]
+		if th.Error != nil {
+			t.Errorf("thread %d stopped early:\n%s", th.TID, formatFrames(th, 40))
+		}
+		if frameOf(th, "runtime.mstart") != nil {
+			if last := th.Frames[len(th.Frames)-1]; normalizeFunc(last.Function) != "runtime.clone" {
+				t.Errorf("thread %d started by runtime.mstart ends in %s, want runtime.clone (as gdb):\n%s",
+					th.TID, last.Function, formatFrames(th, 40))
+			}
+		}
+	}
+	r := runCoreunwind(t, c.Core, c.Exe)
+	if r.Code != exitOK {
+		t.Errorf("text report: exit code %d, want %d; stderr:\n%s", r.Code, exitOK, truncate(r.Stderr, 4000))
+	}
+}
