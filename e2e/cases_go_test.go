@@ -109,3 +109,43 @@ func TestGoThreadsEnd(t *testing.T) {
 		t.Errorf("text report: exit code %d, want %d; stderr:\n%s", r.Code, exitOK, truncate(r.Stderr, 4000))
 	}
 }
+
+// TestGoBuildID: a Go 1.24+ executable has a GNU build ID outside its
+// PT_NOTE segment, which holds only the Go build ID; the core's copy of
+// the headers then has no GNU build ID. The Go build ID verifies the
+// executable (no "unverified" warning) and refuses another build of it.
+func TestGoBuildID(t *testing.T) {
+	t.Parallel()
+	c, _ := crashGoparked(t, "nilmap")
+	exeModule := func(r *report) *module {
+		for i := range r.Modules {
+			if filepath.Base(r.Modules[i].Path) == "goparked" {
+				return &r.Modules[i]
+			}
+		}
+		t.Fatalf("no module goparked in the report")
+		return nil
+	}
+	for _, w := range c.Report.Warnings {
+		if strings.Contains(w, "goparked") {
+			t.Errorf("warning about the right executable: %s", w)
+		}
+	}
+	if m := exeModule(c.Report); !m.Found {
+		t.Errorf("the executable was not used: %+v", m)
+	}
+	// Another build named on the command line is refused (the file at
+	// the path the core records, the right one, is used instead).
+	other := buildProgram(t, "goparked-variant")
+	rep, _ := unwindJSON(t, nil, c.Core, other)
+	refused := false
+	for _, w := range rep.Warnings {
+		refused = refused || strings.Contains(w, "Go build ID") && strings.Contains(w, "differs") && strings.Contains(w, other)
+		if strings.Contains(w, "unverified") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	if !refused {
+		t.Errorf("no warning that %s has another Go build ID: %q", other, rep.Warnings)
+	}
+}
