@@ -126,6 +126,14 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	parallel(len(threads), func(i int) {
 		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts)
 	})
+	// A Go program's goroutines: not in an unwind-only report (they
+	// need the DWARF) nor in one of the crashed thread only.
+	var goWalks []goWalk
+	if !opts.UnwindOnly && !opts.CrashedOnly {
+		var warnings []string
+		goWalks, warnings = goroutineWalks(t, arch, cache, r.Threads, walks, opts)
+		r.Warnings = append(r.Warnings, warnings...)
+	}
 	if !opts.UnwindOnly {
 		// The stacks are read: their pages need not stay resident
 		// while the modules' DWARF is inflated (65 threads map 4 MB).
@@ -135,6 +143,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 			c.ReleasePages()
 		}
 		warmModules(t, walks)
+		for _, w := range goWalks {
+			warmModules(t, [][]rawFrame{w.frames})
+		}
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
@@ -148,6 +159,18 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		}
 		walks[i] = nil
 	})
+	if goWalks != nil {
+		r.Goroutines = make([]report.Goroutine, len(goWalks))
+		parallel(len(goWalks), func(i int) {
+			g := goWalks[i].g
+			g.Frames = make([]report.Frame, 0, len(goWalks[i].frames))
+			th := newThreadNamer(len(goWalks[i].frames))
+			for _, f := range goWalks[i].frames {
+				g.Frames = sym.frames(g.Frames, &f, th)
+			}
+			r.Goroutines[i] = g
+		})
+	}
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
@@ -240,8 +263,6 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	if err != nil {
 		return fail(err)
 	}
-	var frames []rawFrame
-	var regs regSlab
 	regFrames := MaxRegisterFrames
 	if opts.CrashRegistersOnly {
 		regFrames = 0
@@ -249,6 +270,19 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 			regFrames = 2
 		}
 	}
+	frames, truncated, err := walkFrames(cur, arch, regFrames)
+	rt.Truncated = truncated
+	if err != nil {
+		rt.Error, rt.Err = report.Ptr(err.Error()), err
+	}
+	return rt, frames
+}
+
+// walkFrames walks cur to the end of its stack: the raw frames, the
+// first regFrames with their registers; truncated at the frame limit;
+// err when the walk stopped early.
+func walkFrames(cur *unwind.Cursor, arch unwind.Arch, regFrames int) (frames []rawFrame, truncated bool, err error) {
+	var regs regSlab
 	for {
 		f := cur.Frame()
 		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
@@ -267,13 +301,11 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		if more {
 			continue
 		}
-		if errors.Is(err, unwind.ErrMaxFrames) {
-			rt.Truncated = true
-		} else if err != nil {
-			rt.Error, rt.Err = report.Ptr(err.Error()), err
-		}
 		shiftCFA(frames)
-		return rt, frames
+		if errors.Is(err, unwind.ErrMaxFrames) {
+			return frames, true, nil
+		}
+		return frames, false, err
 	}
 }
 

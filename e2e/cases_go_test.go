@@ -149,3 +149,104 @@ func TestGoBuildID(t *testing.T) {
 		t.Errorf("no warning that %s has another Go build ID: %q", other, rep.Warnings)
 	}
 }
+
+// TestGoroutines: coreunwind's goroutines are the runtime's own, as its
+// GOTRACEBACK=crash output printed them in the same run: the same ids
+// and states, and each goroutine's frames, function, line and pc, in
+// order (coreunwind may show more: the running goroutine's frames from
+// the crash on down, which the runtime leaves out).
+func TestGoroutines(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"nilptr", "nilmap"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			c, gs := crashGoparked(t, mode)
+			got := map[uint64]*reportGoroutine{}
+			for i := range c.Report.Goroutines {
+				got[c.Report.Goroutines[i].ID] = &c.Report.Goroutines[i]
+			}
+			if len(got) != len(gs) {
+				t.Errorf("coreunwind reports %d goroutines, the runtime printed %d", len(got), len(gs))
+			}
+			if len(c.Report.Goroutines) > 0 && !c.Report.Goroutines[0].Crashed {
+				t.Errorf("the first goroutine, %d, is not the crashed one", c.Report.Goroutines[0].ID)
+			}
+			chanReceive := 0
+			for _, want := range gs {
+				g := got[uint64(want.ID)]
+				if g == nil {
+					t.Errorf("goroutine %d [%s] missing", want.ID, want.Status)
+					continue
+				}
+				if g.State != want.Status {
+					t.Errorf("goroutine %d: state %q, the runtime says %q", want.ID, g.State, want.Status)
+				}
+				if g.Crashed != (want.Status == "running") {
+					t.Errorf("goroutine %d [%s]: crashed = %v", want.ID, want.Status, g.Crashed)
+				}
+				if g.Error != nil {
+					t.Errorf("goroutine %d: %s", want.ID, *g.Error)
+				}
+				if g.State == "chan receive" && frameOfGoroutine(g, "main.worker") != nil {
+					chanReceive++
+				}
+				compareGoroutineFrames(t, want, g)
+			}
+			if chanReceive != 3 {
+				t.Errorf("%d main.worker goroutines in chan receive, want 3", chanReceive)
+			}
+			// The text report prints them in the runtime's style.
+			r := runCoreunwind(t, c.Core, c.Exe)
+			for _, want := range []string{"goroutine 1 [running]", "[chan receive]:\nruntime.gopark(...)\n"} {
+				if !strings.Contains(r.Stdout, want) {
+					t.Errorf("text report lacks %q:\n%s", want, truncate(r.Stdout, 6000))
+				}
+			}
+		})
+	}
+}
+
+// frameOfGoroutine returns the goroutine's first frame in fn, nil if none.
+func frameOfGoroutine(g *reportGoroutine, fn string) *reportFrame {
+	for i := range g.Frames {
+		if g.Frames[i].Function == fn {
+			return &g.Frames[i]
+		}
+	}
+	return nil
+}
+
+// compareGoroutineFrames checks that the runtime's frames of a goroutine
+// are among coreunwind's, in order, with the same file, line and pc.
+func compareGoroutineFrames(t *testing.T, want goDump, g *reportGoroutine) {
+	t.Helper()
+	k := 0
+	for _, wf := range want.Frames {
+		fn := wf.Func
+		if fn == "panic" {
+			fn = "runtime.gopanic" // the runtime prints gopanic as panic
+		}
+		for k < len(g.Frames) && g.Frames[k].Function != fn {
+			k++
+		}
+		if k == len(g.Frames) {
+			t.Errorf("goroutine %d: no frame %s (in order); coreunwind's:\n%s", want.ID, fn, formatGoroutine(g))
+			return
+		}
+		f := g.Frames[k]
+		pc, _ := f.pc()
+		if filepath.Base(f.File) != filepath.Base(wf.File) || f.Line != wf.Line || (wf.PC != 0 && pc != wf.PC) {
+			t.Errorf("goroutine %d: %s at %s:%d pc %#x, the runtime says %s:%d pc %#x",
+				want.ID, fn, f.File, f.Line, pc, wf.File, wf.Line, wf.PC)
+		}
+		k++
+	}
+}
+
+func formatGoroutine(g *reportGoroutine) string {
+	var b strings.Builder
+	for _, f := range g.Frames {
+		fmt.Fprintf(&b, "    %s\n", f)
+	}
+	return b.String()
+}

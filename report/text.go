@@ -51,6 +51,9 @@ func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	for i := range r.Threads {
 		writeThread(bw, &r.Threads[i], r.Core.PointerSize, o)
 	}
+	for i := range r.Goroutines {
+		writeGoroutine(bw, &r.Goroutines[i])
+	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nwarnings:\n")
 		for _, w := range r.Warnings {

@@ -22,6 +22,10 @@ type Options struct {
 	// Classify, when set, names the frames a language runtime treats
 	// specially (FrameKind); nil: every frame is FrameNormal.
 	Classify Classifier
+	// ResumePC says the initial frame's PC is a return address, not an
+	// executing instruction: a parked goroutine's saved resume point,
+	// after the call that parked it. It is looked up at PC-1.
+	ResumePC bool
 }
 
 // Cursor walks one thread's stack from its innermost frame toward older
@@ -85,7 +89,7 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	if c.cur.Trust == TrustNone {
 		c.cur.Trust = TrustContext
 	}
-	c.cur.ExactPC = true
+	c.cur.ExactPC = !opts.ResumePC
 	c.curKey = c.key(c.cur)
 	c.checkpoint = c.curKey
 	return c, nil
