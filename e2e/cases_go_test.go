@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// crashGoparked crashes the goparked program in mode ("nilptr",
-// "nilmap") with GOTRACEBACK=crash and returns the case with
-// coreunwind's JSON report (with exe as the executable) and the
-// goroutines the runtime printed.
-func crashGoparked(t *testing.T, mode string) (*crashCase, []goDump) {
+// crashGoparked crashes the goparked program built as prog ("goparked",
+// "i386-goparked") in mode ("nilptr", "nilmap") with GOTRACEBACK=crash
+// and returns the case with coreunwind's JSON report and the goroutines
+// the runtime printed.
+func crashGoparked(t *testing.T, prog, mode string) (*crashCase, []goDump) {
 	t.Helper()
-	exe := buildProgram(t, "goparked")
+	exe := buildProgram(t, prog)
 	c := &crashCase{crash: crashProgram(t, exe, []string{"GOTRACEBACK=crash"}, mode)}
 	c.Report, c.Run = unwindJSON(t, nil, c.Core, c.Exe)
 	gs := parseGoDump(c.Output)
@@ -45,7 +45,7 @@ func runningGoroutine(t *testing.T, gs []goDump) *goDump {
 // there, not by a stack scan.
 func TestGoSigpanicLine(t *testing.T) {
 	t.Parallel()
-	c, gs := crashGoparked(t, "nilptr")
+	c, gs := crashGoparked(t, "goparked", "nilptr")
 	g := runningGoroutine(t, gs)
 	th := c.crashed(t)
 	for _, fn := range []string{"main.deref", "main.main"} {
@@ -88,7 +88,7 @@ func TestGoSigpanicLine(t *testing.T) {
 // above runtime.mstart): no thread is partial, and the report exits 0.
 func TestGoThreadsEnd(t *testing.T) {
 	t.Parallel()
-	c, _ := crashGoparked(t, "nilmap")
+	c, _ := crashGoparked(t, "goparked", "nilmap")
 	if c.Run.Code != exitOK {
 		t.Errorf("exit code %d, want %d; stderr:\n%s", c.Run.Code, exitOK, truncate(c.Run.Stderr, 4000))
 	}
@@ -116,7 +116,7 @@ func TestGoThreadsEnd(t *testing.T) {
 // executable (no "unverified" warning) and refuses another build of it.
 func TestGoBuildID(t *testing.T) {
 	t.Parallel()
-	c, _ := crashGoparked(t, "nilmap")
+	c, _ := crashGoparked(t, "goparked", "nilmap")
 	exeModule := func(r *report) *module {
 		for i := range r.Modules {
 			if filepath.Base(r.Modules[i].Path) == "goparked" {
@@ -157,10 +157,12 @@ func TestGoBuildID(t *testing.T) {
 // the crash on down, which the runtime leaves out).
 func TestGoroutines(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"nilptr", "nilmap"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, tc := range []struct{ prog, mode string }{
+		{"goparked", "nilptr"}, {"goparked", "nilmap"}, {"i386-goparked", "nilptr"},
+	} {
+		t.Run(tc.prog+"-"+tc.mode, func(t *testing.T) {
 			t.Parallel()
-			c, gs := crashGoparked(t, mode)
+			c, gs := crashGoparked(t, tc.prog, tc.mode)
 			got := map[uint64]*reportGoroutine{}
 			for i := range c.Report.Goroutines {
 				got[c.Report.Goroutines[i].ID] = &c.Report.Goroutines[i]

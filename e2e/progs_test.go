@@ -76,9 +76,10 @@ var programs = map[string]program{
 				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
 		},
 	},
-	"gocrash":      goBuild("gocrash", ""),
-	"i386-gocrash": goBuild("gocrash", "386"),
-	"goparked":     goBuild("goparked", ""),
+	"gocrash":       goBuild("gocrash", ""),
+	"i386-gocrash":  goBuild("gocrash", "386"),
+	"goparked":      goBuild("goparked", ""),
+	"i386-goparked": goBuild("goparked", "386"),
 	// The same program with another Go build ID (a string changed).
 	"goparked-variant": goBuild("goparked", "", "-ldflags=-X main.variant=2"),
 	"nocfi":            nocfiBuild("", nil, nil),
