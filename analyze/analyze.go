@@ -128,11 +128,15 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	})
 	// A Go program's goroutines: not in an unwind-only report (they
 	// need the DWARF) nor in one of the crashed thread only.
+	var goProg *goProgram
 	var goWalks []goWalk
 	if !opts.UnwindOnly && !opts.CrashedOnly {
 		var warnings []string
-		goWalks, warnings = goroutineWalks(t, arch, cache, r.Threads, walks, opts)
+		goProg, warnings = goroutineWalks(t, arch, cache, r.Threads, walks, opts)
 		r.Warnings = append(r.Warnings, warnings...)
+		if goProg != nil {
+			goWalks = goProg.walks
+		}
 	}
 	if !opts.UnwindOnly {
 		// The stacks are read: their pages need not stay resident
@@ -174,6 +178,9 @@ func AnalyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
+	if d := goProg.panicDetail(); d != "" && r.Crash != nil {
+		r.Crash.Details = append(r.Crash.Details, d)
+	}
 	// Last: by now every module the walk, the names and the crash
 	// analysis asked for is open.
 	r.Modules = moduleInfo(t)

@@ -15,13 +15,30 @@ type goWalk struct {
 	frames []rawFrame
 }
 
+// goProgram is what a Go program's runtime says: its goroutines, walked,
+// the crashed one first, and the value the crashed one panicked with
+// ("" when it did not, or it cannot be read).
+type goProgram struct {
+	walks []goWalk
+	panic string
+}
+
+// panicDetail is the crash analysis's sentence for a Go panic, "" for
+// none.
+func (p *goProgram) panicDetail() string {
+	if p == nil || p.panic == "" || len(p.walks) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("goroutine %d panicked: %s", p.walks[0].g.ID, p.panic)
+}
+
 // goroutineWalks reads a Go program's goroutines and walks each: a
 // goroutine running on a thread (the crashed one among them) has that
 // thread's frames from the first one on its stack; a parked one is
 // walked from the registers the runtime saved for it (g.sched). nil
 // when the executable is not a Go program; warnings say what could not
 // be read.
-func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []report.Thread, walks [][]rawFrame, opts Options) ([]goWalk, []string) {
+func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []report.Thread, walks [][]rawFrame, opts Options) (*goProgram, []string) {
 	if arch == nil {
 		return nil, nil
 	}
@@ -48,15 +65,17 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
 	})
 	// The crashed goroutine first, as the runtime prints it.
+	p := &goProgram{walks: out}
 	for i := range out {
 		if out[i].g.Crashed {
+			p.panic, _ = r.Panic(t, &gs[i])
 			crashed := out[i]
 			copy(out[1:i+1], out[:i])
 			out[0] = crashed
 			break
 		}
 	}
-	return out, warnings
+	return p, warnings
 }
 
 // walkGoroutine finds one goroutine's frames.

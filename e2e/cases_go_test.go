@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,6 +194,14 @@ func TestGoroutines(t *testing.T) {
 					chanReceive++
 				}
 				compareGoroutineFrames(t, want, g)
+			}
+			// The value the crashed goroutine panicked with, as the
+			// runtime printed it.
+			_, after, _ := strings.Cut(c.Output, "panic: ")
+			msg, _, _ := strings.Cut(after, "\n")
+			detail := fmt.Sprintf("goroutine %d panicked: %s", runningGoroutine(t, gs).ID, msg)
+			if c.Report.Crash == nil || !slices.Contains(c.Report.Crash.Details, detail) {
+				t.Errorf("crash details lack %q: %+v", detail, c.Report.Crash)
 			}
 			if chanReceive != 3 {
 				t.Errorf("%d main.worker goroutines in chan receive, want 3", chanReceive)

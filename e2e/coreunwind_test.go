@@ -30,6 +30,10 @@ type report struct {
 		Signal     *signal `json:"signal"`
 		CrashedTID int     `json:"crashed_tid"`
 	} `json:"core"`
+	Crash *struct {
+		Summary string   `json:"summary"`
+		Details []string `json:"details"`
+	} `json:"crash"`
 	Modules    []module          `json:"modules"`
 	Threads    []reportThread    `json:"threads"`
 	Goroutines []reportGoroutine `json:"goroutines"`

@@ -6,7 +6,8 @@ import (
 
 // FuzzGoroutines reads goroutines from memory the fuzzer writes: the
 // allgs slice header, its pointers, the g's and the wait reason strings
-// all lie in one region of fuzzer bytes. Whatever the bytes, the reader
+// all lie in one region of fuzzer bytes, and so do the panic values
+// and their types' names. Whatever the bytes, the reader
 // returns within its bounds, never panics, and allocates nothing by a
 // size it read.
 func FuzzGoroutines(f *testing.F) {
@@ -28,8 +29,8 @@ func FuzzGoroutines(f *testing.F) {
 	f.Add(b.words(base, 1<<62, 0))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		syms := map[string]uint64{SymBuildVersion: base, SymAllgs: base, SymWaitReasonStrings: base + 8}
-		rd := &Reader{b: Binary{Symbols: syms, PtrSize: 8, Order: r.b.Order}, layout: r.layout}
+		syms := map[string]uint64{SymBuildVersion: base, SymAllgs: base, SymWaitReasonStrings: base + 8, SymFirstModuledata: base + 16}
+		rd := &Reader{b: Binary{Symbols: syms, PtrSize: 8, Order: r.b.Order}, layout: r.layout, panic: r.panic}
 		mem := &fakeMemory{regions: map[uint64][]byte{base: data}}
 		gs, warnings := rd.Goroutines(mem)
 		if len(gs) > MaxGoroutines || len(warnings) > maxWarnings+2 {
@@ -39,6 +40,7 @@ func FuzzGoroutines(f *testing.F) {
 			if len(g.WaitReason) > maxString || g.Status == StatusDead {
 				t.Fatalf("goroutine %+v", g)
 			}
+			rd.Panic(mem, &g)
 		}
 		rd.Version(mem)
 	})

@@ -20,27 +20,24 @@ type layout struct {
 // errNoLayout says the DWARF lacks runtime.g or a field this package needs.
 var errNoLayout = errors.New("no runtime.g layout in the DWARF")
 
-// layoutFromDWARF finds runtime.g, runtime.gobuf and runtime.stack in d.
-func layoutFromDWARF(d *dwarf.Data) (layout, error) {
+// layoutFromDWARF finds runtime.g, runtime.gobuf and runtime.stack in d;
+// it returns runtime.g's type too.
+func layoutFromDWARF(d *dwarf.Data) (layout, *dwarf.StructType, error) {
 	structs, err := findStructs(d, "runtime.g", "runtime.gobuf", "runtime.stack")
 	if err != nil {
-		return layout{}, err
+		return layout{}, nil, err
 	}
 	g, gobuf, stack := structs["runtime.g"], structs["runtime.gobuf"], structs["runtime.stack"]
 	if g == nil || gobuf == nil || stack == nil {
-		return layout{}, errNoLayout
+		return layout{}, nil, errNoLayout
 	}
 	var missing []string
 	off := func(st *dwarf.StructType, name string, required bool) int64 {
-		for _, f := range st.Field {
-			if f.Name == name {
-				return f.ByteOffset
-			}
-		}
-		if required {
+		o := fieldOffset(st, name)
+		if o < 0 && required {
 			missing = append(missing, st.StructName+"."+name)
 		}
-		return -1
+		return o
 	}
 	sched, stk := off(g, "sched", true), off(g, "stack", true)
 	at := func(base, field int64) int64 {
@@ -66,18 +63,18 @@ func layoutFromDWARF(d *dwarf.Data) (layout, error) {
 		waitReason: off(g, "waitreason", true),
 	}
 	if len(missing) > 0 {
-		return layout{}, fmt.Errorf("%w: no field %v", errNoLayout, missing)
+		return layout{}, nil, fmt.Errorf("%w: no field %v", errNoLayout, missing)
 	}
 	if l.size <= 0 || l.size > maxGSize {
-		return layout{}, fmt.Errorf("%w: runtime.g of %d bytes", errNoLayout, l.size)
+		return layout{}, nil, fmt.Errorf("%w: runtime.g of %d bytes", errNoLayout, l.size)
 	}
 	for _, o := range []int64{l.stackLo, l.stackHi, l.m, l.schedSP, l.schedPC, l.schedLR, l.schedBP,
 		l.syscallSP, l.syscallPC, l.syscallBP, l.status, l.goid, l.waitReason} {
 		if o > l.size-8 {
-			return layout{}, fmt.Errorf("%w: a field at %d in runtime.g of %d bytes", errNoLayout, o, l.size)
+			return layout{}, nil, fmt.Errorf("%w: a field at %d in runtime.g of %d bytes", errNoLayout, o, l.size)
 		}
 	}
-	return l, nil
+	return l, g, nil
 }
 
 // maxGSize bounds runtime.g's size as the DWARF gives it (456 bytes in

@@ -20,7 +20,7 @@ const (
 )
 
 // SymbolNames are the symbols to look up for Binary.Symbols.
-var SymbolNames = []string{SymBuildVersion, SymAllgs, SymWaitReasonStrings}
+var SymbolNames = []string{SymBuildVersion, SymAllgs, SymWaitReasonStrings, SymFirstModuledata}
 
 // Binary is what the reader needs of a Go executable.
 type Binary struct {
@@ -52,6 +52,7 @@ const (
 type Reader struct {
 	b      Binary
 	layout layout
+	panic  panicLayout
 }
 
 // NewReader returns a reader for the program b describes, or an error
@@ -69,11 +70,11 @@ func NewReader(b Binary) (*Reader, error) {
 	if b.DWARF == nil {
 		return nil, fmt.Errorf("goruntime: no DWARF: %w", errNoLayout)
 	}
-	l, err := layoutFromDWARF(b.DWARF)
+	l, g, err := layoutFromDWARF(b.DWARF)
 	if err != nil {
 		return nil, fmt.Errorf("goruntime: %w", err)
 	}
-	return &Reader{b: b, layout: l}, nil
+	return &Reader{b: b, layout: l, panic: panicLayoutFromDWARF(b.DWARF, g)}, nil
 }
 
 // word reads a pointer-sized word at addr.

@@ -189,3 +189,38 @@ func TestNotGo(t *testing.T) {
 		t.Fatal("a program without runtime.buildVersion is taken for Go")
 	}
 }
+
+func TestPanicValue(t *testing.T) {
+	b := newBuilder(t)
+	if !b.r.panic.ok {
+		t.Fatal("no panic layout in the DWARF of a Go program")
+	}
+	syms := b.r.b.Symbols
+	pl := &b.r.panic
+	const gAddr, panicAddr, typ, data, str, types = 0x20000, 0x40000, 0x50000, 0x60000, 0x70000, 0x80000
+	// g._panic -> _panic{arg: (typ, data)}; data -> "boom".
+	g := b.g(1, StatusRunning, 0, 0x401000, 0xc000100f00)
+	b.r.b.Order.PutUint64(g[pl.gPanic:], panicAddr)
+	b.put(gAddr, g)
+	b.put(panicAddr+uint64(pl.panicArg), b.words(typ, data))
+	b.put(data, b.words(str, 4))
+	b.put(str, []byte("boom"))
+	// The type: kind string, named "runtime.errorString" at types+0x10.
+	tb := make([]byte, pl.typeStr+8)
+	tb[pl.typeKind] = kindString
+	b.r.b.Order.PutUint32(tb[pl.typeStr:], 0x10)
+	b.put(typ, tb)
+	b.put(syms[SymFirstModuledata]+uint64(pl.moduleTypes), b.words(types))
+	name := "runtime.errorString"
+	b.put(types+0x10, append([]byte{0, byte(len(name))}, name...))
+
+	gr := Goroutine{ID: 1, Addr: gAddr}
+	if msg, ok := b.r.Panic(b.mem, &gr); !ok || msg != "runtime error: boom" {
+		t.Errorf("panic %q, %v; want \"runtime error: boom\"", msg, ok)
+	}
+	// Not panicking: _panic is nil.
+	b.r.b.Order.PutUint64(g[pl.gPanic:], 0)
+	if msg, ok := b.r.Panic(b.mem, &gr); ok {
+		t.Errorf("a goroutine without a _panic panics with %q", msg)
+	}
+}
