@@ -20,16 +20,30 @@ type layout struct {
 // errNoLayout says the DWARF lacks runtime.g or a field this package needs.
 var errNoLayout = errors.New("no runtime.g layout in the DWARF")
 
-// layoutFromDWARF finds runtime.g, runtime.gobuf and runtime.stack in d;
-// it returns runtime.g's type too.
-func layoutFromDWARF(d *dwarf.Data) (layout, *dwarf.StructType, error) {
-	structs, err := findStructs(d, "runtime.g", "runtime.gobuf", "runtime.stack")
+// layoutStructs are the runtime's struct types the reader needs, found
+// in one pass over the DWARF.
+var layoutStructs = []string{"runtime.g", "runtime.gobuf", "runtime.stack", "runtime._panic", "internal/abi.Type", "runtime.moduledata"}
+
+// layoutFromDWARF finds the layouts of runtime.g (with runtime.gobuf and
+// runtime.stack) and, when the DWARF has them, of what a panic value is
+// read through.
+func layoutFromDWARF(d *dwarf.Data) (layout, panicLayout, error) {
+	structs, err := findStructs(d, layoutStructs...)
 	if err != nil {
-		return layout{}, nil, err
+		return layout{}, panicLayout{}, err
 	}
+	l, err := gLayout(structs)
+	if err != nil {
+		return layout{}, panicLayout{}, err
+	}
+	return l, panicLayoutOf(structs), nil
+}
+
+// gLayout is runtime.g's layout from its struct types.
+func gLayout(structs map[string]*dwarf.StructType) (layout, error) {
 	g, gobuf, stack := structs["runtime.g"], structs["runtime.gobuf"], structs["runtime.stack"]
 	if g == nil || gobuf == nil || stack == nil {
-		return layout{}, nil, errNoLayout
+		return layout{}, errNoLayout
 	}
 	var missing []string
 	off := func(st *dwarf.StructType, name string, required bool) int64 {
@@ -63,18 +77,18 @@ func layoutFromDWARF(d *dwarf.Data) (layout, *dwarf.StructType, error) {
 		waitReason: off(g, "waitreason", true),
 	}
 	if len(missing) > 0 {
-		return layout{}, nil, fmt.Errorf("%w: no field %v", errNoLayout, missing)
+		return layout{}, fmt.Errorf("%w: no field %v", errNoLayout, missing)
 	}
 	if l.size <= 0 || l.size > maxGSize {
-		return layout{}, nil, fmt.Errorf("%w: runtime.g of %d bytes", errNoLayout, l.size)
+		return layout{}, fmt.Errorf("%w: runtime.g of %d bytes", errNoLayout, l.size)
 	}
 	for _, o := range []int64{l.stackLo, l.stackHi, l.m, l.schedSP, l.schedPC, l.schedLR, l.schedBP,
 		l.syscallSP, l.syscallPC, l.syscallBP, l.status, l.goid, l.waitReason} {
 		if o > l.size-8 {
-			return layout{}, nil, fmt.Errorf("%w: a field at %d in runtime.g of %d bytes", errNoLayout, o, l.size)
+			return layout{}, fmt.Errorf("%w: a field at %d in runtime.g of %d bytes", errNoLayout, o, l.size)
 		}
 	}
-	return l, g, nil
+	return l, nil
 }
 
 // maxGSize bounds runtime.g's size as the DWARF gives it (456 bytes in

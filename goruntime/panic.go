@@ -21,14 +21,10 @@ type panicLayout struct {
 	moduleTypes                  int64
 }
 
-// panicLayoutFromDWARF finds panicLayout's structs in d; g is runtime.g.
-func panicLayoutFromDWARF(d *dwarf.Data, g *dwarf.StructType) panicLayout {
-	structs, err := findStructs(d, "runtime._panic", "internal/abi.Type", "runtime.moduledata")
-	if err != nil {
-		return panicLayout{}
-	}
-	p, typ, md := structs["runtime._panic"], structs["internal/abi.Type"], structs["runtime.moduledata"]
-	if p == nil || typ == nil || md == nil {
+// panicLayoutOf is the panicLayout of the struct types found.
+func panicLayoutOf(structs map[string]*dwarf.StructType) panicLayout {
+	g, p, typ, md := structs["runtime.g"], structs["runtime._panic"], structs["internal/abi.Type"], structs["runtime.moduledata"]
+	if g == nil || p == nil || typ == nil || md == nil {
 		return panicLayout{}
 	}
 	l := panicLayout{gPanic: fieldOffset(g, "_panic"), panicArg: fieldOffset(p, "arg"),

@@ -70,11 +70,11 @@ func NewReader(b Binary) (*Reader, error) {
 	if b.DWARF == nil {
 		return nil, fmt.Errorf("goruntime: no DWARF: %w", errNoLayout)
 	}
-	l, g, err := layoutFromDWARF(b.DWARF)
+	l, pl, err := layoutFromDWARF(b.DWARF)
 	if err != nil {
 		return nil, fmt.Errorf("goruntime: %w", err)
 	}
-	return &Reader{b: b, layout: l, panic: panicLayoutFromDWARF(b.DWARF, g)}, nil
+	return &Reader{b: b, layout: l, panic: pl}, nil
 }
 
 // word reads a pointer-sized word at addr.
