@@ -11,9 +11,9 @@ import (
 // as the runtime's own traceback and gdb do.
 type goFrame struct {
 	kind unwind.FrameKind
-	// callerOnly: the kind holds where the function is reached as a
-	// return address, not in a frame executing it (exact PC).
-	callerOnly bool
+	// exactKind, when set, is the kind of a frame executing the
+	// function (exact PC) rather than reached as a return address.
+	exactKind unwind.FrameKind
 }
 
 var goFrames = map[string]goFrame{
@@ -26,8 +26,9 @@ var goFrames = map[string]goFrame{
 	"runtime.goexit": {kind: unwind.FrameOutermost},
 	"runtime.rt0_go": {kind: unwind.FrameOutermost},
 	// A new thread starts in clone, which calls mstart; a thread
-	// executing clone is the parent in the system call, with callers.
-	"runtime.clone":   {kind: unwind.FrameOutermost, callerOnly: true},
+	// executing clone is the parent in the system call, with callers,
+	// or the child just born, on an empty stack.
+	"runtime.clone":   {kind: unwind.FrameOutermost, exactKind: unwind.FrameThreadEntry},
 	"runtime.mstart":  {kind: unwind.FrameThreadEntry},
 	"runtime.mstart0": {kind: unwind.FrameThreadEntry},
 }
@@ -75,7 +76,10 @@ func (t *target) classifyFrame(pc uint64, exact bool) unwind.FrameKind {
 	}
 	addr := pc - m.bias
 	for _, r := range m.goFuncs.find(obj) {
-		if addr >= r.lo && addr < r.hi && !(exact && r.callerOnly) {
+		if addr >= r.lo && addr < r.hi {
+			if exact && r.exactKind != unwind.FrameNormal {
+				return r.exactKind
+			}
 			return r.kind
 		}
 	}

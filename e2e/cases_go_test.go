@@ -9,6 +9,10 @@ import (
 	"testing"
 )
 
+// goparkedProgs are the builds of goparked the tests crash: the host's
+// and i386's.
+var goparkedProgs = []string{"goparked", "i386-goparked"}
+
 // crashGoparked crashes the goparked program built as prog ("goparked",
 // "i386-goparked") in mode ("nilptr", "nilmap") with GOTRACEBACK=crash
 // and returns the case with coreunwind's JSON report and the goroutines
@@ -46,7 +50,16 @@ func runningGoroutine(t *testing.T, gs []goDump) *goDump {
 // there, not by a stack scan.
 func TestGoSigpanicLine(t *testing.T) {
 	t.Parallel()
-	c, gs := crashGoparked(t, "goparked", "nilptr")
+	for _, prog := range goparkedProgs {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			goSigpanicLine(t, prog)
+		})
+	}
+}
+
+func goSigpanicLine(t *testing.T, prog string) {
+	c, gs := crashGoparked(t, prog, "nilptr")
 	g := runningGoroutine(t, gs)
 	th := c.crashed(t)
 	for _, fn := range []string{"main.deref", "main.main"} {
@@ -89,7 +102,16 @@ func TestGoSigpanicLine(t *testing.T) {
 // above runtime.mstart): no thread is partial, and the report exits 0.
 func TestGoThreadsEnd(t *testing.T) {
 	t.Parallel()
-	c, _ := crashGoparked(t, "goparked", "nilmap")
+	for _, prog := range goparkedProgs {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			goThreadsEnd(t, prog)
+		})
+	}
+}
+
+func goThreadsEnd(t *testing.T, prog string) {
+	c, _ := crashGoparked(t, prog, "nilmap")
 	if c.Run.Code != exitOK {
 		t.Errorf("exit code %d, want %d; stderr:\n%s", c.Run.Code, exitOK, truncate(c.Run.Stderr, 4000))
 	}

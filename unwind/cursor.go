@@ -184,6 +184,13 @@ func (c *Cursor) Step() (bool, error) {
 	if err := c.checkDirection(); err != nil {
 		return stop(err)
 	}
+	if kind == FrameThreadEntry {
+		if cc, ok := c.as.(CodeChecker); ok && !cc.IsCode(pc) {
+			// What lies above a thread's entry is not code: the
+			// new thread's empty stack, not a caller.
+			return stop(nil)
+		}
+	}
 	if kind == FrameInjectedCall {
 		// The "return address" is the faulting instruction.
 		c.next.ExactPC = true

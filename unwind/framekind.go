@@ -21,8 +21,11 @@ const (
 	FrameOutermost
 	// FrameThreadEntry: the function a thread starts in, which may still
 	// have a caller worth showing (Go's runtime.mstart, called by
-	// runtime.clone on a new thread, by runtime.rt0_go on the first). A
-	// step from it that fails ends the walk normally.
+	// runtime.clone on a new thread, by runtime.rt0_go on the first; a
+	// thread executing runtime.clone, the parent in the system call or
+	// the child just born). A step from it that fails, or finds a
+	// caller whose pc is not code (where the address space can tell),
+	// ends the walk normally.
 	FrameThreadEntry
 )
 

@@ -75,3 +75,38 @@ func TestCursorThreadEntryEndsWalkNormally(t *testing.T) {
 		t.Fatalf("without a classifier the walk ends without an error")
 	}
 }
+
+// codeSpace has code below 0x1000 only.
+type codeSpace struct{ nullSpace }
+
+func (codeSpace) IsCode(addr uint64) bool { return addr < 0x1000 }
+
+func TestCursorThreadEntryCallerNotCode(t *testing.T) {
+	// A thread just born in its entry function: what the unwind info
+	// finds above it is the new stack's garbage, no code. With a caller
+	// in code, the walk goes on.
+	for _, tc := range []struct {
+		caller uint64
+		frames int
+	}{{0x7f0000002000, 1}, {0x300, 2}} {
+		a := &chainArch{next: map[[2]uint64][2]uint64{{0x100, 0x1000}: {tc.caller, 0x1010}}}
+		c, err := NewCursor(codeSpace{}, a, start(0x100, 0x1000), Options{Classify: kindsAt(map[uint64]FrameKind{0x100: FrameThreadEntry})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 1
+		for {
+			more, err := c.Step()
+			if err != nil {
+				t.Fatalf("caller %#x: %v", tc.caller, err)
+			}
+			if !more {
+				break
+			}
+			n++
+		}
+		if n != tc.frames {
+			t.Errorf("caller %#x: %d frames, want %d", tc.caller, n, tc.frames)
+		}
+	}
+}
