@@ -216,13 +216,18 @@ func compareThread(tid int, g, e []refbt.Frame, cu *reportThread) string {
 }
 
 // cutAtGoThreadStart ends a reference tool's frames at a Go thread's
-// first frame, runtime.clone as a caller (not frame 0), where the Go
-// runtime's traceback and coreunwind end: past it the tools read the new
-// thread's stack contents, not frames. eu-stack names assembly
-// functions by their symbols, with the ABI: runtime.clone.abi0.
+// first frame, runtime.clone as a caller, where the Go runtime's
+// traceback and coreunwind end: past it the tools read the new thread's
+// stack contents, not frames. A thread executing clone (frame 0) is the
+// parent, with callers, or the child just born, whose "caller" has no
+// name. eu-stack names assembly functions by their symbols, with the
+// ABI: runtime.clone.abi0.
 func cutAtGoThreadStart(fs []refbt.Frame) []refbt.Frame {
-	for i := 1; i < len(fs); i++ {
-		if strings.TrimSuffix(normalizeFunc(fs[i].Func), ".abi0") == "runtime.clone" {
+	for i := range fs {
+		if strings.TrimSuffix(normalizeFunc(fs[i].Func), ".abi0") != "runtime.clone" {
+			continue
+		}
+		if i > 0 || len(fs) == 1 || normalizeFunc(fs[1].Func) == "" {
 			return fs[:i+1]
 		}
 	}
