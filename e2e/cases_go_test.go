@@ -120,10 +120,12 @@ func goThreadsEnd(t *testing.T, prog string) {
 		if th.Error != nil {
 			t.Errorf("thread %d stopped early:\n%s", th.TID, formatFrames(th, 40))
 		}
+		// A thread runtime.clone started, or the first thread,
+		// started by runtime.rt0_go.
 		if frameOf(th, "runtime.mstart") != nil {
-			if last := th.Frames[len(th.Frames)-1]; normalizeFunc(last.Function) != "runtime.clone" {
-				t.Errorf("thread %d started by runtime.mstart ends in %s, want runtime.clone (as gdb):\n%s",
-					th.TID, last.Function, formatFrames(th, 40))
+			if last := normalizeFunc(th.Frames[len(th.Frames)-1].Function); last != "runtime.clone" && last != "runtime.rt0_go" {
+				t.Errorf("thread %d started by runtime.mstart ends in %s, want runtime.clone or runtime.rt0_go (as gdb):\n%s",
+					th.TID, last, formatFrames(th, 40))
 			}
 		}
 	}

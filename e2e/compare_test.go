@@ -227,7 +227,9 @@ func cutAtGoThreadStart(fs []refbt.Frame) []refbt.Frame {
 		if strings.TrimSuffix(normalizeFunc(fs[i].Func), ".abi0") != "runtime.clone" {
 			continue
 		}
-		if i > 0 || len(fs) == 1 || normalizeFunc(fs[1].Func) == "" {
+		// refbt gives an unnamed eu-stack frame at the end of its
+		// line the name "- 1" (its return-address mark).
+		if i > 0 || len(fs) == 1 || strings.TrimPrefix(normalizeFunc(fs[1].Func), "- 1") == "" {
 			return fs[:i+1]
 		}
 	}
