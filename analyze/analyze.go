@@ -148,6 +148,18 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	parallel(len(threads), func(i int) {
 		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts)
 	})
+	// A Go program's goroutines: not in an unwind-only report (they
+	// need the DWARF) nor in one of the crashed thread only.
+	var goProg *goProgram
+	var goWalks []goWalk
+	if !opts.UnwindOnly && !opts.CrashedOnly {
+		var warnings []string
+		goProg, warnings = goroutineWalks(t, arch, cache, r.Threads, walks, opts)
+		r.Warnings = append(r.Warnings, warnings...)
+		if goProg != nil {
+			goWalks = goProg.walks
+		}
+	}
 	if !opts.UnwindOnly {
 		// The stacks are read: their pages need not stay resident
 		// while the modules' DWARF is inflated (65 threads map 4 MB).
@@ -157,6 +169,9 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 			c.ReleasePages()
 		}
 		warmModules(t, walks)
+		for _, w := range goWalks {
+			warmModules(t, [][]rawFrame{w.frames})
+		}
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {
@@ -170,12 +185,27 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		}
 		walks[i] = nil
 	})
+	if goWalks != nil {
+		r.Goroutines = make([]report.Goroutine, len(goWalks))
+		parallel(len(goWalks), func(i int) {
+			g := goWalks[i].g
+			g.Frames = make([]report.Frame, 0, len(goWalks[i].frames))
+			th := newThreadNamer(len(goWalks[i].frames))
+			for _, f := range goWalks[i].frames {
+				g.Frames = sym.frames(g.Frames, &f, th)
+			}
+			r.Goroutines[i] = g
+		})
+	}
 	r.Warnings = append(r.Warnings, t.jitWarnings()...)
 	if !opts.UnwindOnly {
 		r.Warnings = append(r.Warnings, missingDebugWarnings(t, r.Threads, opts.Debuginfod.Enabled())...)
 	}
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
+	if d := goProg.panicDetail(); d != "" && r.Crash != nil {
+		r.Crash.Details = append(r.Crash.Details, d)
+	}
 	// Last: by now every module the walk, the names and the crash
 	// analysis asked for is open.
 	r.Modules = moduleInfo(t)
@@ -257,12 +287,10 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 	if err != nil {
 		return fail(err)
 	}
-	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames})
+	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames, Classify: t.classifyFrame})
 	if err != nil {
 		return fail(err)
 	}
-	var frames []rawFrame
-	var regs regSlab
 	regFrames := MaxRegisterFrames
 	if opts.CrashRegistersOnly {
 		regFrames = 0
@@ -270,6 +298,20 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 			regFrames = 2
 		}
 	}
+	frames, truncated, err := walkFrames(t, cur, arch, regFrames)
+	rt.Truncated = truncated
+	if err != nil {
+		rt.Error, rt.Err = report.Ptr(err.Error()), err
+	}
+	return rt, frames
+}
+
+// walkFrames walks cur to the end of its stack: the raw frames, the
+// first regFrames with their registers; truncated at the frame limit or
+// at a module without its file (then err says which, a
+// *MissingModuleError); err when the walk stopped early.
+func walkFrames(t *target, cur *unwind.Cursor, arch unwind.Arch, regFrames int) (frames []rawFrame, truncated bool, err error) {
+	var regs regSlab
 	for {
 		f := cur.Frame()
 		rf := rawFrame{pc: cur.PC(), lookup: cur.LookupPC(), cfa: f.CFA, hasCFA: f.HasCFA, trust: f.Trust, signal: cur.IsSignalFrame(), exactPC: f.ExactPC}
@@ -288,21 +330,17 @@ func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.T
 		if cut := t.missingModule(rf.pc, rf.lookup); cut != nil && (!more || guessed(cur.Frame().Trust)) {
 			// The caller, if any, is a guess past a module without
 			// its file: stop, say which file would let the walk go on.
-			rt.Truncated, rt.Err = true, cut
-			rt.Error = report.Ptr(cut.Error())
 			shiftCFA(frames)
-			return rt, frames
+			return frames, true, cut
 		}
 		if more {
 			continue
 		}
-		if errors.Is(err, unwind.ErrMaxFrames) {
-			rt.Truncated = true
-		} else if err != nil {
-			rt.Error, rt.Err = report.Ptr(err.Error()), err
-		}
 		shiftCFA(frames)
-		return rt, frames
+		if errors.Is(err, unwind.ErrMaxFrames) {
+			return frames, true, nil
+		}
+		return frames, false, err
 	}
 }
 

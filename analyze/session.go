@@ -94,7 +94,7 @@ func (s *Session) Cursor(tid, maxFrames int) (*unwind.Cursor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("thread %d: %w", tid, err)
 	}
-	return unwind.NewCursor(s.target, s.arch, init, unwind.Options{Cache: s.cache, MaxFrames: maxFrames})
+	return unwind.NewCursor(s.target, s.arch, init, unwind.Options{Cache: s.cache, MaxFrames: maxFrames, Classify: s.target.classifyFrame})
 }
 
 // FlushCache drops cached unwind rules for [lo, hi) (0, 0: all).

@@ -27,6 +27,8 @@ type module struct {
 	bias    uint64       // runtime address = link-time address + bias; set with opened
 	openErr error
 	tried   atomic.Bool // open ran, and openErr is set
+
+	goFuncs goFuncs // the Go runtime functions walks treat specially
 }
 
 // obj returns the module's object, opening it on first use; nil when

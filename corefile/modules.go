@@ -379,7 +379,14 @@ func (c *Core) tryFiles(mod *Module, paths []string, opts Options) lookResult {
 			continue
 		}
 		if coreID == "" {
-			c.warnf("module %s: no build ID in core; using %s unverified", mod.Path, path)
+			warning, refuse := c.checkWithoutBuildID(mod, path, cf.data)
+			if refuse != "" {
+				reject("%s", refuse)
+				continue
+			}
+			if warning != "" {
+				c.warnf("module %s: %s", mod.Path, warning)
+			}
 		}
 		if placedMaps != nil {
 			mod.place.bias, mod.place.biasKnown = placedBias, true
@@ -476,35 +483,64 @@ func sliceReader(b []byte) func(uint64, []byte) error {
 // load bias); otherwise read takes file offsets. "" with a nil error means
 // the image has no build ID note.
 func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (string, error) {
+	desc, err := imageNote(read, inMemory, base, buildIDNote)
+	return hex.EncodeToString(desc), err
+}
+
+// imageGoBuildID returns the Go build ID of the ELF image at base (read
+// and inMemory as for imageBuildID), "" when it has none. A Go linker
+// puts only its own note in the PT_NOTE segment (its GNU build ID, when
+// it writes one, lies outside), so for a Go program the core's copy of
+// the headers holds this one.
+func imageGoBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (string, error) {
+	desc, err := imageNote(read, inMemory, base, goBuildIDNote)
+	return string(desc), err
+}
+
+// noteKind names an ELF note by owner and type.
+type noteKind struct {
+	name string
+	typ  uint32
+}
+
+var (
+	buildIDNote   = noteKind{"GNU", NTGNUBuildID}
+	goBuildIDNote = noteKind{"Go", NTGoBuildID}
+)
+
+// imageNote returns the description of the first note of kind k in the
+// PT_NOTE segments of the ELF image at base (read and inMemory as for
+// imageBuildID), nil when there is none.
+func imageNote(read func(uint64, []byte) error, inMemory bool, base uint64, k noteKind) ([]byte, error) {
 	var hb [elf64HeaderSize]byte
 	if err := read(base, hb[:elf.EI_NIDENT]); err != nil {
-		return "", err
+		return nil, err
 	}
 	n := elf32HeaderSize
 	if elf.Class(hb[elf.EI_CLASS]) == elf.ELFCLASS64 {
 		n = elf64HeaderSize
 	}
 	if err := read(base, hb[:n]); err != nil {
-		return "", err
+		return nil, err
 	}
 	h, err := parseFileHeader(hb[:n])
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if h.Phnum == 0 || h.Phnum == pnXNum || h.Phentsize < h.phdrSize() {
-		return "", nil
+		return nil, nil
 	}
 	size := h.Phnum * h.Phentsize
 	if size > maxPhdrTable {
-		return "", fmt.Errorf("program header table of %d bytes", size)
+		return nil, fmt.Errorf("program header table of %d bytes", size)
 	}
 	tab := make([]byte, size)
 	if err := read(base+h.Phoff, tab); err != nil {
-		return "", fmt.Errorf("program headers: %w", err)
+		return nil, fmt.Errorf("program headers: %w", err)
 	}
 	phs, err := parseProgHeaders(tab, h, h.Phnum, h.Phoff)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	bias := base
 	if inMemory {
@@ -515,7 +551,7 @@ func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (
 			}
 		}
 	}
-	return notesBuildID(read, phs, h.Order, func(ph progHeader) uint64 {
+	return notesDesc(read, phs, h.Order, k, func(ph progHeader) uint64 {
 		if inMemory {
 			return bias + ph.Vaddr
 		}
@@ -527,6 +563,14 @@ func imageBuildID(read func(uint64, []byte) error, inMemory bool, base uint64) (
 // phs, reading each at the address at gives it. "" with a nil error means
 // there is no build ID note.
 func notesBuildID(read func(uint64, []byte) error, phs []progHeader, order binary.ByteOrder, at func(progHeader) uint64) (string, error) {
+	desc, err := notesDesc(read, phs, order, buildIDNote, at)
+	return hex.EncodeToString(desc), err
+}
+
+// notesDesc returns the description of the first non-empty note of kind
+// k in the PT_NOTE segments of phs, each read at the address at gives
+// it; nil with a nil error when there is none.
+func notesDesc(read func(uint64, []byte) error, phs []progHeader, order binary.ByteOrder, k noteKind, at func(progHeader) uint64) ([]byte, error) {
 	var firstErr error
 	budget := uint64(maxNoteSeg) // for all note segments together
 	for _, ph := range phs {
@@ -546,12 +590,12 @@ func notesBuildID(read func(uint64, []byte) error, phs []progHeader, order binar
 		}
 		notes, _ := ParseNotes(buf, order, int(ph.Align))
 		for _, nt := range notes {
-			if nt.Name == "GNU" && nt.Type == NTGNUBuildID && len(nt.Desc) > 0 {
-				return hex.EncodeToString(nt.Desc), nil
+			if nt.Name == k.name && nt.Type == k.typ && len(nt.Desc) > 0 {
+				return nt.Desc, nil
 			}
 		}
 	}
-	return "", firstErr
+	return nil, firstErr
 }
 
 // fileLoads returns the PT_LOAD headers of an ELF file's image (nil when

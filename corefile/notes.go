@@ -19,6 +19,7 @@ const (
 	NTFile       = 0x46494c45 // NT_FILE ("FILE"): file-backed mappings
 	NTX86XState  = 0x202      // NT_X86_XSTATE: XSAVE area
 	NTGNUBuildID = 3          // NT_GNU_BUILD_ID, in "GNU" notes of ELF images
+	NTGoBuildID  = 4          // the Go linker's build ID, in "Go" notes of ELF images
 )
 
 // Note is one ELF note. Desc aliases the buffer the notes were parsed from.

@@ -184,6 +184,7 @@ func compareThread(tid int, g, e []refbt.Frame, cu *reportThread) string {
 		return fmt.Sprintf("thread %d: missing from coreunwind's report (gdb has %d frames, eu-stack %d)", tid, len(g), len(e))
 	}
 	c := cu.Frames
+	g, e = cutAtGoThreadStart(g), cutAtGoThreadStart(e)
 	agreed := alignReferences(g, e)
 	next, prevG, prevE := 0, -1, -1
 	for _, a := range agreed {
@@ -212,6 +213,27 @@ func compareThread(tid int, g, e []refbt.Frame, cu *reportThread) string {
 		return describeDiff(tid, "length (coreunwind stops before the reference tools)", g, e, c, gi, ei, len(c), cu)
 	}
 	return ""
+}
+
+// cutAtGoThreadStart ends a reference tool's frames at a Go thread's
+// first frame, runtime.clone as a caller, where the Go runtime's
+// traceback and coreunwind end: past it the tools read the new thread's
+// stack contents, not frames. A thread executing clone (frame 0) is the
+// parent, with callers, or the child just born, whose "caller" has no
+// name. eu-stack names assembly functions by their symbols, with the
+// ABI: runtime.clone.abi0.
+func cutAtGoThreadStart(fs []refbt.Frame) []refbt.Frame {
+	for i := range fs {
+		if strings.TrimSuffix(normalizeFunc(fs[i].Func), ".abi0") != "runtime.clone" {
+			continue
+		}
+		// refbt gives an unnamed eu-stack frame at the end of its
+		// line the name "- 1" (its return-address mark).
+		if i > 0 || len(fs) == 1 || strings.TrimPrefix(normalizeFunc(fs[1].Func), "- 1") == "" {
+			return fs[:i+1]
+		}
+	}
+	return fs
 }
 
 // trimUnnamed drops trailing frames that have no function name.

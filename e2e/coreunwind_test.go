@@ -30,9 +30,23 @@ type report struct {
 		Signal     *signal `json:"signal"`
 		CrashedTID int     `json:"crashed_tid"`
 	} `json:"core"`
-	Modules  []module       `json:"modules"`
-	Threads  []reportThread `json:"threads"`
-	Warnings []string       `json:"warnings"`
+	Crash *struct {
+		Summary string   `json:"summary"`
+		Details []string `json:"details"`
+	} `json:"crash"`
+	Modules    []module          `json:"modules"`
+	Threads    []reportThread    `json:"threads"`
+	Goroutines []reportGoroutine `json:"goroutines"`
+	Warnings   []string          `json:"warnings"`
+}
+
+type reportGoroutine struct {
+	ID      uint64        `json:"id"`
+	State   string        `json:"state"`
+	Crashed bool          `json:"crashed"`
+	TID     *int          `json:"tid"`
+	Frames  []reportFrame `json:"frames"`
+	Error   *string       `json:"error"`
 }
 
 type signal struct {

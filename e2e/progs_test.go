@@ -76,9 +76,13 @@ var programs = map[string]program{
 				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
 		},
 	},
-	"gocrash":      goBuild(""),
-	"i386-gocrash": goBuild("386"),
-	"nocfi":        nocfiBuild("", nil, nil),
+	"gocrash":       goBuild("gocrash", ""),
+	"i386-gocrash":  goBuild("gocrash", "386"),
+	"goparked":      goBuild("goparked", ""),
+	"i386-goparked": goBuild("goparked", "386"),
+	// The same program with another Go build ID (a string changed).
+	"goparked-variant": goBuild("goparked", "", "-ldflags=-X main.variant=2"),
+	"nocfi":            nocfiBuild("", nil, nil),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
@@ -131,13 +135,15 @@ func callbackLibArgs(src, out string, more ...string) []string {
 	return append([]string{"-g", "-O2", "-shared", "-fPIC", "-o", out, filepath.Join(src, "callback_lib.c")}, more...)
 }
 
-// goBuild builds gocrash for GOARCH goarch ("": the host's).
-func goBuild(goarch string) program {
+// goBuild builds the Go program in progs/name for GOARCH goarch ("":
+// the host's), with more go build flags.
+func goBuild(name, goarch string, flags ...string) program {
 	return program{
 		tools: []string{"go"},
 		build: func(src, dir string) (string, error) {
-			exe := filepath.Join(dir, "gocrash")
-			return exe, runIn(filepath.Join(src, "gocrash"), "env", "GOARCH="+goarch, goTool(), "build", "-o", exe, "main.go")
+			exe := filepath.Join(dir, name)
+			args := append(append([]string{"GOARCH=" + goarch, goTool(), "build", "-o", exe}, flags...), "main.go")
+			return exe, runIn(filepath.Join(src, name), "env", args...)
 		},
 	}
 }

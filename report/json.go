@@ -74,4 +74,9 @@ func fixNil(r *Report) {
 			r.Threads[i].Frames = []Frame{}
 		}
 	}
+	for i := range r.Goroutines {
+		if r.Goroutines[i].Frames == nil {
+			r.Goroutines[i].Frames = []Frame{}
+		}
+	}
 }

@@ -246,6 +246,8 @@ func (e *jsonEnc) report(r *Report) {
 		e.thread(&r.Threads[i])
 	}
 	e.close(']')
+	e.key("goroutines")
+	e.goroutines(r.Goroutines)
 	e.key("warnings")
 	e.strs(r.Warnings)
 	e.close('}')
@@ -333,6 +335,40 @@ func (e *jsonEnc) thread(t *Thread) {
 	e.key("error")
 	e.strPtr(t.Error)
 	e.close('}')
+}
+
+// goroutines writes a Go program's goroutines, null for none.
+func (e *jsonEnc) goroutines(gs []Goroutine) {
+	if gs == nil {
+		e.null()
+		return
+	}
+	e.open('[')
+	for i := range gs {
+		g := &gs[i]
+		e.item()
+		e.open('{')
+		e.key("id")
+		e.b = strconv.AppendUint(e.b, g.ID, 10)
+		e.key("state")
+		e.str(g.State)
+		e.key("crashed")
+		e.bool(g.Crashed)
+		e.key("tid")
+		e.intPtr(g.TID)
+		e.key("frames")
+		e.open('[')
+		for j := range g.Frames {
+			e.item()
+			e.frame(&g.Frames[j])
+			e.flush()
+		}
+		e.close(']')
+		e.key("error")
+		e.strPtr(g.Error)
+		e.close('}')
+	}
+	e.close(']')
 }
 
 // frameFieldNames are a frame's keys in the order frame writes them.

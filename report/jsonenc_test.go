@@ -58,6 +58,21 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// A Go program's goroutines: one running on a thread, one parked with
+// frames, one whose frames could not be walked.
+func TestWriteJSONGoroutinesMatchEncodingJSON(t *testing.T) {
+	fn, file, line := "main.worker", "/src/main.go", 12
+	r := &report.Report{Goroutines: []report.Goroutine{
+		{ID: 1, State: "running", Crashed: true, TID: report.Ptr(42),
+			Frames: []report.Frame{{Index: 0, PC: 0x401000, ExactPC: true, Trust: "context"}}},
+		{ID: 1 << 40, State: "chan receive",
+			Frames: []report.Frame{{Index: 0, PC: 0x402000, Trust: "context", Function: &fn, File: &file, Line: &line}}},
+		{ID: 9, State: "\"odd\" <state>", Error: report.Ptr("stack unreadable")},
+	}}
+	sameAsReflection(t, "goroutines", r)
+	sameAsReflection(t, "no goroutines", &report.Report{})
+}
+
 // Every optional field absent, and strings encoding/json escapes.
 func TestWriteJSONEscapesAsEncodingJSON(t *testing.T) {
 	odd := "quote\" back\\ <html> & tab\t nl\n ctl\x01\x1f del\x7f line\u2028para\u2029 bad\xff\xfe é 世界 \U0001F600"

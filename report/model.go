@@ -19,7 +19,11 @@ type Report struct {
 	// prints it, with permissions and what the core holds of each.
 	Mappings []Mapping `json:"mappings"`
 	Threads  []Thread  `json:"threads"`
-	Warnings []string  `json:"warnings"`
+	// Goroutines are a Go program's goroutines, the crashed one first;
+	// nil for a program that is not Go (or whose goroutines could not
+	// be read: a warning says why).
+	Goroutines []Goroutine `json:"goroutines"`
+	Warnings   []string    `json:"warnings"`
 }
 
 // Crash is why the process died, as far as the core proves it: nothing
@@ -149,6 +153,24 @@ type Thread struct {
 	// walk stopped (errors.Is: unwind.ErrUnavailable, corefile.ErrTruncated).
 	// Not part of the JSON schema.
 	Err error `json:"-"`
+}
+
+// Goroutine is one goroutine of a Go program, as the Go runtime's own
+// traceback lists it.
+type Goroutine struct {
+	ID uint64 `json:"id"`
+	// State is what the runtime prints in brackets: the wait reason of
+	// a waiting goroutine ("chan receive"), else its status ("running",
+	// "runnable", "syscall", ...).
+	State string `json:"state"`
+	// Crashed: the goroutine running on the crashed thread.
+	Crashed bool `json:"crashed"`
+	// TID is the thread running it, nil when none is.
+	TID    *int    `json:"tid"`
+	Frames []Frame `json:"frames"`
+	// Error says why its frames stop early (or are missing), nil when
+	// they end normally.
+	Error *string `json:"error"`
 }
 
 // Frame is one frame, or one inlined call within a frame (Inlined: it

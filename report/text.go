@@ -56,6 +56,9 @@ func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	for _, g := range groupThreads(r.Threads, o.NoGroup) {
 		writeThread(bw, r.Threads, g, r.Core.PointerSize, o)
 	}
+	for i := range r.Goroutines {
+		writeGoroutine(bw, &r.Goroutines[i])
+	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nwarnings:\n")
 		for _, w := range r.Warnings {

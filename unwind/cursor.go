@@ -21,6 +21,13 @@ type Options struct {
 	Cache *Cache
 	// MaxFrames bounds the number of frames (DefaultMaxFrames if zero).
 	MaxFrames int
+	// Classify, when set, names the frames a language runtime treats
+	// specially (FrameKind); nil: every frame is FrameNormal.
+	Classify Classifier
+	// ResumePC says the initial frame's PC is a return address, not an
+	// executing instruction: a parked goroutine's saved resume point,
+	// after the call that parked it. It is looked up at PC-1.
+	ResumePC bool
 }
 
 // Cursor walks one thread's stack from its innermost frame toward older
@@ -84,7 +91,7 @@ func NewCursor(as AddrSpace, arch Arch, initial *Frame, opts Options) (*Cursor, 
 	if c.cur.Trust == TrustNone {
 		c.cur.Trust = TrustContext
 	}
-	c.cur.ExactPC = true
+	c.cur.ExactPC = !opts.ResumePC
 	c.curKey = c.key(c.cur)
 	c.checkpoint = c.curKey
 	return c, nil
@@ -137,6 +144,18 @@ func (c *Cursor) Step() (bool, error) {
 	if c.depth+1 >= c.opts.MaxFrames {
 		return stop(ErrMaxFrames)
 	}
+	kind := c.kind()
+	if kind == FrameOutermost {
+		return stop(nil)
+	}
+	if kind == FrameThreadEntry {
+		// Past a thread's entry function the walk may only fail to
+		// go further: that is its normal end.
+		stop = func(err error) (bool, error) {
+			c.done = true
+			return false, nil
+		}
+	}
 	if !c.stepped {
 		c.stepNext()
 	}
@@ -167,6 +186,17 @@ func (c *Cursor) Step() (bool, error) {
 	if err := c.checkDirection(); err != nil {
 		return stop(err)
 	}
+	if kind == FrameThreadEntry {
+		if cc, ok := c.as.(CodeChecker); ok && !cc.IsCode(pc) {
+			// What lies above a thread's entry is not code: the
+			// new thread's empty stack, not a caller.
+			return stop(nil)
+		}
+	}
+	if kind == FrameInjectedCall {
+		// The "return address" is the faulting instruction.
+		c.next.ExactPC = true
+	}
 	c.cur, c.next = c.next, c.cur
 	c.curKey = k
 	c.depth++
@@ -176,6 +206,14 @@ func (c *Cursor) Step() (bool, error) {
 	}
 	c.proc = nil
 	return true, nil
+}
+
+// kind classifies the current frame (FrameNormal without a Classifier).
+func (c *Cursor) kind() FrameKind {
+	if c.opts.Classify == nil {
+		return FrameNormal
+	}
+	return c.opts.Classify(c.cur.LookupPC(c.pcReg), c.cur.ExactPC)
 }
 
 // stepNext steps from cur into next, keeping the result for Step.

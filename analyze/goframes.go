@@ -1,0 +1,87 @@
+package analyze
+
+import (
+	"sync"
+
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// goFrame is how a walk treats one Go runtime function (unwind.FrameKind),
+// as the runtime's own traceback and gdb do.
+type goFrame struct {
+	kind unwind.FrameKind
+	// exactKind, when set, is the kind of a frame executing the
+	// function (exact PC) rather than reached as a return address.
+	exactKind unwind.FrameKind
+}
+
+var goFrames = map[string]goFrame{
+	// The signal handler makes the faulting code "call" sigpanic: the
+	// caller's PC is the faulting instruction.
+	"runtime.sigpanic": {kind: unwind.FrameInjectedCall},
+	// The runtime's TOPFRAME functions: a goroutine's stack starts in
+	// goexit (its entry function returns there), the first thread's in
+	// rt0_go.
+	"runtime.goexit": {kind: unwind.FrameOutermost},
+	"runtime.rt0_go": {kind: unwind.FrameOutermost},
+	// A new thread starts in clone, which calls mstart; a thread
+	// executing clone is the parent in the system call, with callers,
+	// or the child just born, on an empty stack.
+	"runtime.clone":   {kind: unwind.FrameOutermost, exactKind: unwind.FrameThreadEntry},
+	"runtime.mstart":  {kind: unwind.FrameThreadEntry},
+	"runtime.mstart0": {kind: unwind.FrameThreadEntry},
+}
+
+// goFuncRange is one of goFrames' functions in a module, in link-time
+// addresses.
+type goFuncRange struct {
+	lo, hi uint64
+	goFrame
+}
+
+// goFuncs are the goFrames functions a module holds: none unless it is a
+// Go program or library (it has a .gopclntab).
+type goFuncs struct {
+	once   sync.Once
+	ranges []goFuncRange
+}
+
+// find looks the functions up in obj's symbol table, once.
+func (g *goFuncs) find(obj *elfx.Object) []goFuncRange {
+	g.once.Do(func() {
+		if obj.ELF().Section(".gopclntab") == nil {
+			return
+		}
+		for name, f := range goFrames {
+			// Assembly functions are named with their ABI in the
+			// symbol table: runtime.goexit.abi0.
+			for _, sym := range []string{name, name + ".abi0"} {
+				if s, ok := obj.LookupSymbol(sym); ok && s.Size > 0 {
+					g.ranges = append(g.ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
+				}
+			}
+		}
+	})
+	return g.ranges
+}
+
+// classifyFrame is the walk's unwind.Classifier: the kind of the Go
+// runtime function at pc, FrameNormal for any other code.
+func (t *target) classifyFrame(pc uint64, exact bool) unwind.FrameKind {
+	m := t.module(pc)
+	obj := m.obj()
+	if obj == nil {
+		return unwind.FrameNormal
+	}
+	addr := pc - m.bias
+	for _, r := range m.goFuncs.find(obj) {
+		if addr >= r.lo && addr < r.hi {
+			if exact && r.exactKind != unwind.FrameNormal {
+				return r.exactKind
+			}
+			return r.kind
+		}
+	}
+	return unwind.FrameNormal
+}

@@ -1,0 +1,142 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/goruntime"
+	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/x86_64"
+)
+
+// goWalk is one goroutine and its raw frames, before symbolization.
+type goWalk struct {
+	g      report.Goroutine
+	frames []rawFrame
+}
+
+// goProgram is what a Go program's runtime says: its goroutines, walked,
+// the crashed one first, and the value the crashed one panicked with
+// ("" when it did not, or it cannot be read).
+type goProgram struct {
+	walks []goWalk
+	panic string
+}
+
+// panicDetail is the crash analysis's sentence for a Go panic, "" for
+// none.
+func (p *goProgram) panicDetail() string {
+	if p == nil || p.panic == "" || len(p.walks) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("goroutine %d panicked: %s", p.walks[0].g.ID, p.panic)
+}
+
+// goroutineWalks reads a Go program's goroutines and walks each: a
+// goroutine running on a thread (the crashed one among them) has that
+// thread's frames from the first one on its stack; a parked one is
+// walked from the registers the runtime saved for it (g.sched). nil
+// when the executable is not a Go program; warnings say what could not
+// be read.
+func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []report.Thread, walks [][]rawFrame, opts Options) (*goProgram, []string) {
+	if arch == nil {
+		return nil, nil
+	}
+	m := t.mainModule()
+	obj := m.obj()
+	if obj == nil {
+		return nil, nil
+	}
+	syms := obj.SymbolValues(goruntime.SymbolNames...)
+	if !goruntime.IsGo(syms) {
+		return nil, nil
+	}
+	d, err := obj.DWARF()
+	if err != nil {
+		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
+	}
+	r, err := goruntime.NewReader(goruntime.Binary{Symbols: syms, DWARF: d, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()})
+	if err != nil {
+		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
+	}
+	gs, warnings := r.Goroutines(t)
+	out := make([]goWalk, len(gs))
+	parallel(len(gs), func(i int) {
+		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
+	})
+	// The crashed goroutine first, as the runtime prints it.
+	p := &goProgram{walks: out}
+	for i := range out {
+		if out[i].g.Crashed {
+			p.panic, _ = r.Panic(t, &gs[i])
+			crashed := out[i]
+			copy(out[1:i+1], out[:i])
+			out[0] = crashed
+			break
+		}
+	}
+	return p, warnings
+}
+
+// walkGoroutine finds one goroutine's frames.
+func walkGoroutine(t *target, arch unwind.Arch, cache *unwind.Cache, g *goruntime.Goroutine, threads []report.Thread, walks [][]rawFrame, opts Options) goWalk {
+	w := goWalk{g: report.Goroutine{ID: g.ID, State: g.State()}}
+	fail := func(err error) goWalk {
+		w.g.Error = report.Ptr(err.Error())
+		return w
+	}
+	if g.Status == goruntime.StatusRunning || g.Status == goruntime.StatusSyscall {
+		for i, frames := range walks {
+			for j, f := range frames {
+				if f.hasSP && f.sp >= g.StackLo && f.sp < g.StackHi {
+					w.g.TID, w.g.Crashed = report.Ptr(threads[i].TID), threads[i].Crashed
+					w.frames = frames[j:]
+					if threads[i].Error != nil {
+						w.g.Error = threads[i].Error
+					}
+					return w
+				}
+			}
+		}
+	}
+	pc, sp, bp := g.PC, g.SP, g.BP
+	if g.Status == goruntime.StatusSyscall {
+		pc, sp, bp = g.SyscallPC, g.SyscallSP, g.SyscallBP
+	}
+	if pc == 0 || sp == 0 {
+		if g.Status == goruntime.StatusRunning {
+			return fail(fmt.Errorf("goroutine %d is running on no thread of the core", g.ID))
+		}
+		return fail(fmt.Errorf("goroutine %d: no saved pc and sp", g.ID))
+	}
+	initial := unwind.NewFrame(arch.NumRegs())
+	initial.Set(arch.PCReg(), pc, unwind.SaveLoc{Kind: unwind.LocValue})
+	initial.Set(arch.SPReg(), sp, unwind.SaveLoc{Kind: unwind.LocValue})
+	if fp, ok := goFramePointer[arch.Name()]; ok && bp != 0 {
+		initial.Set(fp, bp, unwind.SaveLoc{Kind: unwind.LocValue})
+	}
+	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames, Classify: t.classifyFrame, ResumePC: true})
+	if err != nil {
+		return fail(err)
+	}
+	frames, _, err := walkFrames(t, cur, arch, 0)
+	w.frames = frames
+	if err != nil {
+		return fail(err)
+	}
+	return w
+}
+
+// goFramePointer is the frame pointer register, by arch, that g.sched.bp
+// restores.
+var goFramePointer = map[string]int{"x86_64": x86_64.RBP}
+
+// mainModule is the executable's module, nil if the core names none.
+func (t *target) mainModule() *module {
+	for _, m := range t.modules {
+		if m.core.Main {
+			return m
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package goruntime
+
+import (
+	"testing"
+)
+
+// FuzzGoroutines reads goroutines from memory the fuzzer writes: the
+// allgs slice header, its pointers, the g's and the wait reason strings
+// all lie in one region of fuzzer bytes, and so do the panic values
+// and their types' names. Whatever the bytes, the reader
+// returns within its bounds, never panics, and allocates nothing by a
+// size it read.
+func FuzzGoroutines(f *testing.F) {
+	bin := selfBinary(f)
+	if bin.PtrSize != 8 {
+		f.Skip("the region is laid out for 64-bit targets")
+	}
+	r, err := NewReader(bin)
+	if err != nil {
+		f.Fatal(err)
+	}
+	const base = 0x10000
+	b := &builder{r: r, mem: &fakeMemory{regions: map[uint64][]byte{}}}
+	// Seed: allgs at base, two g's after it.
+	seed := append(b.words(base+24, 2, 2), b.words(base+40, base+40+uint64(r.layout.size))...)
+	seed = append(seed, b.g(1, StatusWaiting, 3, 0x401000, 0xc000100f00)...)
+	seed = append(seed, b.g(2, StatusRunnable, 0, 0x402000, 0xc000200f00)...)
+	f.Add(seed)
+	f.Add(b.words(base, 1<<62, 0))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		syms := map[string]uint64{SymBuildVersion: base, SymAllgs: base, SymWaitReasonStrings: base + 8, SymFirstModuledata: base + 16}
+		rd := &Reader{b: Binary{Symbols: syms, PtrSize: 8, Order: r.b.Order}, layout: r.layout, panic: r.panic}
+		mem := &fakeMemory{regions: map[uint64][]byte{base: data}}
+		gs, warnings := rd.Goroutines(mem)
+		if len(gs) > MaxGoroutines || len(warnings) > maxWarnings+2 {
+			t.Fatalf("%d goroutines, %d warnings", len(gs), len(warnings))
+		}
+		for _, g := range gs {
+			if len(g.WaitReason) > maxString || g.Status == StatusDead {
+				t.Fatalf("goroutine %+v", g)
+			}
+			rd.Panic(mem, &g)
+		}
+		rd.Version(mem)
+	})
+}
