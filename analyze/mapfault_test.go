@@ -53,3 +53,50 @@ func TestObjectTruncatedDuringAnalysis(t *testing.T) {
 		t.Errorf("analysis reading a truncated object: %v, want ErrFileChanged naming %s", err, copyOf)
 	}
 }
+
+// TestSessionObjectTruncatedDuringWalk: a library user walking a stack
+// with a Session (Cursor, then Step) over an object truncated since it
+// was opened gets an error wrapping ErrFileChanged from Step, naming the
+// file, instead of a fatal SIGBUS. In a child process: a regression
+// kills it.
+func TestSessionObjectTruncatedDuringWalk(t *testing.T) {
+	if !testenv.InChild(t) {
+		return
+	}
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "deep", benchProg, "-O0", "-g")
+	core, _ := testenv.Crash(t, exe)
+	copyOf := filepath.Join(dir, "deep.copy")
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyOf, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	objs := elfx.NewCache()
+	defer objs.Close()
+	if _, err := objs.Open(copyOf, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(core, Options{Objects: objs, Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := os.Truncate(copyOf, 0); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := s.Cursor(s.Core.Threads[0].TID, 0)
+	if err == nil {
+		for {
+			var more bool
+			if more, err = cur.Step(); !more {
+				break
+			}
+		}
+	}
+	if !errors.Is(err, ErrFileChanged) || !strings.Contains(err.Error(), copyOf) {
+		t.Errorf("a walk reading a truncated object: %v, want ErrFileChanged naming %s", err, copyOf)
+	}
+}
