@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -106,7 +107,12 @@ type analyzeFn struct {
 	pool    *bundlePool
 }
 
+// sweepOnce sweeps, once a worker process, what killed workers (or
+// commands) left in the temporary directory.
+var sweepOnce sync.Once
+
 func (f *analyzeFn) Setup() error {
+	sweepOnce.Do(func() { triage.SweepStaleTemp("") })
 	var err error
 	f.an, f.release, err = acquireAnalyzer(f.Opts)
 	return err
@@ -146,11 +152,13 @@ func (f *analyzeFn) analyzeFile(ctx context.Context, file File, emit func(Outcom
 		emit(Outcome{Rec: triage.Record{Core: file.Name, Error: file.Err}})
 		return nil
 	}
-	tmp, err := os.MkdirTemp("", "coreunwind-beam-*")
+	// Named for the sweep and removed on SIGINT, SIGTERM and SIGHUP, as
+	// `coreunwind triage`'s (triage.TempDir).
+	tmp, removeTmp, err := triage.TempDir("", "beam")
 	if err != nil {
 		return fmt.Errorf("triage: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTmp()
 	path := file.Name
 	if file.Remote {
 		if path, err = download(ctx, file.Name, tmp); err != nil {
