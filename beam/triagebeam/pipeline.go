@@ -269,9 +269,9 @@ func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector
 		if sum.CoresAnalyzed == 0 && f.Out != "" {
 			// No line to write: writeLinesFn never runs, and -o is
 			// still the (empty) output, as triage's.
-			w, err := openOutput(ctx, f.Out)
+			_, finish, err := openOutput(ctx, f.Out)
 			if err == nil {
-				err = w.Close()
+				err = finish(nil)
 			}
 			if err != nil {
 				return fmt.Errorf("output: %w", err)
@@ -279,7 +279,7 @@ func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector
 		}
 		return nil
 	}
-	w, err := openOutput(ctx, f.Out)
+	w, finish, err := openOutput(ctx, f.Out)
 	if err != nil {
 		return err
 	}
@@ -288,10 +288,7 @@ func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector
 	} else {
 		err = triage.WriteText(w, sum)
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := finish(err); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
@@ -305,7 +302,7 @@ type writeLinesFn struct {
 }
 
 func (f *writeLinesFn) ProcessElement(ctx context.Context, _ int, lines func(*string) bool) error {
-	w, err := openOutput(ctx, f.Out)
+	w, finish, err := openOutput(ctx, f.Out)
 	if err != nil {
 		return err
 	}
@@ -313,10 +310,7 @@ func (f *writeLinesFn) ProcessElement(ctx context.Context, _ int, lines func(*st
 	for lines(&line) && err == nil {
 		_, err = w.Write([]byte(line))
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := finish(err); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
