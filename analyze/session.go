@@ -77,8 +77,10 @@ func newSession(c *corefile.Core, opts Options, lazyModules bool) *Session {
 }
 
 // AddrSpace is the core as the unwinder reads it: memory from the core
-// and the mapped files, unwind info and names from the objects.
-func (s *Session) AddrSpace() unwind.AddrSpace { return s.target }
+// and the mapped files, unwind info and names from the objects. A read
+// of a file truncated or rewritten since it was mapped returns an error
+// wrapping ErrFileChanged (sessionSpace).
+func (s *Session) AddrSpace() unwind.AddrSpace { return sessionSpace{s.target} }
 
 // Arch is the unwinder for the core's machine.
 func (s *Session) Arch() unwind.Arch { return s.arch }
