@@ -53,3 +53,77 @@ func TestObjectTruncatedDuringAnalysis(t *testing.T) {
 		t.Errorf("analysis reading a truncated object: %v, want ErrFileChanged naming %s", err, copyOf)
 	}
 }
+
+// sessionOverTruncatedObject opens a Session on a crashed program's
+// core whose executable, an object a shared cache opened before, has
+// been truncated since; it returns the session and the truncated file.
+func sessionOverTruncatedObject(t *testing.T) (*Session, string) {
+	dir := t.TempDir()
+	exe := testenv.BuildC(t, dir, "deep", benchProg, "-O0", "-g")
+	core, _ := testenv.Crash(t, exe)
+	copyOf := filepath.Join(dir, "deep.copy")
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyOf, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	objs := elfx.NewCache()
+	t.Cleanup(func() { objs.Close() })
+	if _, err := objs.Open(copyOf, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(core, Options{Objects: objs, Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := os.Truncate(copyOf, 0); err != nil {
+		t.Fatal(err)
+	}
+	return s, copyOf
+}
+
+// TestSessionObjectTruncatedDuringWalk: a library user walking a stack
+// with a Session (Cursor, then Step) over an object truncated since it
+// was opened gets an error wrapping ErrFileChanged from Step, naming the
+// file, instead of a fatal SIGBUS. In a child process: a regression
+// kills it.
+func TestSessionObjectTruncatedDuringWalk(t *testing.T) {
+	if !testenv.InChild(t) {
+		return
+	}
+	s, truncated := sessionOverTruncatedObject(t)
+	cur, err := s.Cursor(s.Core.Threads[0].TID, 0)
+	if err == nil {
+		for {
+			var more bool
+			if more, err = cur.Step(); !more {
+				break
+			}
+		}
+	}
+	if !errors.Is(err, ErrFileChanged) || !strings.Contains(err.Error(), truncated) {
+		t.Errorf("a walk reading a truncated object: %v, want ErrFileChanged naming %s", err, truncated)
+	}
+}
+
+// TestSessionAddrSpaceObjectTruncated: the Session's AddrSpace, asked
+// for the unwind info of the crashed pc in an object truncated since it
+// was opened, returns an error wrapping ErrFileChanged instead of a
+// fatal SIGBUS. In a child process: a regression kills it.
+func TestSessionAddrSpaceObjectTruncated(t *testing.T) {
+	if !testenv.InChild(t) {
+		return
+	}
+	s, truncated := sessionOverTruncatedObject(t)
+	cur, err := s.Cursor(s.Core.Threads[0].TID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AddrSpace().FindProcInfo(cur.PC())
+	if !errors.Is(err, ErrFileChanged) || !strings.Contains(err.Error(), truncated) {
+		t.Errorf("unwind info from a truncated object: %v, want ErrFileChanged naming %s", err, truncated)
+	}
+}

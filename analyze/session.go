@@ -77,24 +77,33 @@ func newSession(c *corefile.Core, opts Options, lazyModules bool) *Session {
 }
 
 // AddrSpace is the core as the unwinder reads it: memory from the core
-// and the mapped files, unwind info and names from the objects.
-func (s *Session) AddrSpace() unwind.AddrSpace { return s.target }
+// and the mapped files, unwind info and names from the objects. A read
+// of a file truncated or rewritten since it was mapped returns an error
+// wrapping ErrFileChanged (sessionSpace).
+func (s *Session) AddrSpace() unwind.AddrSpace { return sessionSpace{s.target} }
 
 // Arch is the unwinder for the core's machine.
 func (s *Session) Arch() unwind.Arch { return s.arch }
 
 // Cursor starts a cursor at thread tid's registers as the core saved
-// them. maxFrames 0 means DefaultMaxFrames.
-func (s *Session) Cursor(tid, maxFrames int) (*unwind.Cursor, error) {
+// them. maxFrames 0 means DefaultMaxFrames. The core and its objects are
+// mapped: a read of one truncated or rewritten since (a library upgraded
+// under a long-lived session) returns an error wrapping ErrFileChanged,
+// here and from the cursor's Step, ProcInfo and ProcName, instead of a
+// SIGBUS that would end the program.
+func (s *Session) Cursor(tid, maxFrames int) (cur *unwind.Cursor, err error) {
 	th := s.Core.Thread(tid)
 	if th == nil {
 		return nil, fmt.Errorf("no thread %d in the core", tid)
 	}
-	init, err := initialFrame(s.target, s.arch, th)
+	var init *unwind.Frame
+	if fault := mapfault.Catch(func() { init, err = initialFrame(s.target, s.arch, th) }); fault != nil {
+		return nil, fmt.Errorf("thread %d: %w", tid, fault)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("thread %d: %w", tid, err)
 	}
-	return unwind.NewCursor(s.target, s.arch, init, unwind.Options{Cache: s.cache, MaxFrames: maxFrames, Classify: s.target.classifyFrame})
+	return unwind.NewCursor(s.target, s.arch, init, unwind.Options{Cache: s.cache, MaxFrames: maxFrames, Classify: s.target.classifyFrame, CatchFaults: true})
 }
 
 // FlushCache drops cached unwind rules for [lo, hi) (0, 0: all).

@@ -407,3 +407,43 @@ func TestDebuglinkFIFORejected(t *testing.T) {
 		}
 	}, debug, byID)
 }
+
+// TestDeferredDebugFileFIFOReported: a named pipe found where a debug
+// file is looked for, by a cache that defers the debug file until it is
+// needed (unwinding only), is named among the rejected candidates of
+// MissingDebugFile, as AttachDebugFile names it: the warning must say why
+// the file that is there was not used.
+func TestDeferredDebugFileFIFOReported(t *testing.T) {
+	dir := t.TempDir()
+	stripped, debug := splitDebug(t, dir)
+	run(t, dir, testenv.NeedTool(t, "objcopy"), "--add-gnu-debuglink="+debug, stripped)
+	if err := os.Remove(debug); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Mkfifo(t, debug)
+	id := mustOpen(t, stripped).BuildID()
+	dbgDir := filepath.Join(dir, "debugroot")
+	byID := filepath.Join(dbgDir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(byID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Mkfifo(t, byID)
+	c := NewCache()
+	defer c.Close()
+	c.SetUnwindOnly(true)
+	testenv.NoHang(t, 10*time.Second, "MissingDebugFile of a deferred debug file", func() {
+		o, err := c.Open(stripped, []string{dbgDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		miss := o.MissingDebugFile()
+		if miss == nil {
+			t.Fatal("MissingDebugFile = nil with named pipes for debug files")
+		}
+		for _, p := range []string{debug, byID} {
+			if !strings.Contains(miss.Error(), p+": not a regular file (named pipe)") {
+				t.Errorf("MissingDebugFile %q does not say that %s is a named pipe", miss, p)
+			}
+		}
+	}, debug, byID)
+}

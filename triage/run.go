@@ -7,12 +7,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/elfx"
-	"github.com/coreunwind/coreunwind/internal/tempname"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -67,9 +65,9 @@ func Run(paths []string, cfg Config, each func(*Result)) error {
 	}
 	// What killed runs left (their pid gone) goes before this run adds
 	// its own.
-	tempname.SweepStale(cfg.TempDir, time.Now())
+	SweepStaleTemp(cfg.TempDir)
 	tmp := &runDir{parent: cfg.TempDir}
-	defer tmp.remove()
+	defer tmp.removeAll()
 
 	an := NewAnalyzer(cfg)
 	defer an.Close()

@@ -28,6 +28,13 @@ type Options struct {
 	// executing instruction: a parked goroutine's saved resume point,
 	// after the call that parked it. It is looked up at PC-1.
 	ResumePC bool
+	// CatchFaults turns a fault reading a memory-mapped file truncated
+	// under the walk (SIGBUS, fatal to a Go program) into an error
+	// wrapping mapfault.ErrFault: Step, ProcInfo and ProcName return it
+	// (IsSignalFrame leaves it for Step). For cursors a library's user
+	// drives; a caller that runs the whole walk under mapfault.Catch
+	// leaves it off, and the fault ends the walk there.
+	CatchFaults bool
 }
 
 // Cursor walks one thread's stack from its innermost frame toward older
@@ -254,7 +261,26 @@ func (c *Cursor) safeStep() (res StepResult, err error) {
 			res, err = StepEnd, fmt.Errorf("frame %d: %w: unwinder panic: %v", c.depth, ErrBadFrame, r)
 		}
 	}()
-	return c.arch.Step(c.as, c.opts.Cache, c.cur, c.next)
+	if !c.opts.CatchFaults {
+		return c.arch.Step(c.as, c.opts.Cache, c.cur, c.next)
+	}
+	if fault := mapfault.Catch(func() { res, err = c.arch.Step(c.as, c.opts.Cache, c.cur, c.next) }); fault != nil {
+		return StepEnd, fmt.Errorf("frame %d: %w", c.depth, fault)
+	}
+	return res, err
+}
+
+// guard runs f, under mapfault.Catch when the cursor catches faults (see
+// Options.CatchFaults), returning the fault as an error.
+func (c *Cursor) guard(f func()) error {
+	if !c.opts.CatchFaults {
+		f()
+		return nil
+	}
+	if fault := mapfault.Catch(f); fault != nil {
+		return fmt.Errorf("frame %d: %w", c.depth, fault)
+	}
+	return nil
 }
 
 // Depth is the index of the current frame (0: innermost).
@@ -321,7 +347,12 @@ func (c *Cursor) IsSignalFrame() bool {
 		}
 		return c.cur.Signal
 	}
-	if c.arch.IsSignalFrame(c.as, c.opts.Cache, c.cur) {
+	var signal bool
+	if err := c.guard(func() { signal = c.arch.IsSignalFrame(c.as, c.opts.Cache, c.cur) }); err != nil {
+		c.res, c.stepErr, c.stepped = StepEnd, err, true // Step returns it
+		return false
+	}
+	if signal {
 		c.cur.Signal = true
 	}
 	return c.cur.Signal
@@ -335,7 +366,11 @@ func (c *Cursor) ProcInfo() (*ProcInfo, error) {
 	if c.proc != nil {
 		return c.proc, nil
 	}
-	pi, err := c.opts.Cache.FindProcInfo(c.as, c.LookupPC())
+	var pi *ProcInfo
+	var err error
+	if fault := c.guard(func() { pi, err = c.opts.Cache.FindProcInfo(c.as, c.LookupPC()) }); fault != nil {
+		return nil, fault
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +381,12 @@ func (c *Cursor) ProcInfo() (*ProcInfo, error) {
 // ProcName returns the current frame's procedure name and the offset of
 // the PC in it.
 func (c *Cursor) ProcName() (string, uint64, error) {
-	name, off, err := c.as.ProcName(c.LookupPC())
+	var name string
+	var off uint64
+	var err error
+	if fault := c.guard(func() { name, off, err = c.as.ProcName(c.LookupPC()) }); fault != nil {
+		return "", 0, fault
+	}
 	if err != nil {
 		return "", 0, err
 	}

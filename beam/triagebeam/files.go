@@ -13,6 +13,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
+
+	"github.com/coreunwind/coreunwind/outfile"
 )
 
 // listRemote lists the objects a URL glob matches. A URL matching only
@@ -74,27 +76,37 @@ func download(ctx context.Context, url, dir string) (string, error) {
 	return dst, nil
 }
 
-// openOutput opens the output: a local file (created, as `coreunwind
-// triage -o` does), an object through Beam's filesystem, or stdout.
-func openOutput(ctx context.Context, out string) (io.WriteCloser, error) {
+// openOutput opens the output: a local file (outfile.Create, as
+// `coreunwind triage -o` writes it: replaced only by a whole output), an
+// object through Beam's filesystem, or stdout. The returned finish takes
+// the writing's error and returns the first error of writing, closing
+// and (a local file) renaming into place; after an error a local file is
+// as it was.
+func openOutput(ctx context.Context, out string) (w io.Writer, finish func(werr error) error, err error) {
 	switch {
 	case out == "":
-		return nopCloser{os.Stdout}, nil
+		return os.Stdout, func(werr error) error { return werr }, nil
 	case isURL(out):
 		fs, err := filesystem.New(ctx, out)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w, err := fs.OpenWrite(ctx, out)
 		if err != nil {
 			fs.Close()
-			return nil, err
+			return nil, nil, err
 		}
-		return w, nil
+		return w, func(werr error) error {
+			if cerr := w.Close(); werr == nil {
+				werr = cerr
+			}
+			fs.Close()
+			return werr
+		}, nil
 	}
-	return os.Create(out)
+	f, err := outfile.Create(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Commit, nil
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -106,7 +107,12 @@ type analyzeFn struct {
 	pool    *bundlePool
 }
 
+// sweepOnce sweeps, once a worker process, what killed workers (or
+// commands) left in the temporary directory.
+var sweepOnce sync.Once
+
 func (f *analyzeFn) Setup() error {
+	sweepOnce.Do(func() { triage.SweepStaleTemp("") })
 	var err error
 	f.an, f.release, err = acquireAnalyzer(f.Opts)
 	return err
@@ -146,11 +152,13 @@ func (f *analyzeFn) analyzeFile(ctx context.Context, file File, emit func(Outcom
 		emit(Outcome{Rec: triage.Record{Core: file.Name, Error: file.Err}})
 		return nil
 	}
-	tmp, err := os.MkdirTemp("", "coreunwind-beam-*")
+	// Named for the sweep and removed on SIGINT, SIGTERM and SIGHUP, as
+	// `coreunwind triage`'s (triage.TempDir).
+	tmp, removeTmp, err := triage.TempDir("", "beam")
 	if err != nil {
 		return fmt.Errorf("triage: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTmp()
 	path := file.Name
 	if file.Remote {
 		if path, err = download(ctx, file.Name, tmp); err != nil {
@@ -261,9 +269,9 @@ func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector
 		if sum.CoresAnalyzed == 0 && f.Out != "" {
 			// No line to write: writeLinesFn never runs, and -o is
 			// still the (empty) output, as triage's.
-			w, err := openOutput(ctx, f.Out)
+			_, finish, err := openOutput(ctx, f.Out)
 			if err == nil {
-				err = w.Close()
+				err = finish(nil)
 			}
 			if err != nil {
 				return fmt.Errorf("output: %w", err)
@@ -271,7 +279,7 @@ func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector
 		}
 		return nil
 	}
-	w, err := openOutput(ctx, f.Out)
+	w, finish, err := openOutput(ctx, f.Out)
 	if err != nil {
 		return err
 	}
@@ -280,10 +288,7 @@ func (f *writeSummaryFn) ProcessElement(ctx context.Context, c *triage.Collector
 	} else {
 		err = triage.WriteText(w, sum)
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := finish(err); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
@@ -297,7 +302,7 @@ type writeLinesFn struct {
 }
 
 func (f *writeLinesFn) ProcessElement(ctx context.Context, _ int, lines func(*string) bool) error {
-	w, err := openOutput(ctx, f.Out)
+	w, finish, err := openOutput(ctx, f.Out)
 	if err != nil {
 		return err
 	}
@@ -305,10 +310,7 @@ func (f *writeLinesFn) ProcessElement(ctx context.Context, _ int, lines func(*st
 	for lines(&line) && err == nil {
 		_, err = w.Write([]byte(line))
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := finish(err); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,60 +106,11 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// TestOutputWrittenWhole: -o replaces an existing file only with a whole
-// report: a failed write leaves the old file and no temporary file; a
-// successful one keeps the file's mode, and the symbolic link -o named
-// stays a link to the new report. A file that is not regular (/dev/null)
-// is written in place.
+// TestOutputWrittenWhole: -o writes the report over an existing file
+// beside the core (a report from before is no input), and a file that is
+// not regular (/dev/null) is written in place. (outfile's tests: the
+// replacing is whole.)
 func TestOutputWrittenWhole(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "report.txt")
-	if err := os.WriteFile(target, []byte("old report"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink("report.txt", link); err != nil {
-		t.Fatal(err)
-	}
-	names := dirNames(t, dir)
-
-	f, err := createOutput(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("half a rep")
-	werr := errors.New("disk full")
-	if err := f.commit(werr); err != werr {
-		t.Errorf("commit after a failed write: %v, want the write's error", err)
-	}
-	if b := mustRead(t, target); string(b) != "old report" {
-		t.Errorf("after a failed write the file holds %q", b)
-	}
-	if after := dirNames(t, dir); !slices.Equal(after, names) {
-		t.Errorf("files before %q, after a failed write %q", names, after)
-	}
-
-	f, err = createOutput(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("new report")
-	if err := f.commit(nil); err != nil {
-		t.Fatal(err)
-	}
-	if b := mustRead(t, target); string(b) != "new report" {
-		t.Errorf("after a write the file holds %q", b)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the symbolic link was replaced: %v, %v", fi, err)
-	}
-	if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode after replacing: %v, %v; want 0600 as before", fi, err)
-	}
-	if after := dirNames(t, dir); !slices.Equal(after, names) {
-		t.Errorf("files before %q, after a write %q", names, after)
-	}
-
 	// A report from before, beside the core, is no input.
 	cdir, core, exe := shippedCopy(t)
 	previous := filepath.Join(cdir, "report.txt")

@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -35,6 +36,7 @@ import (
 	"github.com/coreunwind/coreunwind/beam/triagebeam"
 	"github.com/coreunwind/coreunwind/internal/cliflag"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
+	"github.com/coreunwind/coreunwind/outfile"
 )
 
 func main() {
@@ -120,6 +122,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) == 0 {
 		return usage(errors.New("no directory, archive or core given"))
+	}
+	// -o must not be an input: the pipeline would replace a core it
+	// reads with the summary (outfile.CheckNotInput).
+	if err := outfile.CheckNotInput(opts.Out, slices.Concat(pos, opts.Triage.Binaries)); err != nil {
+		return usage(err)
 	}
 	if runner == "universal" && *jobopts.EnvironmentType == "" {
 		// The workers run in this process: the same command with two

@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 		beam.Init()
 		os.Exit(servePool(n, os.Stderr))
 	}
+	if path := os.Getenv(interruptedEnv); path != "" {
+		os.Exit(run([]string{"--format", "json", "-o", os.DevNull, path}, io.Discard, os.Stderr))
+	}
 	os.Exit(m.Run())
 }
 
