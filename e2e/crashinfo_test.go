@@ -31,10 +31,11 @@ type crashInfo struct {
 			Kind    string `json:"kind"`
 			Address string `json:"address"`
 		} `json:"access"`
-		AbortMessage  *string    `json:"abort_message"`
-		ExceptionType *string    `json:"exception_type"`
-		Recursion     []string   `json:"recursion"`
-		Registers     []regEntry `json:"registers"`
+		AbortMessage     *string    `json:"abort_message"`
+		ExceptionType    *string    `json:"exception_type"`
+		ExceptionMessage *string    `json:"exception_message"`
+		Recursion        []string   `json:"recursion"`
+		Registers        []regEntry `json:"registers"`
 	} `json:"crash"`
 	Mappings []struct {
 		Start, End, Perms, Offset string
@@ -68,6 +69,9 @@ type crashKind struct {
 	// noExceptionType: an uncaught exception whose type the core cannot
 	// prove; the detail that says why.
 	noExceptionType string
+	// noWhat: an uncaught exception whose what() the core does not
+	// prove (libstdc++ printed one); the detail that says why.
+	noWhat string
 	// pcPastInsn: the arch's pc is past the instruction that raised the
 	// signal (s390x's SIGILL): no instruction, and the detail that says
 	// why.
@@ -103,6 +107,15 @@ var crashKinds = []crashKind{
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
 	{name: "uncaught-exception-static", prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
+	{name: "uncaught-invalid-argument", prog: "what", args: []string{"invalid"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type std::invalid_argument, thrown by shop::withdraw"}},
+	{name: "uncaught-runtime-error-subclass", prog: "what", args: []string{"custom"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type shop::StockError, thrown by shop::withdraw"}},
+	{name: "uncaught-runtime-error-subclass-static", prog: "what-static", args: []string{"custom"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type shop::StockError, thrown by shop::withdraw"}},
+	{name: "uncaught-own-what", prog: "what", args: []string{"own-what"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type shop::LoudError, thrown by shop::withdraw"},
+		noWhat:  "the type overrides what() (0x"},
 	{name: "sigill", i386: true, prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
 		summary: []string{"executed ud2 at"}},
 	{name: "sigfpe", i386: true, prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
@@ -406,12 +419,40 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 			t.Errorf("exception type %v; libstdc++ printed:\n%s", strptr(cr.ExceptionType), c.Output)
 		}
 	}
+	if k.kind == "uncaught_exception" {
+		checkWhat(t, k, cr.ExceptionMessage, cr.Details, c.Output)
+	}
 
 	if ref.writtenCore {
 		g.maps = nil
 	}
 	checkMappings(t, &ci, g, c.Core, ref.kernel)
-	checkTextHeader(t, c, cr.Summary)
+	var lines []string
+	if cr.ExceptionMessage != nil {
+		// libstdc++'s two lines, as one.
+		if m := regexp.MustCompile(`(?m)^terminate called after throwing .*\n  what\(\):  .*$`).FindString(c.Output); m != "" {
+			lines = append(lines, "exception:   "+strings.Replace(m, "\n", "", 1))
+		}
+	}
+	checkTextHeader(t, c, cr.Summary, lines...)
+}
+
+// checkWhat: the exception's what() is the one libstdc++'s verbose
+// terminate handler printed, or none (with the detail that says why)
+// where k expects none.
+func checkWhat(t *testing.T, k crashKind, msg *string, details []string, output string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^  what\(\):  (.*)$`).FindStringSubmatch(output)
+	switch {
+	case k.noWhat != "" || k.noExceptionType != "":
+		if msg != nil || (k.noWhat != "" && !slices.ContainsFunc(details, func(d string) bool { return strings.Contains(d, k.noWhat) })) {
+			t.Errorf("exception message %v, details %q; want none, because %q", strptr(msg), details, k.noWhat)
+		}
+	case m == nil:
+		t.Errorf("libstdc++ printed no what():\n%s", output)
+	case msg == nil || *msg != m[1]:
+		t.Errorf("exception message %v; libstdc++ printed:\n%s", strptr(msg), output)
+	}
 }
 
 func strptr(s *string) string {
@@ -468,13 +509,16 @@ func checkMappings(t *testing.T, ci *crashInfo, g *gdbCrash, core string, kernel
 	}
 }
 
-// checkTextHeader: the text report says what happened before any thread.
-func checkTextHeader(t *testing.T, c crash, summary string) {
+// checkTextHeader: the text report says what happened before any
+// thread, and these lines with it.
+func checkTextHeader(t *testing.T, c crash, summary string, lines ...string) {
 	t.Helper()
 	r := runCoreunwind(t, "--threads", "crashed", c.Core, c.Exe)
 	head, _, _ := strings.Cut(r.Stdout, "\nThread ")
-	if !strings.Contains(head, "\ncrash:       "+summary+"\n") {
-		t.Errorf("the text header does not say %q:\n%s", summary, head)
+	for _, want := range append([]string{"crash:       " + summary}, lines...) {
+		if !strings.Contains(head, "\n"+want+"\n") {
+			t.Errorf("the text header does not say %q:\n%s", want, head)
+		}
 	}
 }
 

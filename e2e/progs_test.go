@@ -66,6 +66,8 @@ var programs = map[string]program{
 	// libstdc++ linked in: its exception globals are in the
 	// executable's own TLS block.
 	"exception-static": cc("g++", "exception", "-g", "-O1", "-static", "exception.cc"),
+	"what":             cc("g++", "what", "-g", "-O1", "what.cc"),
+	"what-static":      cc("g++", "what", "-g", "-O1", "-static", "what.cc"),
 	"crashkinds":       cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {

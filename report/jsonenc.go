@@ -454,6 +454,8 @@ func (e *jsonEnc) crash(c *Crash) {
 	e.strPtr(c.AbortMessage)
 	e.key("exception_type")
 	e.strPtr(c.ExceptionType)
+	e.key("exception_message")
+	e.strPtr(c.ExceptionMessage)
 	e.key("recursion")
 	e.strList(c.Recursion)
 	e.key("registers")
