@@ -34,6 +34,8 @@ type crashInfo struct {
 		AbortMessage     *string    `json:"abort_message"`
 		ExceptionType    *string    `json:"exception_type"`
 		ExceptionMessage *string    `json:"exception_message"`
+		PanicLocation    *string    `json:"panic_location"`
+		PanicMessage     *string    `json:"panic_message"`
 		Recursion        []string   `json:"recursion"`
 		Registers        []regEntry `json:"registers"`
 	} `json:"crash"`
@@ -116,6 +118,16 @@ var crashKinds = []crashKind{
 	{name: "uncaught-own-what", prog: "what", args: []string{"own-what"}, signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type shop::LoudError, thrown by shop::withdraw"},
 		noWhat:  "the type overrides what() (0x"},
+	{name: "rust-panic-abort", prog: "stock-abort", args: []string{"x"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9: not enough stock, in stock::reserve at "}},
+	{name: "rust-panic-abort-formatted", prog: "stock-abort", args: []string{"x", "fmt"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:12:13: only 3 in stock, 10 wanted, in stock::reserve at "}},
+	{name: "rust-panic-hook", prog: "stock-unwind", args: []string{"hook"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9: not enough stock, in stock::reserve at "}},
+	{name: "rust-panic-hook-formatted", prog: "stock-unwind", args: []string{"hook", "fmt"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:12:13: only 3 in stock, 10 wanted, in stock::reserve at "}},
+	{name: "rust-panic-begin-panic", prog: "stock-2015", args: []string{"x"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9: not enough stock, in stock::reserve at "}},
 	{name: "sigill", i386: true, prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
 		summary: []string{"executed ud2 at"}},
 	{name: "sigfpe", i386: true, prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
@@ -422,6 +434,9 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 	if k.kind == "uncaught_exception" {
 		checkWhat(t, k, cr.ExceptionMessage, cr.Details, c.Output)
 	}
+	if k.kind == "rust_panic" {
+		checkPanic(t, cr.PanicLocation, cr.PanicMessage, c.Output)
+	}
 
 	if ref.writtenCore {
 		g.maps = nil
@@ -452,6 +467,23 @@ func checkWhat(t *testing.T, k crashKind, msg *string, details []string, output 
 		t.Errorf("libstdc++ printed no what():\n%s", output)
 	case msg == nil || *msg != m[1]:
 		t.Errorf("exception message %v; libstdc++ printed:\n%s", strptr(msg), output)
+	}
+}
+
+// checkPanic: a Rust panic's location and message are the ones the
+// program's panic hook printed ("thread 'name' panicked at
+// FILE:LINE:COL:\nMESSAGE").
+func checkPanic(t *testing.T, loc, msg *string, output string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^thread '[^']*'(?: \(\d+\))? panicked at (.+):\n(.*)$`).FindStringSubmatch(output)
+	if m == nil {
+		t.Fatalf("the program printed no panic:\n%s", output)
+	}
+	if loc == nil || *loc != m[1] {
+		t.Errorf("panic location %v; the program printed:\n%s", strptr(loc), output)
+	}
+	if msg == nil || *msg != m[2] {
+		t.Errorf("panic message %v; the program printed:\n%s", strptr(msg), output)
 	}
 }
 

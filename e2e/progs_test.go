@@ -78,6 +78,12 @@ var programs = map[string]program{
 				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
 		},
 	},
+	// stock.rs: a panic in a named thread, with panic=abort or with
+	// unwinding and a hook that aborts; edition 2015's literal panic
+	// goes through begin_panic, 2021's through panic_fmt.
+	"stock-abort":  rustBuild("stock.rs", "-C", "panic=abort", "--edition", "2021"),
+	"stock-unwind": rustBuild("stock.rs", "-C", "panic=unwind", "--edition", "2021"),
+	"stock-2015":   rustBuild("stock.rs", "-C", "panic=abort"),
 	"gocrash":      goBuild(""),
 	"i386-gocrash": goBuild("386"),
 	"nocfi":        nocfiBuild("", nil, nil),
@@ -131,6 +137,19 @@ var programs = map[string]program{
 // more (-DREBUILT=1) making another build of it.
 func callbackLibArgs(src, out string, more ...string) []string {
 	return append([]string{"-g", "-O2", "-shared", "-fPIC", "-o", out, filepath.Join(src, "callback_lib.c")}, more...)
+}
+
+// rustBuild builds one Rust source file with debug information at
+// opt-level 1 and more options.
+func rustBuild(file string, more ...string) program {
+	return program{
+		tools: []string{"rustc"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, strings.TrimSuffix(file, ".rs"))
+			args := append([]string{"-g", "-C", "opt-level=1", "-o", exe, filepath.Join(src, file)}, more...)
+			return exe, runIn(dir, "rustc", args...)
+		},
+	}
 }
 
 // goBuild builds gocrash for GOARCH goarch ("": the host's).
