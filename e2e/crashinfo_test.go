@@ -17,32 +17,35 @@ import (
 // crashInfo mirrors the report's "crash" object and "mappings" list
 // (report-json.md), the parts these tests check.
 type crashInfo struct {
-	Crash *struct {
-		Summary     string   `json:"summary"`
-		Kind        string   `json:"kind"`
-		Details     []string `json:"details"`
-		Instruction *struct {
-			Address       string     `json:"address"`
-			Text          string     `json:"text"`
-			MemoryAddress *string    `json:"memory_address"`
-			Registers     []regEntry `json:"registers"`
-		} `json:"instruction"`
-		Access *struct {
-			Kind    string `json:"kind"`
-			Address string `json:"address"`
-		} `json:"access"`
-		AbortMessage     *string    `json:"abort_message"`
-		ExceptionType    *string    `json:"exception_type"`
-		ExceptionMessage *string    `json:"exception_message"`
-		PanicLocation    *string    `json:"panic_location"`
-		PanicMessage     *string    `json:"panic_message"`
-		Recursion        []string   `json:"recursion"`
-		Registers        []regEntry `json:"registers"`
-	} `json:"crash"`
+	Crash    *crashAnalysis `json:"crash"`
 	Mappings []struct {
 		Start, End, Perms, Offset string
 		Path                      *string
 	} `json:"mappings"`
+}
+
+// crashAnalysis mirrors the report's "crash" object.
+type crashAnalysis struct {
+	Summary     string   `json:"summary"`
+	Kind        string   `json:"kind"`
+	Details     []string `json:"details"`
+	Instruction *struct {
+		Address       string     `json:"address"`
+		Text          string     `json:"text"`
+		MemoryAddress *string    `json:"memory_address"`
+		Registers     []regEntry `json:"registers"`
+	} `json:"instruction"`
+	Access *struct {
+		Kind    string `json:"kind"`
+		Address string `json:"address"`
+	} `json:"access"`
+	AbortMessage     *string    `json:"abort_message"`
+	ExceptionType    *string    `json:"exception_type"`
+	ExceptionMessage *string    `json:"exception_message"`
+	PanicLocation    *string    `json:"panic_location"`
+	PanicMessage     *string    `json:"panic_message"`
+	Recursion        []string   `json:"recursion"`
+	Registers        []regEntry `json:"registers"`
 }
 
 type regEntry struct {
