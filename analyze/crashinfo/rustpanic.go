@@ -86,7 +86,10 @@ func (a *analysis) rustPanic() bool {
 		p.file, p.line, p.col = a.panicLocation(words, user)
 		p.msg, p.hasMsg = a.panicMessage(words)
 	}
-	a.c.Summary = p.summary() + a.callerOf(user-1, ", in ")
+	a.c.Summary = p.summary()
+	if user > 0 {
+		a.c.Summary += a.callerOf(user-1, ", in ")
+	}
 	if p.file != "" {
 		loc := fmt.Sprintf("%s:%d:%d", p.file, p.line, p.col)
 		a.c.PanicLocation = &loc
