@@ -44,7 +44,8 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 		CodeSymbol: func(name string) (uint64, bool) {
 			return s.target.symbolAddr(name, elf.STT_FUNC)
 		},
-		Section: s.target.sectionAt,
+		Section:    s.target.sectionAt,
+		FunctionAt: s.target.functionAt,
 	}
 	if !sig.Detailed {
 		in.Signal.Code = 0 // pr_cursig only: the code means nothing
@@ -75,6 +76,23 @@ func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// functionAt names the function whose symbol starts exactly at addr.
+func (t *target) functionAt(addr uint64) (string, bool) {
+	m := t.module(addr)
+	if m == nil || m.core == nil {
+		return "", false
+	}
+	obj := m.obj()
+	if obj == nil {
+		return "", false
+	}
+	sym, ok := obj.Symbol(addr - m.bias)
+	if !ok || sym.Addr != addr-m.bias {
+		return "", false
+	}
+	return sym.Name, true
 }
 
 // exeTLSSymbol is the value of the main executable's thread-local symbol

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 )
@@ -15,6 +16,11 @@ func TestCxxException(t *testing.T) {
 	th := c.crashed(t)
 	expectFunctions(t, th, "abort", "std::terminate", "__cxa_throw", "shop::Basket::checkout", "shop::process", "main")
 	c.expectLines(t, th, "shop::Basket::checkout", "shop::process", "main")
+	cr := c.crashInfo(t)
+	if cr.ExceptionType == nil || *cr.ExceptionType != "std::runtime_error" {
+		t.Errorf("exception type %v, want std::runtime_error", strptr(cr.ExceptionType))
+	}
+	checkWhat(t, crashKind{}, cr.ExceptionMessage, cr.Details, c.Output)
 }
 
 // TestCxxInline: at -O2 the faulting load sits in functions inlined into
@@ -71,6 +77,24 @@ func TestRustPanic(t *testing.T) {
 	th := c.crashed(t)
 	expectFunctions(t, th, "abort", "rustcrash::check_order", "rustcrash::place_order", "rustcrash::main")
 	c.expectLines(t, th, "rustcrash::check_order", "rustcrash::place_order")
+	cr := c.crashInfo(t)
+	if cr.Kind != "rust_panic" {
+		t.Errorf("crash kind %q (%s), want rust_panic", cr.Kind, cr.Summary)
+	}
+	checkPanic(t, cr.PanicLocation, cr.PanicMessage, c.Output)
+}
+
+// crashInfo is the crash analysis of the case's JSON report.
+func (c *crashCase) crashInfo(t *testing.T) *crashAnalysis {
+	t.Helper()
+	var ci crashInfo
+	if err := json.Unmarshal([]byte(c.Run.Stdout), &ci); err != nil {
+		t.Fatal(err)
+	}
+	if ci.Crash == nil {
+		t.Fatal("the report has no crash analysis")
+	}
+	return ci.Crash
 }
 
 // TestGoTraceback: a Go program dying with GOTRACEBACK=crash (SIGABRT from

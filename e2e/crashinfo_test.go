@@ -17,29 +17,35 @@ import (
 // crashInfo mirrors the report's "crash" object and "mappings" list
 // (report-json.md), the parts these tests check.
 type crashInfo struct {
-	Crash *struct {
-		Summary     string   `json:"summary"`
-		Kind        string   `json:"kind"`
-		Details     []string `json:"details"`
-		Instruction *struct {
-			Address       string     `json:"address"`
-			Text          string     `json:"text"`
-			MemoryAddress *string    `json:"memory_address"`
-			Registers     []regEntry `json:"registers"`
-		} `json:"instruction"`
-		Access *struct {
-			Kind    string `json:"kind"`
-			Address string `json:"address"`
-		} `json:"access"`
-		AbortMessage  *string    `json:"abort_message"`
-		ExceptionType *string    `json:"exception_type"`
-		Recursion     []string   `json:"recursion"`
-		Registers     []regEntry `json:"registers"`
-	} `json:"crash"`
+	Crash    *crashAnalysis `json:"crash"`
 	Mappings []struct {
 		Start, End, Perms, Offset string
 		Path                      *string
 	} `json:"mappings"`
+}
+
+// crashAnalysis mirrors the report's "crash" object.
+type crashAnalysis struct {
+	Summary     string   `json:"summary"`
+	Kind        string   `json:"kind"`
+	Details     []string `json:"details"`
+	Instruction *struct {
+		Address       string     `json:"address"`
+		Text          string     `json:"text"`
+		MemoryAddress *string    `json:"memory_address"`
+		Registers     []regEntry `json:"registers"`
+	} `json:"instruction"`
+	Access *struct {
+		Kind    string `json:"kind"`
+		Address string `json:"address"`
+	} `json:"access"`
+	AbortMessage     *string    `json:"abort_message"`
+	ExceptionType    *string    `json:"exception_type"`
+	ExceptionMessage *string    `json:"exception_message"`
+	PanicLocation    *string    `json:"panic_location"`
+	PanicMessage     *string    `json:"panic_message"`
+	Recursion        []string   `json:"recursion"`
+	Registers        []regEntry `json:"registers"`
 }
 
 type regEntry struct {
@@ -68,6 +74,9 @@ type crashKind struct {
 	// noExceptionType: an uncaught exception whose type the core cannot
 	// prove; the detail that says why.
 	noExceptionType string
+	// noWhat: an uncaught exception whose what() the core does not
+	// prove (libstdc++ printed one); the detail that says why.
+	noWhat string
 	// pcPastInsn: the arch's pc is past the instruction that raised the
 	// signal (s390x's SIGILL): no instruction, and the detail that says
 	// why.
@@ -103,6 +112,25 @@ var crashKinds = []crashKind{
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
 	{name: "uncaught-exception-static", prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
+	{name: "uncaught-invalid-argument", prog: "what", args: []string{"invalid"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type std::invalid_argument, thrown by shop::withdraw"}},
+	{name: "uncaught-runtime-error-subclass", prog: "what", args: []string{"custom"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type shop::StockError, thrown by shop::withdraw"}},
+	{name: "uncaught-runtime-error-subclass-static", prog: "what-static", args: []string{"custom"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type shop::StockError, thrown by shop::withdraw"}},
+	{name: "uncaught-own-what", prog: "what", args: []string{"own-what"}, signal: "SIGABRT", kind: "uncaught_exception",
+		summary: []string{"uncaught C++ exception of type shop::LoudError, thrown by shop::withdraw"},
+		noWhat:  "the type overrides what() (0x"},
+	{name: "rust-panic-abort", prog: "stock-abort", args: []string{"x"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9: not enough stock, in stock::reserve at "}},
+	{name: "rust-panic-abort-formatted", prog: "stock-abort", args: []string{"x", "fmt"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:12:13: only 3 in stock, 10 wanted, in stock::reserve at "}},
+	{name: "rust-panic-hook", prog: "stock-unwind", args: []string{"hook"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9: not enough stock, in stock::reserve at "}},
+	{name: "rust-panic-hook-formatted", prog: "stock-unwind", args: []string{"hook", "fmt"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:12:13: only 3 in stock, 10 wanted, in stock::reserve at "}},
+	{name: "rust-panic-begin-panic", prog: "stock-2015", args: []string{"x"}, signal: "SIGABRT", kind: "rust_panic",
+		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9: not enough stock, in stock::reserve at "}},
 	{name: "sigill", i386: true, prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
 		summary: []string{"executed ud2 at"}},
 	{name: "sigfpe", i386: true, prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
@@ -406,12 +434,60 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 			t.Errorf("exception type %v; libstdc++ printed:\n%s", strptr(cr.ExceptionType), c.Output)
 		}
 	}
+	if k.kind == "uncaught_exception" {
+		checkWhat(t, k, cr.ExceptionMessage, cr.Details, c.Output)
+	}
+	if k.kind == "rust_panic" {
+		checkPanic(t, cr.PanicLocation, cr.PanicMessage, c.Output)
+	}
 
 	if ref.writtenCore {
 		g.maps = nil
 	}
 	checkMappings(t, &ci, g, c.Core, ref.kernel)
-	checkTextHeader(t, c, cr.Summary)
+	var lines []string
+	if cr.ExceptionMessage != nil {
+		// libstdc++'s two lines, as one.
+		if m := regexp.MustCompile(`(?m)^terminate called after throwing .*\n  what\(\):  .*$`).FindString(c.Output); m != "" {
+			lines = append(lines, "exception:   "+strings.Replace(m, "\n", "", 1))
+		}
+	}
+	checkTextHeader(t, c, cr.Summary, lines...)
+}
+
+// checkWhat: the exception's what() is the one libstdc++'s verbose
+// terminate handler printed, or none (with the detail that says why)
+// where k expects none.
+func checkWhat(t *testing.T, k crashKind, msg *string, details []string, output string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^  what\(\):  (.*)$`).FindStringSubmatch(output)
+	switch {
+	case k.noWhat != "" || k.noExceptionType != "":
+		if msg != nil || (k.noWhat != "" && !slices.ContainsFunc(details, func(d string) bool { return strings.Contains(d, k.noWhat) })) {
+			t.Errorf("exception message %v, details %q; want none, because %q", strptr(msg), details, k.noWhat)
+		}
+	case m == nil:
+		t.Errorf("libstdc++ printed no what():\n%s", output)
+	case msg == nil || *msg != m[1]:
+		t.Errorf("exception message %v; libstdc++ printed:\n%s", strptr(msg), output)
+	}
+}
+
+// checkPanic: a Rust panic's location and message are the ones the
+// program's panic hook printed ("thread 'name' panicked at
+// FILE:LINE:COL:\nMESSAGE").
+func checkPanic(t *testing.T, loc, msg *string, output string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^thread '[^']*'(?: \(\d+\))? panicked at (.+):\n(.*)$`).FindStringSubmatch(output)
+	if m == nil {
+		t.Fatalf("the program printed no panic:\n%s", output)
+	}
+	if loc == nil || *loc != m[1] {
+		t.Errorf("panic location %v; the program printed:\n%s", strptr(loc), output)
+	}
+	if msg == nil || *msg != m[2] {
+		t.Errorf("panic message %v; the program printed:\n%s", strptr(msg), output)
+	}
 }
 
 func strptr(s *string) string {
@@ -468,13 +544,16 @@ func checkMappings(t *testing.T, ci *crashInfo, g *gdbCrash, core string, kernel
 	}
 }
 
-// checkTextHeader: the text report says what happened before any thread.
-func checkTextHeader(t *testing.T, c crash, summary string) {
+// checkTextHeader: the text report says what happened before any
+// thread, and these lines with it.
+func checkTextHeader(t *testing.T, c crash, summary string, lines ...string) {
 	t.Helper()
 	r := runCoreunwind(t, "--threads", "crashed", c.Core, c.Exe)
 	head, _, _ := strings.Cut(r.Stdout, "\nThread ")
-	if !strings.Contains(head, "\ncrash:       "+summary+"\n") {
-		t.Errorf("the text header does not say %q:\n%s", summary, head)
+	for _, want := range append([]string{"crash:       " + summary}, lines...) {
+		if !strings.Contains(head, "\n"+want+"\n") {
+			t.Errorf("the text header does not say %q:\n%s", want, head)
+		}
 	}
 }
 

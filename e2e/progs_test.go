@@ -66,6 +66,8 @@ var programs = map[string]program{
 	// libstdc++ linked in: its exception globals are in the
 	// executable's own TLS block.
 	"exception-static": cc("g++", "exception", "-g", "-O1", "-static", "exception.cc"),
+	"what":             cc("g++", "what", "-g", "-O1", "what.cc"),
+	"what-static":      cc("g++", "what", "-g", "-O1", "-static", "what.cc"),
 	"crashkinds":       cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"rust-panic": {
@@ -76,6 +78,12 @@ var programs = map[string]program{
 				"--crate-name", "rustcrash", "-o", exe, filepath.Join(src, "panic.rs"))
 		},
 	},
+	// stock.rs: a panic in a named thread, with panic=abort or with
+	// unwinding and a hook that aborts; edition 2015's literal panic
+	// goes through begin_panic, 2021's through panic_fmt.
+	"stock-abort":   rustBuild("stock.rs", "-C", "panic=abort", "--edition", "2021"),
+	"stock-unwind":  rustBuild("stock.rs", "-C", "panic=unwind", "--edition", "2021"),
+	"stock-2015":    rustBuild("stock.rs", "-C", "panic=abort"),
 	"gocrash":       goBuild("gocrash", ""),
 	"i386-gocrash":  goBuild("gocrash", "386"),
 	"goparked":      goBuild("goparked", ""),
@@ -133,6 +141,19 @@ var programs = map[string]program{
 // more (-DREBUILT=1) making another build of it.
 func callbackLibArgs(src, out string, more ...string) []string {
 	return append([]string{"-g", "-O2", "-shared", "-fPIC", "-o", out, filepath.Join(src, "callback_lib.c")}, more...)
+}
+
+// rustBuild builds one Rust source file with debug information at
+// opt-level 1 and more options.
+func rustBuild(file string, more ...string) program {
+	return program{
+		tools: []string{"rustc"},
+		build: func(src, dir string) (string, error) {
+			exe := filepath.Join(dir, strings.TrimSuffix(file, ".rs"))
+			args := append([]string{"-g", "-C", "opt-level=1", "-o", exe, filepath.Join(src, file)}, more...)
+			return exe, runIn(dir, "rustc", args...)
+		},
+	}
 }
 
 // goBuild builds the Go program in progs/name for GOARCH goarch ("":

@@ -44,6 +44,14 @@ type Crash struct {
 	// ExceptionType is the C++ type of the exception in flight when
 	// std::terminate was called, demangled.
 	ExceptionType *string `json:"exception_type"`
+	// ExceptionMessage is that exception's what(), when the core proves
+	// it: a std::runtime_error or std::logic_error, or a class derived
+	// from them that keeps their what().
+	ExceptionMessage *string `json:"exception_message"`
+	// PanicLocation is a Rust panic's FILE:LINE:COLUMN and PanicMessage
+	// its message, each when the core proves it (kind rust_panic).
+	PanicLocation *string `json:"panic_location"`
+	PanicMessage  *string `json:"panic_message"`
 	// Recursion is the cycle of functions that overflowed the stack,
 	// innermost first; nil unless Kind is stack_overflow and the frames
 	// repeat.

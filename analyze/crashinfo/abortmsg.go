@@ -108,6 +108,9 @@ func (a *analysis) abort() {
 		a.terminate(t)
 		return
 	}
+	if a.rustPanic() {
+		return
+	}
 	a.c.Kind = "abort"
 	a.c.Summary = "abort() called" + a.callerOf(abortFrame, " by ")
 }

@@ -56,6 +56,9 @@ type Input struct {
 	// CodeSymbol returns the run-time address of a function, for decoding
 	// its few instructions (libstdc++'s __cxa_get_globals).
 	CodeSymbol func(name string) (uint64, bool)
+	// FunctionAt names the function that starts at addr (a vtable's
+	// entry), demangled; nil when names are not looked up.
+	FunctionAt func(addr uint64) (string, bool)
 }
 
 // analysis is one Analyze call's state.

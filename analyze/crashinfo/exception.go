@@ -21,7 +21,11 @@ func (a *analysis) terminate(t int) {
 		a.c.Kind = "uncaught_exception"
 		a.c.Summary = "uncaught C++ exception, thrown" + a.callerOf(t+1, " by ")
 	}
-	typ, err := a.currentExceptionType()
+	hdr, ti, err := a.currentException()
+	var typ string
+	if err == nil && hdr != 0 {
+		typ, err = ReadTypeInfoName(a.in.Mem, ti)
+	}
 	if err != nil {
 		a.c.Details = append(a.c.Details, fmt.Sprintf("the exception's type could not be read: %v", err))
 		return
@@ -30,6 +34,7 @@ func (a *analysis) terminate(t int) {
 		return
 	}
 	a.c.ExceptionType = &typ
+	a.exceptionMessage(hdr, ti)
 	if a.c.Kind == "uncaught_exception" {
 		a.c.Summary = "uncaught C++ exception of type " + typ + a.callerOf(t+1, ", thrown by ")
 	} else {
@@ -46,39 +51,53 @@ const (
 	maxTypeName        = 1024
 )
 
-// currentExceptionType returns the demangled type of the thread's most
-// recently caught exception, "" when there is none.
-func (a *analysis) currentExceptionType() (string, error) {
+// currentException returns the __cxa_exception header of the thread's
+// most recently caught exception and its std::type_info; hdr is 0 when
+// there is none.
+func (a *analysis) currentException() (hdr, ti uint64, err error) {
 	eh, err := a.ehGlobals()
 	if err != nil {
-		return "", err
+		return 0, 0, err
 	}
 	m := a.in.Mem
-	hdr, err := readPtr(m, eh)
+	hdr, err = readPtr(m, eh)
 	if err != nil {
-		return "", fmt.Errorf("__cxa_eh_globals at %#x: %w", eh, err)
+		return 0, 0, fmt.Errorf("__cxa_eh_globals at %#x: %w", eh, err)
 	}
 	if hdr == 0 {
-		return "", nil
+		return 0, 0, nil
 	}
 	class, err := readPtr(m, hdr+cxaUnwindHeaderOff)
 	if err != nil {
-		return "", fmt.Errorf("exception header at %#x: %w", hdr, err)
+		return 0, 0, fmt.Errorf("exception header at %#x: %w", hdr, err)
 	}
 	if class != gnuCxxClass {
-		return "", fmt.Errorf("exception at %#x is not a primary C++ exception (class %#x)", hdr, class)
+		return 0, 0, fmt.Errorf("exception at %#x is not a primary C++ exception (class %#x)", hdr, class)
 	}
-	ti, err := readPtr(m, hdr)
+	ti, err = readPtr(m, hdr)
 	if err != nil {
-		return "", fmt.Errorf("exception header at %#x: %w", hdr, err)
+		return 0, 0, fmt.Errorf("exception header at %#x: %w", hdr, err)
 	}
-	return ReadTypeInfoName(m, ti)
+	return hdr, ti, nil
 }
 
 // ReadTypeInfoName reads a std::type_info's name (its second word: the
 // mangled type, '*'-prefixed for types local to one object) and
 // demangles it.
 func ReadTypeInfoName(m Memory, ti uint64) (string, error) {
+	name, err := mangledTypeName(m, ti)
+	if err != nil {
+		return "", err
+	}
+	if d := elfx.Demangle("_ZTS" + name); strings.HasPrefix(d, "typeinfo name for ") {
+		return strings.TrimPrefix(d, "typeinfo name for "), nil
+	}
+	return name, nil
+}
+
+// mangledTypeName reads a std::type_info's mangled name, without the
+// '*' that marks a type local to one object.
+func mangledTypeName(m Memory, ti uint64) (string, error) {
 	namePtr, err := readPtr(m, ti+uint64(m.PtrSize()))
 	if err != nil {
 		return "", fmt.Errorf("type_info at %#x: %w", ti, err)
@@ -91,9 +110,6 @@ func ReadTypeInfoName(m Memory, ti uint64) (string, error) {
 	name := strings.TrimPrefix(string(b[:i]), "*")
 	if name == "" {
 		return "", fmt.Errorf("type name at %#x: empty", namePtr)
-	}
-	if d := elfx.Demangle("_ZTS" + name); strings.HasPrefix(d, "typeinfo name for ") {
-		return strings.TrimPrefix(d, "typeinfo name for "), nil
 	}
 	return name, nil
 }
