@@ -166,13 +166,14 @@ func TestTailCallDoubleFree(t *testing.T) {
 // shows them.
 func TestTailCallsAsGDB(t *testing.T) {
 	t.Parallel()
-	for _, prog := range []string{"abort", "null-O2-nofp", "nullfn-O2", "threads", "inline", "sighandler"} {
+	// Each program with its arguments; altstack's main thread waits in
+	// pthread_join, crashkinds asserts.
+	for prog, args := range map[string][]string{
+		"abort": nil, "null-O2-nofp": nil, "nullfn-O2": nil, "threads": nil, "inline": nil,
+		"sighandler": {"segv"}, "altstack": nil, "crashkinds": {"assert"},
+	} {
 		t.Run(prog, func(t *testing.T) {
 			t.Parallel()
-			var args []string
-			if prog == "sighandler" {
-				args = []string{"segv"}
-			}
 			exe := buildProgram(t, prog)
 			cr := crashProgram(t, exe, nil, args...)
 			rep, _ := unwindJSON(t, nil, cr.Core, cr.Exe)
