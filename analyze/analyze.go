@@ -180,8 +180,11 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		// at every doubling; the walk is dropped once named.
 		r.Threads[i].Frames = make([]report.Frame, 0, len(walks[i]))
 		th := newThreadNamer(len(walks[i]))
-		for _, f := range walks[i] {
-			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &f, th)
+		for j := range walks[i] {
+			if j > 0 {
+				r.Threads[i].Frames = sym.tailCallFrames(r.Threads[i].Frames, &walks[i][j-1], &walks[i][j], th)
+			}
+			r.Threads[i].Frames = sym.frames(r.Threads[i].Frames, &walks[i][j], th)
 		}
 		walks[i] = nil
 	})

@@ -14,6 +14,8 @@ type symbolizer struct {
 	full bool // names, lines and inlines; else modules and offsets only
 	mu   sync.Mutex
 	memo map[memoKey][]report.Frame
+	// tailMemo holds the tail-call chains found (tailcall.go), by gap.
+	tailMemo map[tailCallKey][]uint64
 }
 
 // memoKey is a lookup address and whether the frame's pc is a return
@@ -24,7 +26,7 @@ type memoKey struct {
 }
 
 func newSymbolizer(t *target, full bool) *symbolizer {
-	return &symbolizer{t: t, full: full, memo: map[memoKey][]report.Frame{}}
+	return &symbolizer{t: t, full: full, memo: map[memoKey][]report.Frame{}, tailMemo: map[tailCallKey][]uint64{}}
 }
 
 // frames appends the report frames for f — one per inlined call at its

@@ -70,6 +70,8 @@ var programs = map[string]program{
 	"what-static":      cc("g++", "what", "-g", "-O1", "-static", "what.cc"),
 	"crashkinds":       cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
+	// cleanup and buf_free end in jumps (tail calls) at -O2.
+	"tailcall": cc("gcc", "tailcall", "-g", "-O2", "tailcall.c"),
 	"rust-panic": {
 		tools: []string{"rustc"},
 		build: func(src, dir string) (string, error) {

@@ -56,6 +56,9 @@ func exerciseObject(data []byte) {
 		for _, a := range addrs {
 			o.Symbol(a)
 			o.SourceFrames(a)
+			o.FunctionEntry(a)
+			o.CallSiteAt(a)
+			o.TailCalls(a)
 			o.FindFDE(a)
 		}
 		o.LookupSymbol("main")
@@ -68,7 +71,8 @@ func exerciseObject(data []byte) {
 	}
 }
 
-// fuzzSeeds are small real binaries built now: C with DWARF 4 and 5,
+// fuzzSeeds are small real binaries built now (with inlined calls, calls
+// and a tail call for the call-site records): C with DWARF 4 and 5,
 // stripped, with .debug_frame only, and a truncated copy.
 func fuzzSeeds(f *testing.F) [][]byte {
 	seeds := [][]byte{[]byte("\x7fELF\x02\x01\x01\x00")}
@@ -77,7 +81,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	}
 	dir := f.TempDir()
 	src := filepath.Join(dir, "s.c")
-	os.WriteFile(src, []byte(`static inline int g(int x){return x*3;} int f(int x){return g(x)+1;} int main(int c,char**v){return f(c);}`), 0o644)
+	os.WriteFile(src, []byte(`static inline int g(int x){return x*3;} __attribute__((noinline)) int f(int x){return g(x)+1;} __attribute__((noinline)) int h(int x){return f(x+1);} int main(int c,char**v){return h(c)*f(c);}`), 0o644)
 	for i, flags := range [][]string{
 		{"-O2", "-g", "-gdwarf-4"},
 		{"-O2", "-g", "-gdwarf-5", "-fno-asynchronous-unwind-tables"},

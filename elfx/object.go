@@ -69,6 +69,7 @@ type derived struct {
 	unwind     unwindTables
 
 	symbolValues sync.Map // SymbolValues results, by the names asked
+	callSites    sync.Map // dwarf.Offset of a subprogram -> *functionCalls
 
 	memo  atomic.Pointer[lookupMemo]  // Symbol and SourceFrames results, with a SymbolCache
 	batch atomic.Pointer[symbolBatch] // Symbol answers preloaded for a report's addresses

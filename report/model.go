@@ -210,5 +210,12 @@ type Frame struct {
 	Signal bool `json:"-"`
 }
 
+// TrustTailCall is the trust of a frame rebuilt from the compiler's
+// call-site records (DW_TAG_call_site): a function that ended in a tail
+// call (a jump) to the frame below it, which left no return address on
+// the stack. Its PC is the return address of the jump's call site, in
+// the function that jumped.
+const TrustTailCall = "tail_call"
+
 // Ptr returns a pointer to v, for the optional fields.
 func Ptr[T any](v T) *T { return &v }

@@ -20,20 +20,23 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// pprofProg crashes in an inlined function with two more threads waiting
-// elsewhere: samples with inlined lines, shared and distinct frames.
+// pprofProg crashes in an inlined function, reached through a tail call
+// (via jumps to crash_here), with two more threads waiting elsewhere:
+// samples with inlined lines, a tail-call frame, shared and distinct
+// frames.
 const pprofProg = `
 #include <pthread.h>
 #include <unistd.h>
 static inline __attribute__((always_inline)) int inl(int *p) { return *p + 1; }
 __attribute__((noinline)) int crash_here(int *p) { return inl(p) * 2; }
+__attribute__((noinline)) int via(int *p) { return crash_here(p); }
 __attribute__((noinline)) void *worker(void *a) { pause(); return a; }
 int main(int argc, char **argv) {
 	pthread_t t;
 	pthread_create(&t, 0, worker, 0);
 	pthread_create(&t, 0, worker, 0);
 	usleep(100000);
-	return crash_here(argc > 5 ? &argc : 0);
+	return via(argc > 5 ? &argc : 0) + 1;
 }
 `
 
@@ -193,6 +196,20 @@ func checkPprofMatches(t *testing.T, reps []*report.Report) {
 		t.Fatalf("go tool pprof -raw: %v\n%s", err, out)
 	}
 	samples, locs := parseRaw(t, string(out))
+	// A tail-call frame is a location of its own, at its call site.
+	tail := 0
+	for _, r := range reps {
+		for _, th := range r.Threads {
+			for _, f := range th.Frames {
+				if f.Trust == report.TrustTailCall {
+					tail++
+				}
+			}
+		}
+	}
+	if tail == 0 {
+		t.Errorf("no tail-call frame in the reports: via's jump to crash_here is not covered")
+	}
 
 	type key struct {
 		core string

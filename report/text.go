@@ -190,6 +190,8 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 		b = append(b, " [frame pointer]"...)
 	case "scan":
 		b = append(b, " [stack scan]"...)
+	case TrustTailCall:
+		b = append(b, " [tail call]"...)
 	}
 	b = append(b, '\n')
 	w.Write(b)

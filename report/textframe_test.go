@@ -35,6 +35,8 @@ func frameLineByFmt(f *Frame, width int) string {
 		s += " [frame pointer]"
 	case "scan":
 		s += " [stack scan]"
+	case "tail_call":
+		s += " [tail call]"
 	}
 	return s + "\n"
 }
@@ -48,6 +50,7 @@ func TestWriteFrameMatchesFmt(t *testing.T) {
 		{Index: 12345, PC: 0x7fff12345678, Trust: "scan", Module: Ptr(long), Function: Ptr(long)},
 		{Index: 3, Signal: true},
 		{Index: 4, PC: 0x10, File: Ptr("no line"), Module: Ptr("m")},
+		{Index: 9, PC: 0x401185, Trust: TrustTailCall, Function: Ptr("buf_free"), File: Ptr("/tmp/dfree.c"), Line: Ptr(5)},
 	}
 	for _, width := range []int{8, 16} {
 		var got bytes.Buffer
@@ -75,5 +78,17 @@ func TestAppendHexMatchesFmt(t *testing.T) {
 				t.Errorf("appendHex(%#x, %d) = %q, want %q", v, width, got, want)
 			}
 		}
+	}
+}
+
+// TestTailCallMarker: a frame rebuilt from call-site records says so, as
+// an inlined call does.
+func TestTailCallMarker(t *testing.T) {
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	writeFrame(w, &Frame{Index: 8, PC: 0x401185, Trust: TrustTailCall, Function: Ptr("buf_free"), File: Ptr("/tmp/dfree.c"), Line: Ptr(5)}, 16)
+	w.Flush()
+	if want := "#8  0x0000000000401185 in buf_free () at /tmp/dfree.c:5 [tail call]\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

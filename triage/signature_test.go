@@ -38,6 +38,7 @@ func TestSign(t *testing.T) {
 		{"assert machinery skipped", 1, reportOf("SIGABRT", "__pthread_kill_implementation", "__pthread_kill_internal", "__GI_raise", "__GI_abort", "__assert_fail_base.cold", "__assert_fail", "check(int)", "main"), "check"},
 		{"double free", 1, reportOf("SIGABRT", "__pthread_kill_implementation", "raise", "abort", "__libc_message_impl", "malloc_printerr", "_int_free_merge_chunk", "__GI___libc_free", "release.isra.0", "main"), "release"},
 		{"deeper", 3, reportOf("SIGSEGV", "a", "b", "c", "d"), "a | b | c"},
+		{"tail-call frames are frames", 2, reportOf("SIGABRT", "raise", "abort", "__GI___libc_free", "buf_free", "cleanup", "main"), "buf_free | cleanup"},
 		{"prefix does not count", 1, reportOf("SIGSEGV", "__strlen_avx2", "parse", "main"), "strlen | parse"},
 		{"no symbol", 1, reportOf("SIGSEGV", "", "main"), "libx.so+0x1234"},
 		{"all skipped", 1, reportOf("SIGABRT", "raise", "abort"), "raise"},
@@ -128,6 +129,9 @@ func TestSignExact(t *testing.T) {
 		{"frame pointer", 1, withTrust(reportOf("SIGSEGV", "a", "b"), "context", "frame_pointer"), true},
 		{"frame pointer in the signature", 2, withTrust(reportOf("SIGSEGV", "a", "b"), "context", "frame_pointer"), false},
 		{"unwind tables", 2, withTrust(reportOf("SIGSEGV", "a", "b", "c"), "context", "unwind_table", "scan"), true},
+		// Frames rebuilt from call-site records are proven: a double
+		// free through two tail calls signs exactly at depth 2.
+		{"tail calls", 2, withTrust(reportOf("SIGABRT", "raise", "abort", "__GI___libc_free", "buf_free", "cleanup", "main"), "context", "cfi", "cfi", report.TrustTailCall, report.TrustTailCall, "cfi"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if s := (&Signer{Skip: skip, Depth: tc.depth}).Sign(tc.rep); s.Exact != tc.exact {

@@ -1,0 +1,339 @@
+package elfx
+
+import (
+	"debug/dwarf"
+	"fmt"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
+)
+
+// A function that ends in a tail call (a jmp to another function) leaves
+// no return address on the stack: the unwinder goes from the callee
+// straight to the caller of the function that jumped. The compiler's
+// call-site records (DW_TAG_call_site, GCC's DW_TAG_GNU_call_site before
+// DWARF 5) say which calls a function makes and which of them are tail
+// calls; gdb rebuilds the missing frames from them. These are the records
+// one function's call sites give, read only for the functions a backtrace
+// asks about (the DIEs of one subprogram, not the unit's).
+
+// CallSite is one call the compiler recorded.
+type CallSite struct {
+	// ReturnPC is the link-time address after the call (or, for a tail
+	// call, after the jump).
+	ReturnPC uint64
+	Tail     bool
+	// The called function: its link-time entry in this object
+	// (HasTargetAddr), or, for a function declared here and defined
+	// elsewhere, the name to look up among the process's symbols
+	// (TargetName). Neither: an indirect call, whose target is a
+	// DWARF expression over the caller's registers.
+	TargetAddr    uint64
+	HasTargetAddr bool
+	TargetName    string
+}
+
+// Call-site DWARF the standard library has no names for (GCC's forms
+// before DWARF 5), and bounds for hostile DWARF.
+const (
+	tagGNUCallSite          dwarf.Tag  = 0x4109
+	attrGNUCallSiteTarget   dwarf.Attr = 0x2113
+	attrGNUTailCall         dwarf.Attr = 0x2115
+	attrGNUAllTailCallSites dwarf.Attr = 0x2116
+	attrGNUAllCallSites     dwarf.Attr = 0x2117
+
+	maxCallSitesPerFunction = 1 << 16
+	maxOriginChain          = 8
+)
+
+// functionCalls is what one function's DIEs say about its calls.
+type functionCalls struct {
+	sites []CallSite
+	// complete: the function carries DW_AT_call_all_calls or
+	// DW_AT_call_all_tail_calls (or their GNU forms), so its tail calls
+	// are all listed. Only then may a chain of tail calls go through it.
+	complete bool
+}
+
+// FunctionEntry returns the link-time entry of the out-of-line function
+// containing addr, from the DWARF (the start of its first range, as gdb
+// takes a function's entry), else from the symbol table.
+func (o *Object) FunctionEntry(addr uint64) (uint64, bool) {
+	if _, s := o.functionScope(addr); s != nil && len(s.ranges) > 0 {
+		return s.ranges[0][0], true
+	}
+	if sym, ok := o.Symbol(addr); ok {
+		return sym.Addr, true
+	}
+	return 0, false
+}
+
+// CallSiteAt returns the call site whose return address is ret
+// (link-time), recorded in the function that contains ret-1.
+func (o *Object) CallSiteAt(ret uint64) (CallSite, bool, error) {
+	if ret == 0 {
+		return CallSite{}, false, nil
+	}
+	fc, err := o.callsOf(ret - 1)
+	if err != nil || fc == nil {
+		return CallSite{}, false, err
+	}
+	for _, c := range fc.sites {
+		if c.ReturnPC == ret {
+			return c, true, nil
+		}
+	}
+	return CallSite{}, false, nil
+}
+
+// TailCalls returns the tail calls of the function whose link-time entry
+// is entry. found is false when no function with DWARF starts at entry;
+// complete is false when the function does not claim to list all its
+// tail calls (sites is then empty: an incomplete list proves nothing).
+func (o *Object) TailCalls(entry uint64) (sites []CallSite, found bool, err error) {
+	cu, s := o.functionScope(entry)
+	if s == nil || len(s.ranges) == 0 || s.ranges[0][0] != entry {
+		return nil, false, nil
+	}
+	fc, err := o.functionCalls(cu, s)
+	if err != nil || fc == nil {
+		return nil, false, err
+	}
+	if !fc.complete {
+		return nil, true, nil
+	}
+	for _, c := range fc.sites {
+		if c.Tail {
+			sites = append(sites, c)
+		}
+	}
+	return sites, true, nil
+}
+
+// callsOf returns the calls of the function containing addr.
+func (o *Object) callsOf(addr uint64) (*functionCalls, error) {
+	cu, s := o.functionScope(addr)
+	if s == nil {
+		return nil, nil
+	}
+	return o.functionCalls(cu, s)
+}
+
+// functionScope finds the unit and out-of-line function scope holding
+// addr; nil when the DWARF has none.
+func (o *Object) functionScope(addr uint64) (cu *cuIndex, s *scope) {
+	x, err := o.dwarfIndex()
+	if err != nil || x == nil {
+		return nil, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			cu, s = nil, nil
+		}
+	}()
+	return x.functionScope(addr)
+}
+
+func (x *dwarfIndex) functionScope(addr uint64) (*cuIndex, *scope) {
+	if x.lazy != nil && !x.byPC.covers(addr) {
+		if x.lazy.everyUnitListed() {
+			return nil, nil
+		}
+		full, err := x.lazy.fullIndex()
+		if err != nil {
+			return nil, nil
+		}
+		return full.functionScope(addr)
+	}
+	var cu *cuIndex
+	var sc *scope
+	x.byPC.each(addr, func(i int32) bool {
+		c := x.cus[i]
+		if c.load(x) != nil {
+			return true
+		}
+		c.funcs.each(addr, func(s int32) bool { cu, sc = c, &c.scopes[s]; return false })
+		return sc == nil
+	})
+	return cu, sc
+}
+
+// functionCalls reads (once) the call sites among the DIEs of the
+// function scope s of cu.
+func (o *Object) functionCalls(cu *cuIndex, s *scope) (fc *functionCalls, err error) {
+	key := cu.base + s.die
+	memo := &o.state().callSites
+	if v, ok := memo.Load(key); ok {
+		return v.(*functionCalls), nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			fc, err = nil, fmt.Errorf("elfx: %s: malformed call sites in the function at DIE %#x (%v)", o.name, key, p)
+		}
+	}()
+	fc, err = readFunctionCalls(cu, s.die)
+	if err != nil {
+		return nil, fmt.Errorf("elfx: %s: call sites of the function at DIE %#x: %w", o.name, key, err)
+	}
+	v, _ := memo.LoadOrStore(key, fc)
+	return v.(*functionCalls), nil
+}
+
+// readFunctionCalls walks the subprogram DIE at off and its children
+// (lexical blocks, inlined calls, never nested functions) for call sites.
+func readFunctionCalls(cu *cuIndex, off dwarf.Offset) (*functionCalls, error) {
+	r := cu.d.Reader()
+	r.Seek(off)
+	fn, err := r.Next()
+	if err != nil {
+		return nil, err
+	}
+	if fn == nil || fn.Tag != dwarf.TagSubprogram {
+		return nil, fmt.Errorf("no subprogram at DIE %#x", off)
+	}
+	fc := &functionCalls{complete: flagOnChain(cu, fn, dwarf.AttrCallAllCalls, dwarf.AttrCallAllTailCalls, attrGNUAllCallSites, attrGNUAllTailCallSites)}
+	if !fn.Children {
+		return fc, nil
+	}
+	for depth := 1; depth > 0; {
+		e, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			depth--
+			continue
+		}
+		switch e.Tag {
+		case dwarf.TagCallSite, tagGNUCallSite:
+			if c, ok := callSiteOf(cu, e); ok && len(fc.sites) < maxCallSitesPerFunction {
+				fc.sites = append(fc.sites, c)
+			}
+			r.SkipChildren() // parameters
+			continue
+		case dwarf.TagLexDwarfBlock, dwarf.TagInlinedSubroutine:
+			if e.Children {
+				if depth >= maxInlineDepth {
+					r.SkipChildren()
+					continue
+				}
+				depth++
+			}
+			continue
+		}
+		r.SkipChildren()
+	}
+	return fc, nil
+}
+
+// callSiteOf reads one call-site DIE: its return address
+// (DW_AT_call_return_pc, DW_AT_low_pc in the GNU form), whether it is a
+// tail call, and its target as gdb takes it: DW_AT_call_target (an
+// expression: unknown here), else DW_AT_call_origin (DW_AT_abstract_origin
+// in the GNU form) naming the called function's DIE.
+func callSiteOf(cu *cuIndex, e *dwarf.Entry) (CallSite, bool) {
+	ret, ok := e.Val(dwarf.AttrCallReturnPC).(uint64)
+	if !ok {
+		if ret, ok = e.Val(dwarf.AttrLowpc).(uint64); !ok {
+			return CallSite{}, false
+		}
+	}
+	c := CallSite{ReturnPC: ret}
+	c.Tail, _ = e.Val(dwarf.AttrCallTailCall).(bool)
+	if !c.Tail {
+		c.Tail, _ = e.Val(attrGNUTailCall).(bool)
+	}
+	if e.Val(dwarf.AttrCallTarget) != nil || e.Val(attrGNUCallSiteTarget) != nil {
+		return c, true
+	}
+	ref, ok := e.Val(dwarf.AttrCallOrigin).(dwarf.Offset)
+	if !ok {
+		if ref, ok = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); !ok {
+			return c, true
+		}
+	}
+	r := cu.d.Reader()
+	r.Seek(ref)
+	t, err := r.Next()
+	if err != nil || t == nil {
+		return c, true
+	}
+	if decl, _ := t.Val(dwarf.AttrDeclaration).(bool); decl {
+		c.TargetName = linkageNameOnChain(cu, t)
+		return c, true
+	}
+	if lo, ok := t.Val(dwarf.AttrLowpc).(uint64); ok {
+		c.TargetAddr, c.HasTargetAddr = lo, true
+	} else if rs, err := cu.d.Ranges(t); err == nil && len(rs) > 0 {
+		c.TargetAddr, c.HasTargetAddr = rs[0][0], true
+	}
+	return c, true
+}
+
+// flagOnChain reports whether e, or a DIE its DW_AT_abstract_origin or
+// DW_AT_specification chain leads to, sets any of the flags (gdb's
+// dwarf2_attr follows the same chain).
+func flagOnChain(cu *cuIndex, e *dwarf.Entry, flags ...dwarf.Attr) bool {
+	r := cu.d.Reader()
+	for range maxOriginChain {
+		for _, f := range flags {
+			if v, _ := e.Val(f).(bool); v {
+				return true
+			}
+		}
+		ref, ok := originOf(e)
+		if !ok {
+			return false
+		}
+		r.Seek(ref)
+		next, err := r.Next()
+		if err != nil || next == nil || next.Offset == e.Offset {
+			return false
+		}
+		e = next
+	}
+	return false
+}
+
+// linkageNameOnChain is the name a declared function is found by among
+// the symbols: its linkage name, else its DW_AT_name, along the
+// specification chain.
+func linkageNameOnChain(cu *cuIndex, e *dwarf.Entry) string {
+	r := cu.d.Reader()
+	name := ""
+	for range maxOriginChain {
+		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+			return s
+		}
+		if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
+			return s
+		}
+		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
+			name = s
+		}
+		ref, ok := originOf(e)
+		if !ok {
+			break
+		}
+		r.Seek(ref)
+		next, err := r.Next()
+		if err != nil || next == nil || next.Offset == e.Offset {
+			break
+		}
+		e = next
+	}
+	return name
+}
+
+// originOf is the DIE e's attributes continue in.
+func originOf(e *dwarf.Entry) (dwarf.Offset, bool) {
+	if ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+		return ref, true
+	}
+	ref, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+	return ref, ok
+}
