@@ -1,0 +1,132 @@
+package analyze
+
+import (
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
+)
+
+// maxReraiseFrames bounds the walk for a handler's signal frame: a
+// handler re-raises a few frames above it (faulthandler, a JVM's and
+// Breakpad's handlers call raise or tgkill directly).
+const maxReraiseFrames = 64
+
+// savedFault is a fault a signal handler caught: the siginfo the kernel
+// saved in its signal frame, and the frame the fault interrupted.
+type savedFault struct {
+	signal *corefile.Signal
+	// frame holds the interrupted registers (the signal context).
+	frame *unwind.Frame
+	// signalFrame is the report index of the signal frame ("<signal
+	// handler called>"); faultFrame of the first frame below it.
+	signalFrame, faultFrame int
+}
+
+// reraisedFault finds, when the signal that killed the process was
+// raised by the process itself or sent (not a fault of frame 0's
+// instruction), the innermost signal frame of the crashed thread whose
+// saved siginfo is a fault: the handler caught that fault and raised the
+// signal that killed the process. nil when there is none.
+func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwind.Frame) *savedFault {
+	sig := s.Core.Signal
+	if sig.Detailed && sig.Code > 0 {
+		return nil
+	}
+	if !sig.Detailed && frame0MayFault(s.arch, s.target, f0) {
+		// pr_cursig only (qemu-user's cores): a thread stopped at a
+		// memory access may have faulted there itself, in a handler.
+		return nil
+	}
+	initial, err := initialFrame(s.target, s.arch, th)
+	if err != nil {
+		return nil
+	}
+	cur, err := unwind.NewCursor(s.target, s.arch, initial, unwind.Options{Cache: s.cache, MaxFrames: maxReraiseFrames})
+	if err != nil {
+		return nil
+	}
+	for signals := 0; ; {
+		if cur.IsSignalFrame() {
+			signals++
+			saved := s.savedSignal(cur.Frame())
+			if saved != nil && (sig.Detailed || saved.Number == sig.Number) {
+				if more, _ := cur.Step(); !more {
+					return nil
+				}
+				sf := reportSignalFrame(rt.Frames, signals)
+				if sf < 0 || sf+1 >= len(rt.Frames) {
+					return nil
+				}
+				fr := unwind.NewFrame(s.arch.NumRegs())
+				fr.CopyFrom(cur.Frame())
+				return &savedFault{signal: saved, frame: fr, signalFrame: sf, faultFrame: sf + 1}
+			}
+		}
+		if more, _ := cur.Step(); !more {
+			return nil
+		}
+	}
+}
+
+// savedSignal is the fault signal frame f holds, nil if none. The
+// siginfo is there only when the handler was installed with SA_SIGINFO
+// (faulthandler's is not; the kernel leaves stale stack there), while
+// x86's signal context always records the exception: a siginfo is
+// believed where the context, when the arch has one, records a fault too.
+func (s *Session) savedSignal(f *unwind.Frame) *corefile.Signal {
+	var trap *corefile.Signal
+	tc, hasTrap := s.arch.(unwind.TrapContextArch)
+	if hasTrap {
+		t, ok := tc.SavedTrap(s.target, s.cache, f)
+		if !ok {
+			return nil
+		}
+		trap = s.Core.FaultSignal(t.Signal, t.Code, t.Addr)
+	}
+	if sa, ok := s.arch.(unwind.SiginfoArch); ok {
+		var buf [corefile.SiginfoSize]byte
+		if addr, ok := sa.SiginfoAddr(s.target, s.cache, f); ok && s.target.ReadMem(addr, buf[:]) == nil {
+			if si, err := s.Core.ParseSiginfo(buf[:]); err == nil && si.IsFault() && (trap == nil || si.Number == trap.Number) {
+				return si
+			}
+		}
+	}
+	return trap
+}
+
+// reportSignalFrame is the index of the n-th signal frame of a thread's
+// report frames, -1 if it has fewer.
+func reportSignalFrame(frames []report.Frame, n int) int {
+	for i := range frames {
+		if frames[i].Signal {
+			n--
+			if n == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// frame0MayFault reports whether frame 0's instruction accesses memory
+// (or cannot be decoded): it may be where the thread faulted.
+func frame0MayFault(arch unwind.Arch, mem unwind.AddrSpace, f0 *unwind.Frame) bool {
+	d, ok := arch.(unwind.InsnDecoder)
+	pc, okPC := f0.Get(arch.PCReg())
+	if !ok || !okPC {
+		return true
+	}
+	start := pc
+	if c, ok := d.(unwind.InsnCodeAddr); ok {
+		start = c.InsnCodeAddr(pc)
+	}
+	for n := d.MaxInsnLen(); n > 0; n-- {
+		code := make([]byte, n)
+		if mem.ReadMem(start, code) != nil {
+			continue
+		}
+		in, err := d.DecodeInsn(code, pc, f0.Get)
+		return err != nil || in.Mem != unwind.MemNone
+	}
+	return true
+}
