@@ -51,7 +51,7 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 	}
 	in.Signal.SenderPID, in.Signal.SenderUID, in.Signal.HasSender = sig.SenderPID, sig.SenderUID, sig.HasSender
 	in.PID = c.PID
-	if sf := s.reraisedFault(th, rt, f0); sf != nil {
+	if sf := s.reraisedFault(th, rt, f0, r.Mappings); sf != nil {
 		killer := coreInfo(c).Signal
 		killer.SenderPID, killer.SenderUID = nil, nil
 		in.Reraised = &report.Reraised{Signal: *killer, Fault: *reportSignal(sf.signal), SignalFrame: sf.signalFrame, FaultFrame: sf.faultFrame}

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"fmt"
+
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
@@ -27,7 +29,7 @@ type savedFault struct {
 // instruction), the innermost signal frame of the crashed thread whose
 // saved siginfo is a fault: the handler caught that fault and raised the
 // signal that killed the process. nil when there is none.
-func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwind.Frame) *savedFault {
+func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwind.Frame, maps []report.Mapping) *savedFault {
 	sig := s.Core.Signal
 	if sig.Detailed && sig.Code > 0 {
 		return nil
@@ -48,10 +50,17 @@ func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwi
 	for signals := 0; ; {
 		if cur.IsSignalFrame() {
 			signals++
-			saved := s.savedSignal(cur.Frame())
+			saved, addrOnly := s.savedSignal(cur.Frame())
 			if saved != nil && (sig.Detailed || saved.Number == sig.Number) {
 				if more, _ := cur.Step(); !more {
 					return nil
+				}
+				if addrOnly {
+					in, err := decodeAt(s.arch, s.target, cur.Frame())
+					if err != nil || in.Mem == unwind.MemNone || !in.HasMemAddr || in.MemAddr != saved.Addr {
+						continue // not this frame's fault: a stale address
+					}
+					saved = s.Core.FaultSignal(saved.Number, segvCode(maps, saved.Addr), saved.Addr)
 				}
 				sf := reportSignalFrame(rt.Frames, signals)
 				if sf < 0 || sf+1 >= len(rt.Frames) {
@@ -73,25 +82,42 @@ func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwi
 // (faulthandler's is not; the kernel leaves stale stack there), while
 // x86's signal context always records the exception: a siginfo is
 // believed where the context, when the arch has one, records a fault too.
-func (s *Session) savedSignal(f *unwind.Frame) *corefile.Signal {
+//
+// addrOnly: the signal is only an address the context records (arm64's
+// fault_address), which the caller must find as the interrupted
+// instruction's operand before believing it.
+func (s *Session) savedSignal(f *unwind.Frame) (sig *corefile.Signal, addrOnly bool) {
 	var trap *corefile.Signal
 	tc, hasTrap := s.arch.(unwind.TrapContextArch)
 	if hasTrap {
 		t, ok := tc.SavedTrap(s.target, s.cache, f)
 		if !ok {
-			return nil
+			return nil, false
 		}
-		trap = s.Core.FaultSignal(t.Signal, t.Code, t.Addr)
+		trap, addrOnly = s.Core.FaultSignal(t.Signal, t.Code, t.Addr), t.AddrOnly
 	}
 	if sa, ok := s.arch.(unwind.SiginfoArch); ok {
 		var buf [corefile.SiginfoSize]byte
 		if addr, ok := sa.SiginfoAddr(s.target, s.cache, f); ok && s.target.ReadMem(addr, buf[:]) == nil {
-			if si, err := s.Core.ParseSiginfo(buf[:]); err == nil && si.IsFault() && (trap == nil || si.Number == trap.Number) {
-				return si
+			if si, err := s.Core.ParseSiginfo(buf[:]); err == nil && si.IsFault() && (trap == nil || addrOnly || si.Number == trap.Number) {
+				return si, false
 			}
 		}
 	}
-	return trap
+	return trap, addrOnly
+}
+
+// segvCode is the si_code the kernel gives a SIGSEGV at addr: no mapping
+// holds it (SEGV_MAPERR), or one does that forbids the access
+// (SEGV_ACCERR).
+func segvCode(maps []report.Mapping, addr uint64) int {
+	const segvMapErr, segvAccErr = 1, 2
+	for i := range maps {
+		if addr >= uint64(maps[i].Start) && addr < uint64(maps[i].End) && maps[i].Perms != "" {
+			return segvAccErr
+		}
+	}
+	return segvMapErr
 }
 
 // reportSignalFrame is the index of the n-th signal frame of a thread's
@@ -111,10 +137,19 @@ func reportSignalFrame(frames []report.Frame, n int) int {
 // frame0MayFault reports whether frame 0's instruction accesses memory
 // (or cannot be decoded): it may be where the thread faulted.
 func frame0MayFault(arch unwind.Arch, mem unwind.AddrSpace, f0 *unwind.Frame) bool {
+	in, err := decodeAt(arch, mem, f0)
+	return err != nil || in.Mem != unwind.MemNone
+}
+
+// decodeAt decodes the instruction at frame f's pc with its registers.
+func decodeAt(arch unwind.Arch, mem unwind.AddrSpace, f *unwind.Frame) (unwind.Insn, error) {
 	d, ok := arch.(unwind.InsnDecoder)
-	pc, okPC := f0.Get(arch.PCReg())
-	if !ok || !okPC {
-		return true
+	if !ok {
+		return unwind.Insn{}, fmt.Errorf("%s: %w", arch.Name(), unwind.ErrInsnNotCovered)
+	}
+	pc, ok := f.Get(arch.PCReg())
+	if !ok {
+		return unwind.Insn{}, fmt.Errorf("frame: %w: pc", unwind.ErrNoReg)
 	}
 	start := pc
 	if c, ok := d.(unwind.InsnCodeAddr); ok {
@@ -122,11 +157,9 @@ func frame0MayFault(arch unwind.Arch, mem unwind.AddrSpace, f0 *unwind.Frame) bo
 	}
 	for n := d.MaxInsnLen(); n > 0; n-- {
 		code := make([]byte, n)
-		if mem.ReadMem(start, code) != nil {
-			continue
+		if mem.ReadMem(start, code) == nil {
+			return d.DecodeInsn(code, pc, f.Get)
 		}
-		in, err := d.DecodeInsn(code, pc, f0.Get)
-		return err != nil || in.Mem != unwind.MemNone
 	}
-	return true
+	return unwind.Insn{}, fmt.Errorf("pc %#x: %w", pc, unwind.ErrUnavailable)
 }

@@ -30,4 +30,9 @@ type TrapContextArch interface {
 type SavedTrap struct {
 	Signal, Code int
 	Addr         uint64
+	// AddrOnly: the context records an address only (arm64's
+	// fault_address, written for every signal, when no ESR record says
+	// which fault it was): Signal is SIGSEGV and Code 0, to be believed
+	// only where the interrupted instruction accesses exactly Addr.
+	AddrOnly bool
 }

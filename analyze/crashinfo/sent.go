@@ -49,7 +49,7 @@ func (a *analysis) reraised() {
 		a.c.Summary += fmt.Sprintf(" (the handler then raised %s)", killer)
 	}
 	a.c.Details = append(a.c.Details, fmt.Sprintf(
-		"a signal handler caught this fault and raised %s, which killed the process: the fault's siginfo and registers are those the kernel saved in the signal frame #%d, the instruction is frame #%d's",
+		"a signal handler caught this fault and raised %s, which killed the process: the fault and its registers are what the kernel saved in the signal frame #%d, the instruction is frame #%d's",
 		killer, r.SignalFrame, r.FaultFrame))
 }
 
