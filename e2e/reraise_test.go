@@ -166,6 +166,27 @@ func TestReraisedFault(t *testing.T) {
 	}
 }
 
+// TestRaisedWhileBlocked: a handler that raises the signal while it is
+// blocked and returns: the signal kills the thread back at the faulting
+// instruction, with SI_TKILL and no signal frame. The report says the
+// process raised it and shows gdb's x/i $pc, read_count's load.
+func TestRaisedWhileBlocked(t *testing.T) {
+	t.Parallel()
+	c := crashProgram(t, buildProgram(t, "reraise"), nil, "reraise-blocked")
+	rep, ci := crashJSON(t, c.Core, c.Exe)
+	cr := ci.Crash
+	if s := rep.Core.Signal; s == nil || s.Code != -6 {
+		t.Fatalf("core signal %+v, want SI_TKILL", s)
+	}
+	if cr.Kind != "signal" || !strings.Contains(cr.Summary, "SIGSEGV (SI_TKILL) raised by the process itself") || cr.Reraised != nil || cr.Sender != nil {
+		t.Errorf("kind %q summary %q reraised %v sender %v", cr.Kind, cr.Summary, cr.Reraised, cr.Sender)
+	}
+	g := runGDBCrash(t, gdbRef{tool: "gdb", kernel: true}, c.Exe, c.Core, "")
+	if cr.Instruction == nil || cr.Instruction.Address != g.pc || normInsn(cr.Instruction.Text) != g.insn || !strings.Contains(g.insnRaw, "read_count") {
+		t.Errorf("instruction %+v; gdb: %s", cr.Instruction, g.insnRaw)
+	}
+}
+
 // TestReraisedFaultAArch64: the same under qemu-aarch64, whose cores
 // hold no siginfo note (pr_cursig only) and whose signal frames gdb
 // cannot pass: gdb-multiarch judges the instruction at the reported pc

@@ -5,6 +5,9 @@
  *   reraise:         the handler without SA_SIGINFO (faulthandler's): the
  *                    kernel saves no siginfo, x86's signal context only;
  *   reraise-siginfo: the handler with SA_SIGINFO (the JVM's, Breakpad's);
+ *   reraise-blocked: the handler without SA_NODEFER: the raised signal
+ *                    waits until the handler returns, and kills the
+ *                    thread at the faulting instruction with SI_TKILL;
  *   sleep:           no fault: prints "ready" and waits to be killed.
  * The faulting modes print the address they read before reading it. */
 #include <signal.h>
@@ -47,7 +50,8 @@ int main(int argc, char **argv) {
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_flags = SA_NODEFER;
+	if (strcmp(mode, "reraise-blocked") != 0)
+		sa.sa_flags = SA_NODEFER;
 	if (strcmp(mode, "reraise-siginfo") == 0) {
 		sa.sa_sigaction = on_segv_info;
 		sa.sa_flags |= SA_SIGINFO;
