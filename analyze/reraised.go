@@ -50,16 +50,19 @@ func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwi
 	for signals := 0; ; {
 		if cur.IsSignalFrame() {
 			signals++
-			saved, addrOnly := s.savedSignal(cur.Frame())
-			if saved != nil && (sig.Detailed || saved.Number == sig.Number) {
+			saved, how := s.savedSignal(cur.Frame())
+			// A context's trap number and address are the thread's
+			// last exception, stale for a signal that was none: one
+			// is believed for the same signal as the core's only, and
+			// where the interrupted instruction agrees.
+			if saved != nil && (sig.Detailed || saved.Number == sig.Number) && (how == fromSiginfo || saved.Number == sig.Number) {
 				if more, _ := cur.Step(); !more {
 					return nil
 				}
-				if addrOnly {
-					in, err := decodeAt(s.arch, s.target, cur.Frame())
-					if err != nil || in.Mem == unwind.MemNone || !in.HasMemAddr || in.MemAddr != saved.Addr {
-						continue // not this frame's fault: a stale address
-					}
+				if how != fromSiginfo && saved.Number == sigSEGV && !faultAddrAgrees(s.arch, s.target, cur.Frame(), saved.Addr, how == fromAddr) {
+					continue // not this frame's fault: a stale address
+				}
+				if how == fromAddr {
 					saved = s.Core.FaultSignal(saved.Number, segvCode(maps, saved.Addr), saved.Addr)
 				}
 				sf := reportSignalFrame(rt.Frames, signals)
@@ -81,30 +84,69 @@ func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwi
 // siginfo is there only when the handler was installed with SA_SIGINFO
 // (faulthandler's is not; the kernel leaves stale stack there), while
 // x86's signal context always records the exception: a siginfo is
-// believed where the context, when the arch has one, records a fault too.
-//
-// addrOnly: the signal is only an address the context records (arm64's
-// fault_address), which the caller must find as the interrupted
-// instruction's operand before believing it.
-func (s *Session) savedSignal(f *unwind.Frame) (sig *corefile.Signal, addrOnly bool) {
+// believed where the context, when the arch has one, records a fault too
+// (or only an address).
+func (s *Session) savedSignal(f *unwind.Frame) (*corefile.Signal, savedFrom) {
 	var trap *corefile.Signal
+	how := fromContext
 	tc, hasTrap := s.arch.(unwind.TrapContextArch)
 	if hasTrap {
 		t, ok := tc.SavedTrap(s.target, s.cache, f)
 		if !ok {
-			return nil, false
+			return nil, 0
 		}
-		trap, addrOnly = s.Core.FaultSignal(t.Signal, t.Code, t.Addr), t.AddrOnly
+		trap = s.Core.FaultSignal(t.Signal, t.Code, t.Addr)
+		if t.AddrOnly {
+			how = fromAddr
+		}
 	}
 	if sa, ok := s.arch.(unwind.SiginfoArch); ok {
 		var buf [corefile.SiginfoSize]byte
 		if addr, ok := sa.SiginfoAddr(s.target, s.cache, f); ok && s.target.ReadMem(addr, buf[:]) == nil {
-			if si, err := s.Core.ParseSiginfo(buf[:]); err == nil && si.IsFault() && (trap == nil || addrOnly || si.Number == trap.Number) {
-				return si, false
+			if si, err := s.Core.ParseSiginfo(buf[:]); err == nil && si.IsFault() && (trap == nil || how == fromAddr || si.Number == trap.Number) {
+				return si, fromSiginfo
 			}
 		}
 	}
-	return trap, addrOnly
+	return trap, how
+}
+
+// savedFrom says where a signal frame's fault was read.
+type savedFrom int
+
+const (
+	fromSiginfo savedFrom = iota + 1
+	// fromContext: the trap the signal context records (x86).
+	fromContext
+	// fromAddr: only an address the context records (arm64's
+	// fault_address), which the caller must find as the interrupted
+	// instruction's operand before believing it; SIGSEGV, no code.
+	fromAddr
+)
+
+// sigSEGV is Linux's SIGSEGV (the same number on every arch that has
+// signal context traps).
+const sigSEGV = 11
+
+// faultAddrSpan bounds how far past an operand's address a fault of its
+// access may be (a vector load crossing into an unmapped page faults at
+// the page).
+const faultAddrSpan = 64
+
+// faultAddrAgrees reports whether the instruction at frame f's pc can
+// have faulted at addr: addr is the pc (a jump there), or within its
+// memory operand. An instruction without a computed operand (decoding
+// failed, or none) agrees unless must, when the address is all the
+// evidence there is.
+func faultAddrAgrees(arch unwind.Arch, mem unwind.AddrSpace, f *unwind.Frame, addr uint64, must bool) bool {
+	if pc, ok := f.Get(arch.PCReg()); ok && pc == addr {
+		return true
+	}
+	in, err := decodeAt(arch, mem, f)
+	if err != nil || in.Mem == unwind.MemNone || !in.HasMemAddr {
+		return !must
+	}
+	return addr >= in.MemAddr && addr-in.MemAddr < faultAddrSpan
 }
 
 // segvCode is the si_code the kernel gives a SIGSEGV at addr: no mapping
