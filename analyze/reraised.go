@@ -13,8 +13,8 @@ import (
 // Breakpad's handlers call raise or tgkill directly).
 const maxReraiseFrames = 64
 
-// savedFault is a fault a signal handler caught: the siginfo the kernel
-// saved in its signal frame, and the frame the fault interrupted.
+// savedFault is a fault a signal handler caught: what the kernel saved
+// of it in the signal frame, and the frame the fault interrupted.
 type savedFault struct {
 	signal *corefile.Signal
 	// frame holds the interrupted registers (the signal context).
@@ -26,9 +26,9 @@ type savedFault struct {
 
 // reraisedFault finds, when the signal that killed the process was
 // raised by the process itself or sent (not a fault of frame 0's
-// instruction), the innermost signal frame of the crashed thread whose
-// saved siginfo is a fault: the handler caught that fault and raised the
-// signal that killed the process. nil when there is none.
+// instruction), the innermost signal frame of the crashed thread that
+// holds a fault (savedSignal): the handler caught that fault and raised
+// the signal that killed the process. nil when there is none.
 func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwind.Frame, maps []report.Mapping) *savedFault {
 	sig := s.Core.Signal
 	if sig.Detailed && sig.Code > 0 {
