@@ -63,3 +63,31 @@ func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
 	caller.Trust = unwind.TrustContext
 	return nil
 }
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch): struct rt_sigframe begins with it, at sp.
+func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	return f.Get(SP)
+}
+
+// faultAddrOff is struct sigcontext's fault_address in the rt_sigframe.
+const faultAddrOff = sigcontextOff
+
+// sigSEGV is Linux's signal number of SIGSEGV.
+const sigSEGV = 11
+
+// SavedTrap is the fault address signal frame f's sigcontext records
+// (unwind.TrapContextArch). The kernel writes fault_address for every
+// signal (the last fault's, or 0), so it proves a fault only together
+// with the interrupted instruction: AddrOnly.
+func (Arch) SavedTrap(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (unwind.SavedTrap, bool) {
+	sp, ok := f.Get(SP)
+	if !ok {
+		return unwind.SavedTrap{}, false
+	}
+	var b [8]byte
+	if as.ReadMem(sp+faultAddrOff, b[:]) != nil {
+		return unwind.SavedTrap{}, false
+	}
+	return unwind.SavedTrap{Signal: sigSEGV, Addr: as.ByteOrder().Uint64(b[:]), AddrOnly: true}, true
+}

@@ -29,13 +29,7 @@ func coreInfo(c *corefile.Core) report.Core {
 		rc.CommandLine = report.Ptr(c.CommandLine)
 	}
 	if s := c.Signal; s != nil {
-		rs := &report.Signal{Number: s.Number, Name: s.Name(), Code: s.Code}
-		if n := s.CodeName(); n != "" {
-			rs.CodeName = report.Ptr(n)
-		}
-		if s.HasAddr {
-			rs.Address = report.Ptr(report.Hex(s.Addr))
-		}
+		rs := reportSignal(s)
 		if s.HasSender && s.SenderPID != c.PID { // abort() signals itself: nothing to say
 			rs.SenderPID, rs.SenderUID = report.Ptr(s.SenderPID), report.Ptr(s.SenderUID)
 		}
@@ -91,4 +85,17 @@ var coreDumpingSignals = map[string]bool{
 // gdb attached with; no thread of it crashed.
 func crashed(c *corefile.Core) bool {
 	return c.Signal == nil || coreDumpingSignals[c.Signal.Name()]
+}
+
+// reportSignal is a signal's number, name, code and fault address as the
+// report gives them.
+func reportSignal(s *corefile.Signal) *report.Signal {
+	rs := &report.Signal{Number: s.Number, Name: s.Name(), Code: s.Code}
+	if n := s.CodeName(); n != "" {
+		rs.CodeName = report.Ptr(n)
+	}
+	if s.HasAddr {
+		rs.Address = report.Ptr(report.Hex(s.Addr))
+	}
+	return rs
 }

@@ -50,12 +50,29 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 	if !sig.Detailed {
 		in.Signal.Code = 0 // pr_cursig only: the code means nothing
 	}
+	in.Signal.SenderPID, in.Signal.SenderUID, in.Signal.HasSender = sig.SenderPID, sig.SenderUID, sig.HasSender
+	in.PID = c.PID
+	if sf := s.reraisedFault(th, rt, f0, r.Mappings); sf != nil {
+		killer := coreInfo(c).Signal
+		killer.SenderPID, killer.SenderUID = nil, nil
+		in.Reraised = &report.Reraised{Signal: *killer, Fault: *reportSignal(sf.signal), SignalFrame: sf.signalFrame, FaultFrame: sf.faultFrame}
+		in.Signal = crashinfo.Signal{Name: sf.signal.Name(), Code: sf.signal.Code, CodeName: sf.signal.CodeName(), Addr: sf.signal.Addr, HasAddr: sf.signal.HasAddr}
+		in.Frame0 = sf.frame
+		in.Frames = rt.Frames[sf.faultFrame:]
+	}
 	if tpa, ok := s.arch.(unwind.ThreadPointerArch); ok {
 		in.ThreadPointer = func() (uint64, bool) { return tpa.ThreadPointer(ts) }
 		in.DTVAt = tpa.DTVAt()
 		in.ExeTLSSymbol = s.target.exeTLSSymbol
 	}
-	return crashinfo.Analyze(in)
+	rc := crashinfo.Analyze(in)
+	if rc != nil && in.Reraised != nil && len(rc.Registers) == 0 {
+		// The report lists registers for the first frames only
+		// (CrashRegistersOnly): the fault's are the signal context's.
+		var regs regSlab
+		rc.Registers = regs.frameRegisters(s.arch, in.Frame0)
+	}
+	return rc
 }
 
 // symbolAddr is the run-time address of the first defined symbol called

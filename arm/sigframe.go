@@ -103,3 +103,14 @@ func stepSigreturn(as unwind.AddrSpace, rt bool, callee, caller *unwind.Frame) e
 	caller.Trust = unwind.TrustContext
 	return nil
 }
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch): struct rt_sigframe begins with it, at sp; the
+// old-style struct sigframe has none.
+func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	pc, _ := f.Get(PC)
+	if ruleFor(as, cache, f.LookupPC(PC), pc).kind != ruleRTSigreturn {
+		return 0, false
+	}
+	return f.Get(SP)
+}

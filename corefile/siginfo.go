@@ -45,3 +45,34 @@ func parseSiginfo(d []byte, order binary.ByteOrder, ptrSize int, mach elf.Machin
 	}
 	return s, nil
 }
+
+// SiginfoSize is the size of a siginfo_t on every Linux arch.
+const SiginfoSize = 128
+
+// ParseSiginfo decodes a siginfo_t the process's memory holds (the one a
+// signal frame saved for its handler, unwind.SiginfoArch) as the core's
+// NT_SIGINFO is decoded.
+func (c *Core) ParseSiginfo(d []byte) (*Signal, error) {
+	return parseSiginfo(d, c.order, c.ptrSize, c.Machine)
+}
+
+// IsFault reports whether the kernel sent the signal for a fault of the
+// thread's own instruction: SIGSEGV, SIGBUS, SIGILL or SIGFPE with a
+// kernel code (> 0; SI_KERNEL for x86's general-protection faults).
+func (s *Signal) IsFault() bool {
+	if !s.Detailed || s.Code <= 0 {
+		return false
+	}
+	switch s.Name() {
+	case "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE":
+		return true
+	}
+	return false
+}
+
+// FaultSignal is the siginfo the kernel would have written for a fault
+// (signal number, si_code, si_addr) on the core's machine: a fault a
+// signal context records without a siginfo (unwind.TrapContextArch).
+func (c *Core) FaultSignal(number, code int, addr uint64) *Signal {
+	return &Signal{Number: number, Code: code, Addr: addr, HasAddr: true, Detailed: true, machine: c.Machine}
+}

@@ -38,6 +38,7 @@ func init() {
 	// headers in the core, which gdb needs to relocate it.
 	add("a64-dyn", gcc, "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
 	add("a64-nullfn", gcc, "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, a64Static...)...)
+	add("a64-reraise", gcc, "reraise", append([]string{"-g", "-O1", "reraise.c"}, a64Static...)...)
 	add("a64-exception", gxx, "exception", append([]string{"-g", "-O1", "exception.cc"}, a64Static...)...)
 	// Functions without CFI: with frame records, and without (their
 	// prologue saves only x30: the frame-record chain would skip them).

@@ -85,6 +85,11 @@ func TestSignalHandler(t *testing.T) {
 		th := c.crashed(t)
 		expectFunctions(t, th, "abort", "on_alrm", "__restore_rt", "spin_here", "run", "main")
 		c.expectLines(t, th, "on_alrm", "spin_here", "run")
+		// The SIGALRM frame's context records no fault (its trap
+		// number 0, #DE, is only never set): the crash is abort's.
+		if _, ci := crashJSON(t, c.Core, c.Exe); ci.Crash.Kind != "abort" || ci.Crash.Reraised != nil {
+			t.Errorf("crash %q (kind %s, reraised %v), want abort() called by on_alrm", ci.Crash.Summary, ci.Crash.Kind, ci.Crash.Reraised)
+		}
 	})
 }
 

@@ -46,6 +46,20 @@ type crashAnalysis struct {
 	PanicMessage     *string    `json:"panic_message"`
 	Recursion        []string   `json:"recursion"`
 	Registers        []regEntry `json:"registers"`
+	Reraised         *struct {
+		Signal, Fault struct {
+			Name     string  `json:"name"`
+			Code     int     `json:"code"`
+			CodeName *string `json:"code_name"`
+			Address  *string `json:"address"`
+		}
+		SignalFrame int `json:"signal_frame"`
+		FaultFrame  int `json:"fault_frame"`
+	} `json:"reraised"`
+	Sender *struct {
+		PID int `json:"pid"`
+		UID int `json:"uid"`
+	} `json:"sender"`
 }
 
 type regEntry struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/internal/x86frame"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -99,4 +100,56 @@ func stepSigreturn(as unwind.AddrSpace, t trampoline, callee, caller *unwind.Fra
 	caller.ExactPC = true
 	caller.Trust = unwind.TrustContext
 	return nil
+}
+
+// rtSigframeInfo is where struct rt_sigframe_ia32's siginfo is, past
+// sig, pinfo and puc, relative to sp in the rt trampoline. The old-style
+// frame has none.
+const rtSigframeInfo = 4 + 4 + 4
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch): only an rt frame holds one, and its trampoline's
+// code says which frame it is (the vDSO's CFI marks both alike).
+func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	sp, ok := f.Get(ESP)
+	pc, okPC := f.Get(EIP)
+	if !ok || !okPC || trampolineAt(as, pc) != rtSigreturn {
+		return 0, false
+	}
+	return sp + rtSigframeInfo, true
+}
+
+// Where struct sigcontext_32 keeps the exception: trapno, err, ip after
+// the four segment and eight general registers, cr2 last.
+const (
+	scTrapno = 12 * 4
+	scErr    = 13 * 4
+	scIP     = 14 * 4
+	scCR2    = 21 * 4
+)
+
+// SavedTrap is the fault signal frame f's sigcontext records
+// (unwind.TrapContextArch).
+func (Arch) SavedTrap(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (unwind.SavedTrap, bool) {
+	sp, ok := f.Get(ESP)
+	pc, okPC := f.Get(EIP)
+	if !ok || !okPC {
+		return unwind.SavedTrap{}, false
+	}
+	sc := sp
+	switch trampolineAt(as, pc) {
+	case sigreturnStart:
+		sc += sigframeContext
+	case rtSigreturn:
+		sc += rtSigframeContext
+	case notTrampoline:
+		return unwind.SavedTrap{}, false
+	}
+	var b [scCR2 + 4]byte
+	if as.ReadMem(sc, b[:]) != nil {
+		return unwind.SavedTrap{}, false
+	}
+	o := as.ByteOrder()
+	u := func(off int) uint64 { return uint64(o.Uint32(b[off:])) }
+	return x86frame.TrapSignal(u(scTrapno), u(scErr), u(scCR2), u(scIP))
 }

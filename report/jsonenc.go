@@ -274,21 +274,10 @@ func (e *jsonEnc) core(c *Core) {
 	e.key("command_line")
 	e.strPtr(c.CommandLine)
 	e.key("signal")
-	if s := c.Signal; s == nil {
+	if c.Signal == nil {
 		e.null()
 	} else {
-		e.open('{')
-		e.key("number")
-		e.int(s.Number)
-		e.key("name")
-		e.str(s.Name)
-		e.key("code")
-		e.int(s.Code)
-		e.key("code_name")
-		e.strPtr(s.CodeName)
-		e.key("address")
-		e.hexPtr(s.Address)
-		e.close('}')
+		e.signal(c.Signal)
 	}
 	e.key("crashed_tid")
 	e.intPtr(c.CrashedTID)
@@ -500,6 +489,48 @@ func (e *jsonEnc) crash(c *Crash) {
 	e.strList(c.Recursion)
 	e.key("registers")
 	e.registers(c.Registers)
+	e.key("reraised")
+	if r := c.Reraised; r == nil {
+		e.null()
+	} else {
+		e.open('{')
+		e.key("signal")
+		e.signal(&r.Signal)
+		e.key("fault")
+		e.signal(&r.Fault)
+		e.key("signal_frame")
+		e.int(r.SignalFrame)
+		e.key("fault_frame")
+		e.int(r.FaultFrame)
+		e.close('}')
+	}
+	e.key("sender")
+	if sd := c.Sender; sd == nil {
+		e.null()
+	} else {
+		e.open('{')
+		e.key("pid")
+		e.int(sd.PID)
+		e.key("uid")
+		e.int(sd.UID)
+		e.close('}')
+	}
+	e.close('}')
+}
+
+// signal writes a signal object (the core's, or a re-raised crash's).
+func (e *jsonEnc) signal(s *Signal) {
+	e.open('{')
+	e.key("number")
+	e.int(s.Number)
+	e.key("name")
+	e.str(s.Name)
+	e.key("code")
+	e.int(s.Code)
+	e.key("code_name")
+	e.strPtr(s.CodeName)
+	e.key("address")
+	e.hexPtr(s.Address)
 	e.close('}')
 }
 

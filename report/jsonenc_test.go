@@ -89,6 +89,19 @@ func TestWriteJSONEscapesAsEncodingJSON(t *testing.T) {
 	sameAsReflection(t, "empty", &report.Report{})
 }
 
+// A re-raised fault's crash and a sent signal's.
+func TestWriteJSONCrashReraisedAndSent(t *testing.T) {
+	tkill, maperr := "SI_TKILL", "SEGV_MAPERR"
+	r := &report.Report{Crash: &report.Crash{Summary: "read through a NULL pointer", Kind: "null_pointer",
+		Reraised: &report.Reraised{
+			Signal:      report.Signal{Number: 11, Name: "SIGSEGV", Code: -6, CodeName: &tkill},
+			Fault:       report.Signal{Number: 11, Name: "SIGSEGV", Code: 1, CodeName: &maperr, Address: report.Ptr(report.Hex(0))},
+			SignalFrame: 3, FaultFrame: 4,
+		}}}
+	sameAsReflection(t, "reraised", r)
+	sameAsReflection(t, "sent", &report.Report{Crash: &report.Crash{Kind: "sent_signal", Sender: &report.Sender{PID: 12, UID: 1000}}})
+}
+
 // deepReport has a thread of 20,000 frames: the encoder hands its output
 // to the writer in many pieces.
 func deepReport() *report.Report {

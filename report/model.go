@@ -58,6 +58,37 @@ type Crash struct {
 	Recursion []string `json:"recursion"`
 	// Registers of the crashing frame.
 	Registers []Register `json:"registers"`
+	// Reraised is set when a signal handler caught the fault this
+	// analysis explains and then raised the signal that killed the
+	// process (Python's faulthandler, a JVM, Breakpad): the fault is the
+	// siginfo and context the kernel saved in the signal frame.
+	Reraised *Reraised `json:"reraised"`
+	// Sender is the process that sent the signal (kill, tgkill,
+	// sigqueue), when it is not the crashed process itself and no
+	// fault lies below: kind sent_signal.
+	Sender *Sender `json:"sender"`
+}
+
+// Reraised says which signal killed the process when it is not the
+// fault the analysis explains, and where the fault is among the crashed
+// thread's frames.
+type Reraised struct {
+	// Signal is what killed the process (the core's signal): the one the
+	// handler raised.
+	Signal Signal `json:"signal"`
+	// Fault is the siginfo the kernel saved for the handler.
+	Fault Signal `json:"fault"`
+	// SignalFrame is the index of the signal frame (gdb's "<signal
+	// handler called>"); FaultFrame of the frame the fault interrupted,
+	// whose pc is the instruction's and whose registers are the crash's.
+	SignalFrame int `json:"signal_frame"`
+	FaultFrame  int `json:"fault_frame"`
+}
+
+// Sender is the process that sent a signal.
+type Sender struct {
+	PID int `json:"pid"`
+	UID int `json:"uid"`
 }
 
 // Instruction is the instruction the crashing thread stopped at.

@@ -62,7 +62,11 @@ func crashFrame(r *Report) *Frame {
 		if !t.Crashed {
 			continue
 		}
-		for j := range t.Frames {
+		first := 0
+		if r.Crash != nil && r.Crash.Reraised != nil {
+			first = r.Crash.Reraised.FaultFrame
+		}
+		for j := first; j < len(t.Frames); j++ {
 			if !t.Frames[j].Inlined {
 				return &t.Frames[j]
 			}

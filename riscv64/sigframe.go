@@ -68,3 +68,9 @@ func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
 	caller.Trust = unwind.TrustContext
 	return nil
 }
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch): struct rt_sigframe begins with it, at sp.
+func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	return f.Get(SP)
+}

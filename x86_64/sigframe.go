@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/internal/x86frame"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -50,4 +51,41 @@ func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
 	caller.ExactPC = true
 	caller.Trust = unwind.TrustContext
 	return nil
+}
+
+// siginfoOff is where struct rt_sigframe's siginfo follows the struct
+// ucontext rsp points at in the trampoline: uc_flags, uc_link, uc_stack
+// (40 bytes), the 256-byte struct sigcontext, the 8-byte uc_sigmask.
+const siginfoOff = mcontextOff + 256 + 8
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch).
+func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	sp, ok := f.Get(RSP)
+	return sp + siginfoOff, ok
+}
+
+// Where the sigcontext (at mcontextOff in the ucontext) keeps the
+// exception: err, trapno, then oldmask and cr2, past the 17 registers and
+// eflags and csgsfs.
+const (
+	scErr    = 19 * 8
+	scTrapno = 20 * 8
+	scCR2    = 22 * 8
+)
+
+// SavedTrap is the fault signal frame f's sigcontext records
+// (unwind.TrapContextArch).
+func (Arch) SavedTrap(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (unwind.SavedTrap, bool) {
+	sp, ok := f.Get(RSP)
+	if !ok {
+		return unwind.SavedTrap{}, false
+	}
+	var sc [scCR2 + 8]byte
+	if as.ReadMem(sp+mcontextOff, sc[:]) != nil {
+		return unwind.SavedTrap{}, false
+	}
+	o := as.ByteOrder()
+	ip := o.Uint64(sc[16*8:]) // rip, the 17th register
+	return x86frame.TrapSignal(o.Uint64(sc[scTrapno:]), o.Uint64(sc[scErr:]), o.Uint64(sc[scCR2:]), ip)
 }

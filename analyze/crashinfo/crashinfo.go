@@ -25,6 +25,10 @@ type Signal struct {
 	CodeName string // "SEGV_MAPERR", "" if none
 	Addr     uint64 // si_addr
 	HasAddr  bool
+	// SenderPID and SenderUID: who sent it (SI_USER, SI_TKILL,
+	// SI_QUEUE), when HasSender.
+	SenderPID, SenderUID int
+	HasSender            bool
 }
 
 // Input is what the analysis reads.
@@ -59,6 +63,14 @@ type Input struct {
 	// FunctionAt names the function that starts at addr (a vtable's
 	// entry), demangled; nil when names are not looked up.
 	FunctionAt func(addr uint64) (string, bool)
+	// PID is the crashed process's: a signal it sent itself was raised,
+	// not sent.
+	PID int
+	// Reraised is set when Signal, Frame0 and Frames are a fault a
+	// signal handler caught (the siginfo and context the kernel saved in
+	// its signal frame, the frames from the one the fault interrupted):
+	// what killed the process, and where those frames are in the report.
+	Reraised *report.Reraised
 }
 
 // analysis is one Analyze call's state.
@@ -84,6 +96,9 @@ func Analyze(in *Input) *report.Crash {
 		a.c.Registers = in.Frames[len(inlinedPrefix(in.Frames))].Registers
 	}
 	a.pc, a.hasPC = in.Frame0.Get(in.Arch.PCReg())
+	if in.Reraised == nil && in.Signal.HasSender && a.sent() {
+		return a.c
+	}
 	switch in.Signal.Name {
 	case "SIGILL", "SIGFPE", "SIGTRAP":
 		if p, ok := in.Arch.(unwind.TrapPCAfter); ok && p.TrapPCAfter() {
@@ -109,6 +124,9 @@ func Analyze(in *Input) *report.Crash {
 	if a.c.Summary == "" {
 		a.c.Kind = "signal"
 		a.c.Summary = a.signalFacts()
+	}
+	if in.Reraised != nil {
+		a.reraised()
 	}
 	return a.c
 }

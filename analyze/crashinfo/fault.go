@@ -237,7 +237,7 @@ func (a *analysis) execFault(addr uint64) {
 	a.c.Access = &report.Access{Kind: "execute", Address: report.Hex(addr), Mapping: a.mappingAt(addr)}
 	how := "a call or jump through a bad function pointer"
 	if call, fn := a.callerCall(); call != "" {
-		how = fmt.Sprintf("the call `%s in %s (frame #1) went there", call, fn)
+		how = fmt.Sprintf("the call `%s in %s (frame #%d) went there", call, fn, a.frameNo(1))
 	}
 	m := a.mappingAt(addr)
 	switch {

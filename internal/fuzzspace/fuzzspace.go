@@ -119,6 +119,7 @@ func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Fr
 	t.Helper()
 	cache := unwind.NewCache(unwind.CacheGlobal)
 	for depth := 0; depth < 64; depth++ {
+		savedSignal(arch, as, cache, callee)
 		caller := unwind.NewFrame(arch.NumRegs())
 		res, err := arch.Step(as, cache, callee, caller)
 		if err != nil || res == unwind.StepEnd {
@@ -134,5 +135,17 @@ func Walk(t *testing.T, arch unwind.Arch, as unwind.AddrSpace, callee *unwind.Fr
 			check(t, depth, caller)
 		}
 		callee = caller
+	}
+}
+
+// savedSignal reads what a signal frame at callee would hold (the crash
+// analysis asks this of every signal frame of a crashed thread): over
+// fuzzer bytes it must not panic, whatever frame it is.
+func savedSignal(arch unwind.Arch, as unwind.AddrSpace, cache *unwind.Cache, callee *unwind.Frame) {
+	if sa, ok := arch.(unwind.SiginfoArch); ok {
+		sa.SiginfoAddr(as, cache, callee)
+	}
+	if tc, ok := arch.(unwind.TrapContextArch); ok {
+		tc.SavedTrap(as, cache, callee)
 	}
 }
