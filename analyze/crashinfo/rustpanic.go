@@ -287,6 +287,9 @@ var payloadTypes = map[string]string{
 	// &fmt::Arguments and Option<String> as FormatStringPayload.
 	"std::panicking::begin_panic_handler::StrPanicPayload": payloadStr,
 	"std::panicking::begin_panic_handler::PanicPayload":    payloadFormat,
+	// begin_panic's PanicPayload<&str> holds an Option<&str>, whose
+	// None is a NULL pointer: a &str when there is a message.
+	"std::panicking::begin_panic::PanicPayload<&str>": payloadStr,
 }
 
 // anyTypes are how the payload a hook is given (PanicHookInfo's &dyn
@@ -337,7 +340,40 @@ func (a *analysis) payloadKind(vtable uint64) (kind, typ string) {
 	if methods < 2 {
 		return "", ""
 	}
+	if generic, ok := a.dropType(vtable); ok && sameGenericType(typ, generic) {
+		typ = generic
+	}
 	return payloadTypes[typ], typ
+}
+
+// dropInPlace is the demangled name of the drop glue of a type.
+var dropInPlace = regexp.MustCompile(`^core::ptr::drop_in_place<(.+)>$`)
+
+// dropType is the type whose drop glue is a vtable's first entry. The
+// drop glue's name spells out the type with its type arguments, where
+// the legacy-mangled names of a generic impl's methods only have its
+// parameters (rustc 1.63's begin_panic::PanicPayload<A>).
+func (a *analysis) dropType(vtable uint64) (string, bool) {
+	fn, err := readPtr(a.in.Mem, vtable)
+	if err != nil || fn == 0 {
+		return "", false
+	}
+	name, ok := a.in.FunctionAt(fn)
+	if !ok {
+		return "", false
+	}
+	m := dropInPlace.FindStringSubmatch(rustName(name))
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// sameGenericType reports whether the generic type typ (Path<A>) is the
+// one that concrete (Path<&str>) instantiates.
+func sameGenericType(typ, concrete string) bool {
+	path, _, ok := strings.Cut(typ, "<")
+	return ok && strings.HasPrefix(concrete, path+"<")
 }
 
 // readPayload reads the message of a payload of kind at data.
