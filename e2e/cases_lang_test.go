@@ -81,7 +81,7 @@ func TestRustPanic(t *testing.T) {
 	if cr.Kind != "rust_panic" {
 		t.Errorf("crash kind %q (%s), want rust_panic", cr.Kind, cr.Summary)
 	}
-	checkPanic(t, cr.PanicLocation, cr.PanicMessage, c.Output)
+	checkPanic(t, cr, c.Output)
 }
 
 // crashInfo is the crash analysis of the case's JSON report.

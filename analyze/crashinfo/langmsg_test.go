@@ -100,6 +100,14 @@ func (p *panicMem) analyze(file string, line int) *report.Crash {
 		pmMethods + 16: "<std::panicking::panic_handler::StaticStrPayload as core::panic::PanicPayload>::take_box",
 		pmMethods + 32: "<std::panicking::panic_handler::StaticStrPayload as core::panic::PanicPayload>::get::h0123456789abcdef",
 		pmMethods + 48: "<std::panicking::panic_handler::FormatStringPayload as core::panic::PanicPayload>::get",
+		// rustc 1.63's std: the trait BoxMeUp, and a generic payload
+		// whose methods name only its parameter.
+		pmMethods + 64:  "core::ptr::drop_in_place<std::panicking::begin_panic::PanicPayload<&str>>::h0123456789abcdef",
+		pmMethods + 80:  "<std::panicking::begin_panic::PanicPayload<A> as core::panic::BoxMeUp>::take_box::h0123456789abcdef",
+		pmMethods + 96:  "<std::panicking::begin_panic::PanicPayload<A> as core::panic::BoxMeUp>::get",
+		pmMethods + 112: "core::ptr::drop_in_place<std::panicking::begin_panic::PanicPayload<u32>>",
+		pmMethods + 128: "<std::panicking::begin_panic_handler::StrPanicPayload as core::panic::BoxMeUp>::take_box",
+		pmMethods + 144: "<std::panicking::begin_panic_handler::StrPanicPayload as core::panic::BoxMeUp>::get",
 	}
 	return Analyze(&Input{
 		Arch:   arch,
@@ -128,6 +136,15 @@ func (p *panicMem) standard() {
 	p.word(pmStr+8, uint64(len("not enough stock")))
 	p.word(pmStack+0x50, memBase+pmStr)
 	p.word(pmStack+0x58, memBase+pmVtable)
+}
+
+// vtable163 makes the payload's vtable one of rustc 1.63's std: drop
+// glue, size, align, then BoxMeUp's take_box and get.
+func (p *panicMem) vtable163(drop, takeBox, get uint64) {
+	p.word(pmVtable, drop)
+	p.word(pmVtable+24, takeBox)
+	p.word(pmVtable+32, get)
+	p.word(pmVtable+40, 0)
 }
 
 func TestRustPanicCrafted(t *testing.T) {
@@ -164,6 +181,16 @@ func TestRustPanicCrafted(t *testing.T) {
 			file: "src/main.rs", line: 10, summary: "Rust panic: panicked at src/main.rs:10:40", loc: "src/main.rs:10:40"},
 		{name: "message length past memory", edit: func(p *panicMem) { p.word(pmStr+8, 1<<40) },
 			file: "src/main.rs", line: 10, summary: "Rust panic: panicked at src/main.rs:10:40", loc: "src/main.rs:10:40"},
+		{name: "1.63: StrPanicPayload's BoxMeUp", edit: func(p *panicMem) { p.vtable163(0, pmMethods+128, pmMethods+144) },
+			file: "src/main.rs", line: 10, summary: "Rust panic: panicked at src/main.rs:10:40: not enough stock", loc: "src/main.rs:10:40", msg: "not enough stock"},
+		{name: "1.63: PanicPayload<A> whose drop glue is PanicPayload<&str>'s", edit: func(p *panicMem) { p.vtable163(pmMethods+64, pmMethods+80, pmMethods+96) },
+			file: "src/main.rs", line: 10, summary: "Rust panic: panicked at src/main.rs:10:40: not enough stock", loc: "src/main.rs:10:40", msg: "not enough stock"},
+		{name: "1.63: PanicPayload<A> without drop glue: A is not known", edit: func(p *panicMem) { p.vtable163(0, pmMethods+80, pmMethods+96) },
+			file: "src/main.rs", line: 10, summary: "Rust panic: panicked at src/main.rs:10:40", loc: "src/main.rs:10:40",
+			detailWith: "the panic payload is a std::panicking::begin_panic::PanicPayload<A>, which"},
+		{name: "1.63: PanicPayload<A> whose drop glue is PanicPayload<u32>'s", edit: func(p *panicMem) { p.vtable163(pmMethods+112, pmMethods+80, pmMethods+96) },
+			file: "src/main.rs", line: 10, summary: "Rust panic: panicked at src/main.rs:10:40", loc: "src/main.rs:10:40",
+			detailWith: "the panic payload is a std::panicking::begin_panic::PanicPayload<u32>, which"},
 	} {
 		p := newPanicMem()
 		p.standard()
@@ -201,6 +228,10 @@ func FuzzLanguageMessages(f *testing.F) {
 	p := newPanicMem()
 	p.standard()
 	f.Add(p.b, 0x100)
+	p163 := newPanicMem()
+	p163.standard()
+	p163.vtable163(pmMethods+64, pmMethods+80, pmMethods+96)
+	f.Add(p163.b, 0x100)
 	f.Add(refString(18, 18, "negative amount -3"), 0x100)
 	f.Add([]byte{}, 0)
 	f.Fuzz(func(t *testing.T, mem []byte, off int) {

@@ -231,19 +231,30 @@ func (a *analysis) panicMessage(words []uint64) (string, bool) {
 	if a.in.FunctionAt == nil {
 		return "", false
 	}
-	var found []string
+	var found, unread []string
 	for i := 0; i+1 < len(words); i++ {
 		data, vtable := words[i], words[i+1]
 		if !a.readOnly(vtable) {
 			continue
 		}
-		kind := a.payloadKind(vtable)
+		kind, typ := a.payloadKind(vtable)
 		if kind == "" {
+			if typ != "" && !slices.Contains(unread, typ) {
+				unread = append(unread, typ)
+			}
 			continue
 		}
 		msg, ok := a.readPayload(kind, data)
 		if ok && !slices.Contains(found, msg) {
 			found = append(found, msg)
+		}
+	}
+	if len(found) == 0 {
+		// A payload of a type whose layout is not known: a generic
+		// one whose legacy-mangled symbols name its type parameter,
+		// not the type (std 1.63's begin_panic::PanicPayload<A>).
+		for _, typ := range unread {
+			a.c.Details = append(a.c.Details, fmt.Sprintf("the panic payload is a %s, which the symbols do not say how to read: its message is not read", typ))
 		}
 	}
 	if len(found) != 1 {
@@ -271,6 +282,14 @@ var payloadTypes = map[string]string{
 	"std::panicking::begin_panic::Payload<&str>":               payloadStr,
 	"std::panicking::begin_panic_handler::FormatStringPayload": payloadFormat,
 	"std::panicking::panic_handler::FormatStringPayload":       payloadFormat,
+	// Older std (1.63): the trait was BoxMeUp, and the payloads were
+	// named StrPanicPayload and PanicPayload, the latter with the same
+	// &fmt::Arguments and Option<String> as FormatStringPayload.
+	"std::panicking::begin_panic_handler::StrPanicPayload": payloadStr,
+	"std::panicking::begin_panic_handler::PanicPayload":    payloadFormat,
+	// begin_panic's PanicPayload<&str> holds an Option<&str>, whose
+	// None is a NULL pointer: a &str when there is a message.
+	"std::panicking::begin_panic::PanicPayload<&str>": payloadStr,
 }
 
 // anyTypes are how the payload a hook is given (PanicHookInfo's &dyn
@@ -282,8 +301,8 @@ var anyTypes = map[string]string{
 }
 
 // payloadMethod is the demangled name of a payload type's method of
-// PanicPayload or of its supertrait Display.
-var payloadMethod = regexp.MustCompile(`^<(.+) as core::(?:panic::PanicPayload|fmt::Display)>::[a-z_]+$`)
+// PanicPayload (BoxMeUp in older std) or of its supertrait Display.
+var payloadMethod = regexp.MustCompile(`^<(.+) as core::(?:panic::PanicPayload|panic::BoxMeUp|fmt::Display)>::[a-z_]+$`)
 
 // payloadKind says how the data of a trait object whose vtable is at
 // vtable holds a panic message, "" when it is none of std's payloads:
@@ -291,8 +310,10 @@ var payloadMethod = regexp.MustCompile(`^<(.+) as core::(?:panic::PanicPayload|f
 // align) is one of anyTypes, or a &mut dyn PanicPayload whose methods
 // (Display's fmt where PanicPayload has that supertrait, take_box, get,
 // as_str) are at least two of one payload type's and none another's.
-func (a *analysis) payloadKind(vtable uint64) string {
-	typ, methods := "", 0
+// typ is the payload type the methods name, also when its layout is not
+// among payloadTypes.
+func (a *analysis) payloadKind(vtable uint64) (kind, typ string) {
+	methods := 0
 	for slot := uint64(3); slot < 7; slot++ {
 		fn, err := readPtr(a.in.Mem, vtable+8*slot)
 		if err != nil {
@@ -304,22 +325,55 @@ func (a *analysis) payloadKind(vtable uint64) string {
 		}
 		name = rustName(name)
 		if k, ok := anyTypes[name]; ok && slot == 3 {
-			return k
+			return k, ""
 		}
 		m := payloadMethod.FindStringSubmatch(name)
 		if m == nil {
 			continue
 		}
 		if typ != "" && m[1] != typ {
-			return ""
+			return "", ""
 		}
 		typ = m[1]
 		methods++
 	}
 	if methods < 2 {
-		return ""
+		return "", ""
 	}
-	return payloadTypes[typ]
+	if generic, ok := a.dropType(vtable); ok && sameGenericType(typ, generic) {
+		typ = generic
+	}
+	return payloadTypes[typ], typ
+}
+
+// dropInPlace is the demangled name of the drop glue of a type.
+var dropInPlace = regexp.MustCompile(`^core::ptr::drop_in_place<(.+)>$`)
+
+// dropType is the type whose drop glue is a vtable's first entry. The
+// drop glue's name spells out the type with its type arguments, where
+// the legacy-mangled names of a generic impl's methods only have its
+// parameters (rustc 1.63's begin_panic::PanicPayload<A>).
+func (a *analysis) dropType(vtable uint64) (string, bool) {
+	fn, err := readPtr(a.in.Mem, vtable)
+	if err != nil || fn == 0 {
+		return "", false
+	}
+	name, ok := a.in.FunctionAt(fn)
+	if !ok {
+		return "", false
+	}
+	m := dropInPlace.FindStringSubmatch(rustName(name))
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// sameGenericType reports whether the generic type typ (Path<A>) is the
+// one that concrete (Path<&str>) instantiates.
+func sameGenericType(typ, concrete string) bool {
+	path, _, ok := strings.Cut(typ, "<")
+	return ok && strings.HasPrefix(concrete, path+"<")
 }
 
 // readPayload reads the message of a payload of kind at data.
