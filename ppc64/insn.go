@@ -185,7 +185,7 @@ func accessOf(op string) unwind.MemAccess {
 
 // classify sets the class of branches and traps: a branch that sets lr
 // (bl, bctrl, bclrl) is a call; bctr a jump through ctr, blr a return;
-// tw/td with TO = 31 ("trap") always traps. The branches through a
+// the traps are trapInsn's. The branches through a
 // special register name it.
 func classify(in *unwind.Insn, inst ppc64asm.Inst, op string) {
 	switch {
@@ -202,9 +202,6 @@ func classify(in *unwind.Insn, inst ppc64asm.Inst, op string) {
 		in.Class = unwind.InsnJump
 	case op == "bclr":
 		in.Class = unwind.InsnReturn
-	case op == "tw" || op == "td":
-		if to, ok := inst.Args[0].(ppc64asm.Imm); ok && to == 31 {
-			in.Class = unwind.InsnTrap
-		}
+	case trapInsn(in, inst, op):
 	}
 }

@@ -29,6 +29,17 @@ var insnCases = []unwindtest.InsnCase{
 	{Asm: "bctr", Class: unwind.InsnJump, Regs: []int{ppc64.CTR}},
 	{Asm: "blr", Class: unwind.InsnReturn, Regs: []int{ppc64.LR}},
 	{Asm: "trap", Class: unwind.InsnTrap},
+	// Conditional traps: twi 4,r9,0 traps when r9 == 0 (gcc's check
+	// before a division, Go's nil checks).
+	{Asm: "twi 4,9,0", Class: unwind.InsnCondTrap, Regs: []int{9}},
+	{Asm: "tdi 16,3,-1", Class: unwind.InsnCondTrap, Regs: []int{3}},
+	{Asm: "tw 4,4,5", Class: unwind.InsnCondTrap, Regs: []int{4, 5}},
+	{Asm: "td 5,4,5", Class: unwind.InsnCondTrap, Regs: []int{4, 5}},
+	{Asm: "twi 31,9,0", Class: unwind.InsnTrap, Regs: []int{9}},
+	{Asm: "tdi 7,9,0", Class: unwind.InsnTrap, Regs: []int{9}},
+	{Asm: "tw 31,4,5", Class: unwind.InsnTrap, Regs: []int{4, 5}},
+	{Asm: "tw 3,4,5", Class: unwind.InsnCondTrap, Regs: []int{4, 5}},
+	{Asm: "twi 0,9,0", Regs: []int{9}}, // never traps
 	{Asm: "add 3,4,5", Regs: []int{3, 4, 5}},
 	{Asm: "mtctr 12", Regs: []int{12}},
 }

@@ -134,8 +134,14 @@ func (a *analysis) operandRegs() string {
 	if a.insn == nil {
 		return ""
 	}
+	return a.regList([]int{a.insn.MemBase, a.insn.MemIndex})
+}
+
+// regList lists registers with their values, but the pc's:
+// " (rax = 0x0, rcx = 0x10)"; "" when none is known.
+func (a *analysis) regList(regs []int) string {
 	out := ""
-	for _, r := range []int{a.insn.MemBase, a.insn.MemIndex} {
+	for _, r := range regs {
 		if r < 0 {
 			continue
 		}
@@ -159,6 +165,11 @@ func (a *analysis) operandRegs() string {
 // kernels): an unmapped address below it is a NULL pointer plus an
 // offset, as no object can be there.
 const minMapAddr = 0x10000
+
+// insnRegs lists the registers the instruction reads: " (r9 = 0x0)".
+func (a *analysis) insnRegs() string {
+	return a.regList(a.insn.Regs)
+}
 
 // nullPointer: the operand's base register held 0 (and its index, if
 // any, added nothing), so the address is the displacement: a field of a

@@ -58,6 +58,14 @@ __attribute__((noinline)) void unreachable(void) { __builtin_trap(); }
 
 __attribute__((noinline)) int average(int total, int n) { return total / n; }
 
+/* Optimized, gcc makes the check a conditional trap where the machine
+ * has one (Power's tdeqi r3,0). */
+__attribute__((noinline, optimize("O2"))) int checked_average(int total, int n) {
+	if (n == 0)
+		__builtin_trap();
+	return total / n;
+}
+
 __attribute__((noinline)) int read_past_end(const char *path) {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || ftruncate(fd, 8192) != 0)
@@ -116,6 +124,8 @@ int main(int argc, char **argv) {
 		unreachable();
 	if (!strcmp(k, "sigfpe"))
 		return average(10, zero);
+	if (!strcmp(k, "cond-trap"))
+		return checked_average(10, zero);
 	if (!strcmp(k, "sigbus"))
 		return read_past_end("truncated.dat");
 	if (!strcmp(k, "exec-data"))
