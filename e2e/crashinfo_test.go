@@ -105,7 +105,7 @@ var crashKinds = []crashKind{
 		summary: []string{"abort() with message: free(): double free detected"}},
 	{name: "uncaught-exception", prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
-	{name: "uncaught-exception-static", prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
+	{name: "uncaught-exception-static", i386: true, prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
 	{name: "sigill", i386: true, prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
 		summary: []string{"executed ud2 at"}},

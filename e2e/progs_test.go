@@ -117,6 +117,7 @@ var programs = map[string]program{
 	"i386-null-static":       cc(testenv.I386.CC(), "nullderef", "-g", "-O1", "-static", "nullderef.c"),
 	"i386-abort":             i386cc("abort", "-g", "-O0", "abort.c"),
 	"i386-crashkinds":        i386cc("crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
+	"i386-exception-static":  cc(testenv.I386.Triple+"-g++", "exception", "-g", "-O1", "-static", "exception.cc"),
 	"i386-sighandler":        i386cc("sighandler", "-g", "-O1", "sighandler.c"),
 	"i386-sighandler-static": cc(testenv.I386.CC(), "sighandler", "-g", "-O1", "-static", "sighandler.c"),
 	"i386-sigtramp":          i386cc("sigtramp", "-g", "-O1", "sigtramp_i386.c"),

@@ -37,14 +37,22 @@ func (a *analysis) terminate(t int) {
 	}
 }
 
-// Itanium C++ ABI layout (libstdc++'s unwind-cxx.h) on LP64: the
+// Itanium C++ ABI layout (libstdc++'s unwind-cxx.h): the
 // __cxa_exception header starts with the type_info pointer; its
-// _Unwind_Exception, whose first word is the exception class, is at 80.
+// _Unwind_Exception, whose first member is the 8-byte exception class,
+// follows nine pointer-sized members and two ints, at the largest
+// alignment (__attribute__((aligned)): 16 on x86 and the LP64 arches):
+// 80 on LP64, 48 on i386.
 const (
-	cxaUnwindHeaderOff = 80
-	gnuCxxClass        = 0x474e5543432b2b00 // "GNUCC++\0": a primary C++ exception
-	maxTypeName        = 1024
+	gnuCxxClass = 0x474e5543432b2b00 // "GNUCC++\0": a primary C++ exception
+	maxTypeName = 1024
 )
+
+// cxaUnwindHeaderOff is where __cxa_exception's _Unwind_Exception is,
+// for a pointer size of ps bytes.
+func cxaUnwindHeaderOff(ps uint64) uint64 {
+	return (9*ps + 8 + 15) &^ 15
+}
 
 // currentExceptionType returns the demangled type of the thread's most
 // recently caught exception, "" when there is none.
@@ -61,10 +69,11 @@ func (a *analysis) currentExceptionType() (string, error) {
 	if hdr == 0 {
 		return "", nil
 	}
-	class, err := readPtr(m, hdr+cxaUnwindHeaderOff)
-	if err != nil {
+	var cb [8]byte
+	if err := m.ReadMem(hdr+cxaUnwindHeaderOff(uint64(m.PtrSize())), cb[:]); err != nil {
 		return "", fmt.Errorf("exception header at %#x: %w", hdr, err)
 	}
+	class := m.ByteOrder().Uint64(cb[:])
 	if class != gnuCxxClass {
 		return "", fmt.Errorf("exception at %#x is not a primary C++ exception (class %#x)", hdr, class)
 	}
