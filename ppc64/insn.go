@@ -98,9 +98,13 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 	if inst.Enc == 0x7fe00008 { // tw 31,0,0
 		in.Text, ops = "trap", nil
 	}
+	load := in.Mem == unwind.MemRead && strings.HasPrefix(op, "l")
 	for i, r := range ops {
 		if i == base && r == 0 {
 			continue // (RA|0): r0 there is the literal 0
+		}
+		if i == 0 && load {
+			continue // RT, what a load writes: not among what it reads
 		}
 		in.AddReg(r)
 	}
