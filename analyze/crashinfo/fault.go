@@ -228,9 +228,11 @@ func (a *analysis) nullBase() bool {
 
 // faultFromInsn proves a SIGSEGV's fault address and si_code from the
 // decoded instruction when the core has no siginfo (qemu-user's): its
-// computed memory operand is outside every mapping (SEGV_MAPERR) or in
-// one that forbids the access (SEGV_ACCERR). code 0 when it proves
-// nothing.
+// computed memory operand is below every address a process maps
+// (SEGV_MAPERR) or in a mapping that forbids the access (SEGV_ACCERR).
+// Any other unmapped address proves nothing: a core a debugger wrote
+// (gcore, riscv64's in the tests) may leave mappings out. ok false when
+// it proves nothing.
 func (a *analysis) faultFromInsn() (addr uint64, code int, ok bool) {
 	in := a.insn
 	if in == nil || in.Mem == unwind.MemNone || !in.HasMemAddr || !a.complete() {
@@ -239,8 +241,10 @@ func (a *analysis) faultFromInsn() (addr uint64, code int, ok bool) {
 	addr = in.MemAddr
 	m := a.mappingAt(addr)
 	switch {
-	case m == nil:
+	case m == nil && addr < minMapAddr:
 		return addr, segvMapErr, true
+	case m == nil:
+		return 0, 0, false
 	case m.Perms[0] == '-' && in.Mem != unwind.MemWrite,
 		m.Perms[1] == '-' && in.Mem != unwind.MemRead:
 		return addr, segvAccErr, true
