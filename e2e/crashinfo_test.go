@@ -103,7 +103,7 @@ var crashKinds = []crashKind{
 		summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
 	{name: "abort-message", i386: true, prog: "crashkinds", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
 		summary: []string{"abort() with message: free(): double free detected"}},
-	{name: "uncaught-exception", prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
+	{name: "uncaught-exception", i386: true, prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
 	{name: "uncaught-exception-static", i386: true, prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
@@ -272,9 +272,11 @@ func TestCrashInfoQemu(t *testing.T) {
 func TestCrashInfoRISCV64(t *testing.T) {
 	t.Parallel()
 	for _, k := range []crashKind{
-		{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in lw "},
+		{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
+			summary:  []string{"read of field at offset $gdb of a NULL pointer", noSiginfo},
 			gdbPrint: recordCount, operandIsGDB: true},
-		{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in sw "},
+		{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
+			summary:  []string{"write of field at offset $gdb of a NULL pointer", noSiginfo},
 			gdbPrint: recordCount, operandIsGDB: true},
 		{name: "wild-call", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
 			summary: []string{"execution of address 0xdead0000, outside every mapping: the call `jalr ", " = 0xdead0000) in dispatch (frame #1) went there"}},

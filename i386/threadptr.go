@@ -39,3 +39,8 @@ func (Arch) ThreadPointer(th *unwind.ThreadState) (uint64, bool) {
 // DTVAt: the DTV pointer is the TCB's second word (glibc's i386
 // tcbhead_t {tcb, dtv, self, ...}).
 func (Arch) DTVAt() int64 { return 4 }
+
+var _ unwind.GOTRegArch = Arch{}
+
+// GOTReg: i386 PIC code holds _GLOBAL_OFFSET_TABLE_ in %ebx.
+func (Arch) GOTReg() int { return EBX }

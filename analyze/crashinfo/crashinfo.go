@@ -56,6 +56,10 @@ type Input struct {
 	// CodeSymbol returns the run-time address of a function, for decoding
 	// its few instructions (libstdc++'s __cxa_get_globals).
 	CodeSymbol func(name string) (uint64, bool)
+	// GOT returns the run-time address of the GOT (DT_PLTGOT) of the
+	// module holding addr, for code that addresses data from it
+	// (unwind.GOTRegArch); nil when unknown.
+	GOT func(addr uint64) (uint64, bool)
 }
 
 // analysis is one Analyze call's state.

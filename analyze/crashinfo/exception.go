@@ -148,7 +148,8 @@ func (a *analysis) ehGlobals() (uint64, error) {
 
 // tlsIndex reads libstdc++.so's tls_index for its exception globals
 // from the first instructions of __cxa_get_globals: the pc-relative
-// address they compute without accessing memory (x86-64's lea).
+// address they compute without accessing memory (x86-64's lea), or on
+// i386 the GOT-relative one.
 func (a *analysis) tlsIndex() (mod, off uint64, err error) {
 	if a.in.CodeSymbol == nil {
 		return 0, 0, errors.New("no symbols")
@@ -161,20 +162,29 @@ func (a *analysis) tlsIndex() (mod, off uint64, err error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("no instruction decoder for %s", a.in.Arch.Name())
 	}
+	// No register is known, but on i386 the GOT's, which the code
+	// loads with a call to a pc thunk: lea tls_index@tlsgd(,%ebx,1).
+	gotReg, got, hasGOT := -1, uint64(0), false
+	if g, ok := a.in.Arch.(unwind.GOTRegArch); ok && a.in.GOT != nil {
+		gotReg = g.GOTReg()
+		got, hasGOT = a.in.GOT(fn)
+	}
+	reg := func(r int) (uint64, bool) { return got, hasGOT && r == gotReg }
 	tlsIndex, found := uint64(0), false
 	pc := fn
 	for range 8 {
 		code := a.readCode(pc, d.MaxInsnLen())
-		in, err := d.DecodeInsn(code, pc, func(int) (uint64, bool) { return 0, false })
+		in, err := d.DecodeInsn(code, pc, reg)
 		if err != nil || in.Len == 0 {
 			break
 		}
-		if in.Mem == unwind.MemNone && in.HasMemAddr && in.MemBase == a.in.Arch.PCReg() {
+		fromGOT := hasGOT && (in.MemBase == gotReg || in.MemIndex == gotReg)
+		if in.Mem == unwind.MemNone && in.HasMemAddr && (in.MemBase == a.in.Arch.PCReg() || fromGOT) {
 			tlsIndex, found = in.MemAddr, true // lea tls_index(%rip), %rdi
 			break
 		}
-		if in.Class == unwind.InsnCall || in.Class == unwind.InsnReturn {
-			break
+		if in.Class == unwind.InsnReturn || in.Class == unwind.InsnCall && !hasGOT {
+			break // i386's first call is to the pc thunk
 		}
 		pc += uint64(in.Len)
 	}
