@@ -205,7 +205,7 @@ const noSiginfo = "(from the instruction; the core has no siginfo)"
 // faulting instruction (x/i $pc), the registers it used and the frame's
 // (info registers), the abort message (__abort_msg). qemu's cores record
 // no siginfo (no fault address or code): a NULL read or write is proven
-// from the decoded instruction's operand, outside every mapping, and
+// from the decoded instruction's operand, below vm.mmap_min_addr, and
 // says so; a jump outside every mapping and a trap instruction are
 // proven by the pc and the code alone.
 func TestCrashInfoQemu(t *testing.T) {

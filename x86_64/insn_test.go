@@ -26,6 +26,7 @@ var insnCases = []unwindtest.InsnCase{
 	{Asm: "idivl -0x8(%rbp)", Mem: unwind.MemRead, MemAddr: 0x7ffc0100 - 8, Class: unwind.InsnDivide, Divisor: -1, Regs: []int{x86_64.RBP}},
 	{Asm: "div %rcx", Class: unwind.InsnDivide, Divisor: x86_64.RCX, Regs: []int{x86_64.RCX}},
 	{Asm: "ud2", Class: unwind.InsnTrap},
+	{Asm: "int3", Class: unwind.InsnTrap},
 	// A destination the instruction only writes is not among its
 	// registers: their values are its inputs.
 	{Asm: "lea 0x8(%rbx),%rdi", Mem: unwind.MemNone, Regs: []int{x86_64.RBX}},
