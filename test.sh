@@ -81,6 +81,8 @@ need /usr/riscv64-linux-gnu/lib/libc.so.6 libc6-dev-riscv64-cross
 # apt would remove the cross compilers); the kernel runs the programs.
 need i686-linux-gnu-gcc gcc-i686-linux-gnu
 need /usr/i686-linux-gnu/lib/libc.a libc6-dev-i386-cross
+# (and C++ for the i386 uncaught-exception cases)
+need i686-linux-gnu-g++ g++-i686-linux-gnu
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

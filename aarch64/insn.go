@@ -34,15 +34,18 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 	in.Text = arm64asm.GNUSyntax(inst)
 	addReg := in.AddReg
 	hasMem := false
+	// A load's registers before its memory operand are what it loads
+	// into: not among the registers it reads.
+	load := accessOf(inst.Op.String()) == unwind.MemRead
 	for _, a := range inst.Args {
 		switch a := a.(type) {
 		case nil:
 		case arm64asm.Reg:
-			if r, ok := gpr(a, false); ok {
+			if r, ok := gpr(a, false); ok && !(load && !hasMem) {
 				addReg(r)
 			}
 		case arm64asm.RegSP:
-			if r, ok := gpr(arm64asm.Reg(a), true); ok {
+			if r, ok := gpr(arm64asm.Reg(a), true); ok && !(load && !hasMem) {
 				addReg(r)
 			}
 		case arm64asm.MemImmediate:

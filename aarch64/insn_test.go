@@ -12,12 +12,12 @@ import (
 var insnRegs = map[int]uint64{0: 0, 1: 0x1000, 2: 3, 3: 0xfffffffffffffffe, aarch64.SP: 0x7ffc0000, aarch64.X29: 0x7ffc0100}
 
 var insnCases = []unwindtest.InsnCase{
-	{Asm: "ldr w0, [x0, #24]", Mem: unwind.MemRead, MemAddr: 24, Regs: []int{0}},
+	{Asm: "ldr w0, [x0, #24]", Mem: unwind.MemRead, MemAddr: 24, Regs: []int{0}}, // x0 the base, not w0 the result,
 	{Asm: "str x2, [x1, #8]", Mem: unwind.MemWrite, MemAddr: 0x1008, Regs: []int{2, 1}},
 	{Asm: "stp x29, x30, [sp, #-32]!", Mem: unwind.MemWrite, MemAddr: 0x7ffc0000 - 32, Regs: []int{29, 30, aarch64.SP}},
-	{Asm: "ldp x29, x30, [sp], #16", Mem: unwind.MemRead, MemAddr: 0x7ffc0000, Regs: []int{29, 30, aarch64.SP}},
-	{Asm: "ldr x0, [x1, x2, lsl #3]", Mem: unwind.MemRead, MemAddr: 0x1000 + 24, Regs: []int{0, 1, 2}},
-	{Asm: "ldrb w0, [x1, w3, sxtw]", Mem: unwind.MemRead, MemAddr: 0x1000 - 2, Regs: []int{0, 1, 3}},
+	{Asm: "ldp x29, x30, [sp], #16", Mem: unwind.MemRead, MemAddr: 0x7ffc0000, Regs: []int{aarch64.SP}},
+	{Asm: "ldr x0, [x1, x2, lsl #3]", Mem: unwind.MemRead, MemAddr: 0x1000 + 24, Regs: []int{1, 2}},
+	{Asm: "ldrb w0, [x1, w3, sxtw]", Mem: unwind.MemRead, MemAddr: 0x1000 - 2, Regs: []int{1, 3}},
 	{Asm: "strb w2, [x0]", Mem: unwind.MemWrite, MemAddr: 0, Regs: []int{2, 0}},
 	{Asm: "stxr w3, x2, [x1]", Mem: unwind.MemWrite, MemAddr: 0x1000, Regs: []int{3, 2, 1}},
 	{Asm: "blr x1", Class: unwind.InsnCall, Regs: []int{1}},

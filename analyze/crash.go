@@ -46,6 +46,7 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 		},
 		Section:    s.target.sectionAt,
 		FunctionAt: s.target.functionAt,
+		GOT:        s.target.pltGOT,
 	}
 	if !sig.Detailed {
 		in.Signal.Code = 0 // pr_cursig only: the code means nothing
@@ -131,6 +132,24 @@ func (t *target) exeTLSSymbol(name string) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// pltGOT is the run-time address of the GOT (DT_PLTGOT: i386's
+// _GLOBAL_OFFSET_TABLE_) of the module holding addr.
+func (t *target) pltGOT(addr uint64) (uint64, bool) {
+	m := t.module(addr)
+	if m == nil {
+		return 0, false
+	}
+	obj := m.obj()
+	if obj == nil || obj.ELF() == nil {
+		return 0, false
+	}
+	v, err := obj.ELF().DynValue(elf.DT_PLTGOT)
+	if err != nil || len(v) == 0 {
+		return 0, false
+	}
+	return v[0] + m.bias, true
 }
 
 // sectionAt names the allocated section holding file offset off of the

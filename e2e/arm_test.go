@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
@@ -118,6 +121,11 @@ func TestARMQemu(t *testing.T) {
 			}
 			rep, _ := unwindJSON(t, flags, c.Core, c.Exe)
 			compareWithReferences(t, g, pcsOnly(g), rep)
+			if tc.prog != "arm-dyn" {
+				// The dynamic program's main thread is cut in the
+				// stripped libc (pthread_join) before main.
+				outermostNamedByGDB(t, rep, c, flags)
+			}
 			th := expectCrashedThread(t, rep, "arm", tc.sig, tc.funcs...)
 			if tc.mode == "abort" {
 				// libc's raise and pthread_kill have only EXIDX entries:
@@ -135,6 +143,35 @@ func TestARMQemu(t *testing.T) {
 			}
 		})
 	}
+}
+
+// outermostNamedByGDB: the outermost frame of the thread that ran main
+// is crt1's _start (a Thumb function symbol of size 0), as
+// gdb-multiarch's info symbol names its pc on the same core.
+func outermostNamedByGDB(t *testing.T, rep *report, c crash, flags []string) {
+	t.Helper()
+	for _, th := range rep.Threads {
+		if !slices.ContainsFunc(th.Frames, func(f reportFrame) bool { return f.Function == "main" }) {
+			continue
+		}
+		last := th.Frames[len(th.Frames)-1]
+		out, err := exec.Command("gdb-multiarch", "-batch", "-nx", "-iex", "set sysroot "+armhf.Sysroot(),
+			"-ex", "info symbol "+last.PC, c.Exe, c.Core).CombinedOutput()
+		var m []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if m = gdbInfoSymbolRE.FindStringSubmatch(line); m != nil {
+				break
+			}
+		}
+		if err != nil || m == nil || m[1] != "_start" {
+			t.Fatalf("gdb-multiarch's info symbol %s: %v\n%s", last.PC, err, out)
+		}
+		if last.Function != m[1] {
+			t.Errorf("thread %d's outermost frame %s is %q (flags %q); gdb-multiarch says %s", th.TID, last.PC, last.Function, flags, m[1])
+		}
+		return
+	}
+	t.Errorf("no thread ran main")
 }
 
 // TestARMSignalHandlerCrash: a handler that crashes, returning through

@@ -106,6 +106,10 @@ var crashKinds = []crashKind{
 		summary: []string{"read of field at offset $gdb of a NULL pointer"}, gdbPrint: recordCount},
 	{name: "null-write", i386: true, prog: "crashkinds", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
 		summary: []string{"write of field at offset $gdb of a NULL pointer"}, gdbPrint: recordCount},
+	{name: "null-constant-write", i386: true, prog: "crashkinds", args: []string{"null-constant-write"}, signal: "SIGSEGV", kind: "null_pointer",
+		summary: []string{"write through a NULL pointer (the instruction's constant address 0x0)"}},
+	{name: "null-constant-read", i386: true, prog: "crashkinds", args: []string{"null-constant-read"}, signal: "SIGSEGV", kind: "null_pointer",
+		summary: []string{"read of field at offset $gdb of a NULL pointer (the instruction's constant address $gdb)"}, gdbPrint: recordCount, operandIsGDB: true},
 	{name: "wild-call", i386: true, prog: "crashkinds", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
 		summary: []string{"execution of address 0xdead0000, outside every mapping: the call `call *%", " = 0xdead0000) in dispatch (frame #1) went there"}},
 	{name: "null-function-pointer", prog: "nullfn-O0", signal: "SIGSEGV", kind: "bad_jump",
@@ -122,9 +126,9 @@ var crashKinds = []crashKind{
 		summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
 	{name: "abort-message", i386: true, prog: "crashkinds", args: []string{"double-free"}, signal: "SIGABRT", kind: "abort_message",
 		summary: []string{"abort() with message: free(): double free detected"}},
-	{name: "uncaught-exception", prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
+	{name: "uncaught-exception", i386: true, prog: "exception", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
-	{name: "uncaught-exception-static", prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
+	{name: "uncaught-exception-static", i386: true, prog: "exception-static", signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::runtime_error, thrown by shop::Basket::checkout"}},
 	{name: "uncaught-invalid-argument", prog: "what", args: []string{"invalid"}, signal: "SIGABRT", kind: "uncaught_exception",
 		summary: []string{"uncaught C++ exception of type std::invalid_argument, thrown by shop::withdraw"}},
@@ -197,6 +201,9 @@ type qemuCrashArch struct {
 	// trap is the signal and text of __builtin_trap's instruction;
 	// "" where it does not compile to one that always traps.
 	trapSignal, trap string
+	// condTrap is the text of the conditional trap gcc makes of a
+	// check that ends in __builtin_trap; "" where there is none.
+	condTrap string
 	// exception is exception.cc built static for the arch ("": no
 	// C++ cross compiler); exceptionUnknown the reason its core cannot
 	// prove the type, "" where it can.
@@ -216,9 +223,9 @@ var qemuCrashArches = []qemuCrashArch{
 		trapSignal: "SIGILL", trap: "executed udf #255 at"},
 	{name: "ppc64le", arch: testenv.PPC64LE, prog: "ppc-crashkinds", exception: "ppc-exception",
 		wildCall:   []string{"the call `bctrl` (ctr = 0xdead0000) in dispatch (frame #1) went there"},
-		trapSignal: "SIGTRAP", trap: "executed trap at"},
+		trapSignal: "SIGTRAP", trap: "executed trap at", condTrap: "executed tdeqi r4,0 at"},
 	{name: "ppc64", arch: testenv.PPC64, prog: "ppcbe-crashkinds", exception: "ppcbe-exception",
-		trapSignal: "SIGTRAP", trap: "executed trap at"},
+		trapSignal: "SIGTRAP", trap: "executed trap at", condTrap: "executed tdeqi r4,0 at"},
 	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds", exception: "s390x-exception",
 		wildCall: []string{"the call `basr %r14,%r", " = 0xdead0000) in dispatch (frame #1) went there"}},
 }
@@ -232,22 +239,27 @@ func init() {
 	}
 }
 
+// noSiginfo ends the summary of a fault proven from the instruction.
+const noSiginfo = "(from the instruction; the core has no siginfo)"
+
 // TestCrashInfoQemu: the crash kinds built for each qemu-user arch
 // (static) and crashed under qemu-user, against gdb-multiarch: the
 // faulting instruction (x/i $pc), the registers it used and the frame's
 // (info registers), the abort message (__abort_msg). qemu's cores record
-// no siginfo (no fault address or code), so what needs one is not
-// claimed (a NULL read or write is "SIGSEGV in <instruction>"); a jump
-// outside every mapping and a trap instruction are proven by the pc and
-// the code alone.
+// no siginfo (no fault address or code): a NULL read or write is proven
+// from the decoded instruction's operand, below vm.mmap_min_addr, and
+// says so; a jump outside every mapping and a trap instruction are
+// proven by the pc and the code alone.
 func TestCrashInfoQemu(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "gdb-multiarch")
 	for _, a := range qemuCrashArches {
 		kinds := []crashKind{
-			{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in "},
+			{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
+				summary:  []string{"read of field at offset $gdb of a NULL pointer", noSiginfo},
 				gdbPrint: recordCount, operandIsGDB: true},
-			{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in "},
+			{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
+				summary:  []string{"write of field at offset $gdb of a NULL pointer", noSiginfo},
 				gdbPrint: recordCount, operandIsGDB: true},
 			{name: "assert", args: []string{"assert"}, signal: "SIGABRT", kind: "assertion",
 				summary: []string{"assertion failed: ", "Assertion `balance >= 0' failed."}},
@@ -267,6 +279,10 @@ func TestCrashInfoQemu(t *testing.T) {
 			// 0x0001; the PSW is past it.
 			kinds = append(kinds, crashKind{name: "trap", args: []string{"sigill"}, signal: "SIGILL", kind: "signal",
 				summary: []string{"SIGILL"}, pcPastInsn: true})
+		}
+		if a.condTrap != "" {
+			kinds = append(kinds, crashKind{name: "conditional-trap", args: []string{"cond-trap"}, signal: "SIGTRAP", kind: "trap_instruction",
+				summary: []string{a.condTrap, "a conditional trap instruction whose comparison held (r4 = 0x0)"}})
 		}
 		for i := range kinds {
 			kinds[i].prog = a.prog
@@ -298,9 +314,11 @@ func TestCrashInfoQemu(t *testing.T) {
 func TestCrashInfoRISCV64(t *testing.T) {
 	t.Parallel()
 	for _, k := range []crashKind{
-		{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in lw "},
+		{name: "null-read", args: []string{"null-read"}, signal: "SIGSEGV", kind: "null_pointer",
+			summary:  []string{"read of field at offset $gdb of a NULL pointer", noSiginfo},
 			gdbPrint: recordCount, operandIsGDB: true},
-		{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "signal", summary: []string{"SIGSEGV in sw "},
+		{name: "null-write", args: []string{"null-write"}, signal: "SIGSEGV", kind: "null_pointer",
+			summary:  []string{"write of field at offset $gdb of a NULL pointer", noSiginfo},
 			gdbPrint: recordCount, operandIsGDB: true},
 		{name: "wild-call", args: []string{"wild-call"}, signal: "SIGSEGV", kind: "bad_jump",
 			summary: []string{"execution of address 0xdead0000, outside every mapping: the call `jalr ", " = 0xdead0000) in dispatch (frame #1) went there"}},

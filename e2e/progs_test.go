@@ -127,11 +127,15 @@ var programs = map[string]program{
 
 	// i386: Debian's i686 cross compiler; the x86_64 kernel runs the
 	// programs natively and writes real i386 cores.
-	"i386-null-O0":           i386cc("nullderef", "-g", "-O0", "nullderef.c"),
-	"i386-null-O2-nofp":      i386cc("nullderef", "-g", "-O2", "-fomit-frame-pointer", "nullderef.c"),
-	"i386-null-static":       cc(testenv.I386.CC(), "nullderef", "-g", "-O1", "-static", "nullderef.c"),
-	"i386-abort":             i386cc("abort", "-g", "-O0", "abort.c"),
-	"i386-crashkinds":        i386cc("crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
+	"i386-null-O0":      i386cc("nullderef", "-g", "-O0", "nullderef.c"),
+	"i386-null-O2-nofp": i386cc("nullderef", "-g", "-O2", "-fomit-frame-pointer", "nullderef.c"),
+	"i386-null-static":  cc(testenv.I386.CC(), "nullderef", "-g", "-O1", "-static", "nullderef.c"),
+	"i386-abort":        i386cc("abort", "-g", "-O0", "abort.c"),
+	"i386-crashkinds":   i386cc("crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
+	// --disable-new-dtags: an RPATH, which (unlike I386Dynamic's
+	// RUNPATH) libstdc++'s own libm and libgcc_s are found by too.
+	"i386-exception":         cc(testenv.I386.Triple+"-g++", "exception", append([]string{"-g", "-O1", "exception.cc", "-Wl,--disable-new-dtags"}, testenv.I386Dynamic...)...),
+	"i386-exception-static":  cc(testenv.I386.Triple+"-g++", "exception", "-g", "-O1", "-static", "exception.cc"),
 	"i386-sighandler":        i386cc("sighandler", "-g", "-O1", "sighandler.c"),
 	"i386-reraise":           i386cc("reraise", "-g", "-O1", "reraise.c"),
 	"i386-sighandler-static": cc(testenv.I386.CC(), "sighandler", "-g", "-O1", "-static", "sighandler.c"),

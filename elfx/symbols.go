@@ -272,9 +272,14 @@ func codeSymbol(f *elf.File, s rawSym, strs string) (symEntry, bool) {
 // codeRange is where a code symbol's code is. A Thumb function's value
 // has bit 0 set (the address a branch-and-exchange to it uses); its code
 // starts at the even address, where a pc at its first instruction
-// points, and ends where value+size says.
+// points, and ends where value+size says. An unsized one stays unsized
+// (crt1's _start): it covers the code up to the next symbol, as gdb
+// names it, not the single byte value+0 would end at.
 func codeRange(f *elf.File, s rawSym) (addr, size uint64) {
 	if f.Machine == elf.EM_ARM && elf.ST_TYPE(s.info) != elf.STT_NOTYPE && s.value&1 != 0 {
+		if s.size == 0 {
+			return s.value - 1, 0
+		}
 		return s.value - 1, s.size + 1
 	}
 	return s.value, s.size

@@ -17,7 +17,13 @@ var gdbInfoSymbol = regexp.MustCompile(`^(.+?)(?: \+ (\d+))? in section (\S+)`)
 // for which alias and which nearest symbol names an address.
 func gdbSymbols(t *testing.T, file string, addrs []uint64) map[uint64]string {
 	t.Helper()
-	gdb := testenv.NeedTool(t, "gdb")
+	return gdbSymbolsBy(t, testenv.NeedTool(t, "gdb"), file, addrs)
+}
+
+// gdbSymbolsBy is gdbSymbols with the gdb to ask (gdb-multiarch for
+// another arch's file).
+func gdbSymbolsBy(t *testing.T, gdb, file string, addrs []uint64) map[uint64]string {
+	t.Helper()
 	args := []string{"-nx", "-batch"}
 	for _, a := range addrs {
 		args = append(args, "-ex", fmt.Sprintf("info symbol %#x", a))

@@ -98,9 +98,13 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 	if inst.Enc == 0x7fe00008 { // tw 31,0,0
 		in.Text, ops = "trap", nil
 	}
+	load := in.Mem == unwind.MemRead && strings.HasPrefix(op, "l")
 	for i, r := range ops {
 		if i == base && r == 0 {
 			continue // (RA|0): r0 there is the literal 0
+		}
+		if i == 0 && load {
+			continue // RT, what a load writes: not among what it reads
 		}
 		in.AddReg(r)
 	}
@@ -185,7 +189,7 @@ func accessOf(op string) unwind.MemAccess {
 
 // classify sets the class of branches and traps: a branch that sets lr
 // (bl, bctrl, bclrl) is a call; bctr a jump through ctr, blr a return;
-// tw/td with TO = 31 ("trap") always traps. The branches through a
+// the traps are trapInsn's. The branches through a
 // special register name it.
 func classify(in *unwind.Insn, inst ppc64asm.Inst, op string) {
 	switch {
@@ -202,9 +206,6 @@ func classify(in *unwind.Insn, inst ppc64asm.Inst, op string) {
 		in.Class = unwind.InsnJump
 	case op == "bclr":
 		in.Class = unwind.InsnReturn
-	case op == "tw" || op == "td":
-		if to, ok := inst.Args[0].(ppc64asm.Imm); ok && to == 31 {
-			in.Class = unwind.InsnTrap
-		}
+	case trapInsn(in, inst, op):
 	}
 }

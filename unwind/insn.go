@@ -57,6 +57,9 @@ const (
 	InsnJump             // a jump through a register or memory
 	InsnReturn
 	InsnPush // stores to the stack below the stack pointer
+	// InsnCondTrap raises SIGTRAP when its condition holds: Power's
+	// tw/twi/td/tdi with a TO field that is not "always" (31).
+	InsnCondTrap
 )
 
 // MemAccess says how an instruction uses its memory operand.

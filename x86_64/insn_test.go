@@ -26,7 +26,18 @@ var insnCases = []unwindtest.InsnCase{
 	{Asm: "idivl -0x8(%rbp)", Mem: unwind.MemRead, MemAddr: 0x7ffc0100 - 8, Class: unwind.InsnDivide, Divisor: -1, Regs: []int{x86_64.RBP}},
 	{Asm: "div %rcx", Class: unwind.InsnDivide, Divisor: x86_64.RCX, Regs: []int{x86_64.RCX}},
 	{Asm: "ud2", Class: unwind.InsnTrap},
-	{Asm: "lea 0x8(%rbx),%rdi", Mem: unwind.MemNone, Regs: []int{x86_64.RDI, x86_64.RBX}},
+	{Asm: "int3", Class: unwind.InsnTrap},
+	// A destination the instruction only writes is not among its
+	// registers: their values are its inputs.
+	{Asm: "lea 0x8(%rbx),%rdi", Mem: unwind.MemNone, Regs: []int{x86_64.RBX}},
+	{Asm: "mov %eax,%ebp", Regs: []int{x86_64.RAX}},
+	{Asm: "movzbl (%rsi),%ecx", Mem: unwind.MemRead, MemAddr: 0x2000, Regs: []int{x86_64.RSI}},
+	{Asm: "add %eax,%ebp", Regs: []int{x86_64.RBP, x86_64.RAX}},
+	// Absolute addresses, as gcc writes a constant-folded NULL
+	// pointer's access: the operand 0x0 is printed, not dropped.
+	{Asm: "movl $0,0x0", Mem: unwind.MemWrite, MemAddr: 0},
+	{Asm: "mov 0x18,%eax", Mem: unwind.MemRead, MemAddr: 0x18},
+	{Asm: "mov 0x0,%eax", Mem: unwind.MemRead, MemAddr: 0},
 	{Asm: "ret", Mem: unwind.MemRead, MemAddr: 0x7ffc0000, Class: unwind.InsnReturn, Regs: []int{x86_64.RSP}},
 	{Asm: "endbr64"},
 }

@@ -14,6 +14,10 @@ func (a *analysis) illegal() {
 		a.c.Kind = "trap_instruction"
 		a.c.Summary = fmt.Sprintf("executed %s at %#x, an instruction that always raises %s (what __builtin_trap() compiles to)",
 			a.insn.Text, a.pc, a.in.Signal.Name)
+	case a.insn != nil && a.insn.Class == unwind.InsnCondTrap:
+		a.c.Kind = "trap_instruction"
+		a.c.Summary = fmt.Sprintf("executed %s at %#x, a conditional trap instruction whose comparison held%s",
+			a.insn.Text, a.pc, a.insnRegs())
 	case a.in.Signal.Name == "SIGILL" && a.undecodable && a.hasPC:
 		a.c.Kind = "illegal_instruction"
 		a.c.Summary = fmt.Sprintf("illegal instruction at %#x: %s", a.pc, a.c.Details[0])

@@ -71,6 +71,10 @@ type Input struct {
 	// its signal frame, the frames from the one the fault interrupted):
 	// what killed the process, and where those frames are in the report.
 	Reraised *report.Reraised
+	// GOT returns the run-time address of the GOT (DT_PLTGOT) of the
+	// module holding addr, for code that addresses data from it
+	// (unwind.GOTRegArch); nil when unknown.
+	GOT func(addr uint64) (uint64, bool)
 }
 
 // analysis is one Analyze call's state.

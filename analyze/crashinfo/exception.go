@@ -42,14 +42,22 @@ func (a *analysis) terminate(t int) {
 	}
 }
 
-// Itanium C++ ABI layout (libstdc++'s unwind-cxx.h) on LP64: the
+// Itanium C++ ABI layout (libstdc++'s unwind-cxx.h): the
 // __cxa_exception header starts with the type_info pointer; its
-// _Unwind_Exception, whose first word is the exception class, is at 80.
+// _Unwind_Exception, whose first member is the 8-byte exception class,
+// follows nine pointer-sized members and two ints, at the largest
+// alignment (__attribute__((aligned)): 16 on x86 and the LP64 arches):
+// 80 on LP64, 48 on i386.
 const (
-	cxaUnwindHeaderOff = 80
-	gnuCxxClass        = 0x474e5543432b2b00 // "GNUCC++\0": a primary C++ exception
-	maxTypeName        = 1024
+	gnuCxxClass = 0x474e5543432b2b00 // "GNUCC++\0": a primary C++ exception
+	maxTypeName = 1024
 )
+
+// cxaUnwindHeaderOff is where __cxa_exception's _Unwind_Exception is,
+// for a pointer size of ps bytes.
+func cxaUnwindHeaderOff(ps uint64) uint64 {
+	return (9*ps + 8 + 15) &^ 15
+}
 
 // currentException returns the __cxa_exception header of the thread's
 // most recently caught exception and its std::type_info; hdr is 0 when
@@ -67,10 +75,11 @@ func (a *analysis) currentException() (hdr, ti uint64, err error) {
 	if hdr == 0 {
 		return 0, 0, nil
 	}
-	class, err := readPtr(m, hdr+cxaUnwindHeaderOff)
-	if err != nil {
+	var cb [8]byte
+	if err := m.ReadMem(hdr+cxaUnwindHeaderOff(uint64(m.PtrSize())), cb[:]); err != nil {
 		return 0, 0, fmt.Errorf("exception header at %#x: %w", hdr, err)
 	}
+	class := m.ByteOrder().Uint64(cb[:])
 	if class != gnuCxxClass {
 		return 0, 0, fmt.Errorf("exception at %#x is not a primary C++ exception (class %#x)", hdr, class)
 	}
@@ -155,7 +164,8 @@ func (a *analysis) ehGlobals() (uint64, error) {
 
 // tlsIndex reads libstdc++.so's tls_index for its exception globals
 // from the first instructions of __cxa_get_globals: the pc-relative
-// address they compute without accessing memory (x86-64's lea).
+// address they compute without accessing memory (x86-64's lea), or on
+// i386 the GOT-relative one.
 func (a *analysis) tlsIndex() (mod, off uint64, err error) {
 	if a.in.CodeSymbol == nil {
 		return 0, 0, errors.New("no symbols")
@@ -168,20 +178,29 @@ func (a *analysis) tlsIndex() (mod, off uint64, err error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("no instruction decoder for %s", a.in.Arch.Name())
 	}
+	// No register is known, but on i386 the GOT's, which the code
+	// loads with a call to a pc thunk: lea tls_index@tlsgd(,%ebx,1).
+	gotReg, got, hasGOT := -1, uint64(0), false
+	if g, ok := a.in.Arch.(unwind.GOTRegArch); ok && a.in.GOT != nil {
+		gotReg = g.GOTReg()
+		got, hasGOT = a.in.GOT(fn)
+	}
+	reg := func(r int) (uint64, bool) { return got, hasGOT && r == gotReg }
 	tlsIndex, found := uint64(0), false
 	pc := fn
 	for range 8 {
 		code := a.readCode(pc, d.MaxInsnLen())
-		in, err := d.DecodeInsn(code, pc, func(int) (uint64, bool) { return 0, false })
+		in, err := d.DecodeInsn(code, pc, reg)
 		if err != nil || in.Len == 0 {
 			break
 		}
-		if in.Mem == unwind.MemNone && in.HasMemAddr && in.MemBase == a.in.Arch.PCReg() {
+		fromGOT := hasGOT && (in.MemBase == gotReg || in.MemIndex == gotReg)
+		if in.Mem == unwind.MemNone && in.HasMemAddr && (in.MemBase == a.in.Arch.PCReg() || fromGOT) {
 			tlsIndex, found = in.MemAddr, true // lea tls_index(%rip), %rdi
 			break
 		}
-		if in.Class == unwind.InsnCall || in.Class == unwind.InsnReturn {
-			break
+		if in.Class == unwind.InsnReturn || in.Class == unwind.InsnCall && !hasGOT {
+			break // i386's first call is to the pc thunk
 		}
 		pc += uint64(in.Len)
 	}

@@ -53,7 +53,7 @@ func (a *analysis) exceptionMessage(hdr, ti uint64) {
 	if !ok || a.in.Mem.PtrSize() != 8 {
 		return
 	}
-	msg, err := a.readWhat(hdr+cxaUnwindHeaderOff+unwindExceptionSize, ti, base)
+	msg, err := a.readWhat(hdr+cxaUnwindHeaderOff(8)+unwindExceptionSize, ti, base)
 	if err != nil {
 		a.c.Details = append(a.c.Details, fmt.Sprintf("the exception's what() message could not be read: %v", err))
 		return

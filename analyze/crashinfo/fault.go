@@ -48,10 +48,22 @@ func (a *analysis) memoryFault() {
 			return
 		}
 	}
-	if !s.HasAddr || s.Code <= 0 || s.Code >= siKernel {
+	addr, code, fromInsn := s.Addr, s.Code, false
+	if !s.HasAddr && s.Name == "SIGSEGV" {
+		addr, code, fromInsn = a.faultFromInsn()
+	} else if !s.HasAddr {
 		return
 	}
-	addr := s.Addr
+	if code <= 0 || code >= siKernel {
+		return
+	}
+	if fromInsn {
+		defer func() {
+			if a.c.Summary != "" {
+				a.c.Summary += " (from the instruction; the core has no siginfo)"
+			}
+		}()
+	}
 	if a.hasPC && a.pc == addr && s.Name == "SIGSEGV" {
 		a.execFault(addr)
 		return
@@ -68,12 +80,12 @@ func (a *analysis) memoryFault() {
 	if a.stackOverflow(addr, access) {
 		return
 	}
-	if a.insn != nil && a.accessIsFault(addr) && a.nullPointer(addr, access) {
+	if a.nullPointer(addr, access) {
 		return
 	}
 	m := a.mappingAt(addr)
 	switch {
-	case m != nil && s.Code == segvAccErr && (a.insn != nil && a.accessIsFault(addr) &&
+	case m != nil && code == segvAccErr && (a.insn != nil && a.accessIsFault(addr) &&
 		(a.insn.Mem == unwind.MemWrite || a.insn.Mem == unwind.MemReadWrite)) && m.Perms[1] == '-':
 		a.c.Kind = "write_to_read_only"
 		a.c.Summary = fmt.Sprintf("write to read-only memory at %#x, in the %s", addr, describe(m, addr))
@@ -83,10 +95,10 @@ func (a *analysis) memoryFault() {
 				a.c.Summary += ": a string literal or other constant written through a pointer"
 			}
 		}
-	case m != nil && s.Code == segvAccErr && m.Perms == "---":
+	case m != nil && code == segvAccErr && m.Perms == "---":
 		a.c.Kind = "inaccessible"
 		a.c.Summary = fmt.Sprintf("%s of %#x in the %s, which allows no access", access, addr, describe(m, addr))
-	case m == nil && s.Code == segvMapErr && a.complete():
+	case m == nil && code == segvMapErr && a.complete():
 		a.c.Kind = "unmapped"
 		a.c.Summary = fmt.Sprintf("%s of address %#x, outside every mapping%s", access, addr, a.operandRegs())
 	}
@@ -122,8 +134,14 @@ func (a *analysis) operandRegs() string {
 	if a.insn == nil {
 		return ""
 	}
+	return a.regList([]int{a.insn.MemBase, a.insn.MemIndex})
+}
+
+// regList lists registers with their values, but the pc's:
+// " (rax = 0x0, rcx = 0x10)"; "" when none is known.
+func (a *analysis) regList(regs []int) string {
 	out := ""
-	for _, r := range []int{a.insn.MemBase, a.insn.MemIndex} {
+	for _, r := range regs {
 		if r < 0 {
 			continue
 		}
@@ -142,16 +160,62 @@ func (a *analysis) operandRegs() string {
 	return " (" + out + ")"
 }
 
+// minMapAddr is the lowest address Linux lets a process map by default
+// (vm.mmap_min_addr: 65536 on x86 and arm64, 32768 on some arm
+// kernels): an unmapped address below it is a NULL pointer plus an
+// offset, as no object can be there.
+const minMapAddr = 0x10000
+
+// insnRegs lists the registers the instruction reads: " (r9 = 0x0)".
+func (a *analysis) insnRegs() string {
+	return a.regList(a.insn.Regs)
+}
+
 // nullPointer: the operand's base register held 0 (and its index, if
 // any, added nothing), so the address is the displacement: a field of a
-// NULL pointer.
+// NULL pointer. Or the address is below every address a process maps by
+// default: a NULL pointer the compiler folded into a constant address
+// (movl $0x0,0x0), or one plus an offset the registers do not show.
 func (a *analysis) nullPointer(addr uint64, access string) bool {
+	in := a.insn
+	onInsn := in != nil && a.accessIsFault(addr)
+	switch {
+	case onInsn && a.nullBase():
+		a.c.Kind = "null_pointer"
+		if in.MemDisp == 0 {
+			a.c.Summary = fmt.Sprintf("%s through a NULL pointer%s", access, a.operandRegs())
+		} else {
+			a.c.Summary = fmt.Sprintf("%s of field at offset %#x of a NULL pointer%s", access, uint64(in.MemDisp), a.operandRegs())
+		}
+	case addr >= minMapAddr || a.mappingAt(addr) != nil || !a.complete():
+		return false
+	case onInsn && in.MemBase < 0 && in.MemIndex < 0:
+		a.c.Kind = "null_pointer"
+		if in.MemAddr == 0 {
+			a.c.Summary = fmt.Sprintf("%s through a NULL pointer (the instruction's constant address 0x0)", access)
+		} else {
+			a.c.Summary = fmt.Sprintf("%s of field at offset %#x of a NULL pointer (the instruction's constant address %#x)", access, in.MemAddr, in.MemAddr)
+		}
+	default:
+		a.c.Kind = "null_pointer"
+		a.c.Summary = fmt.Sprintf("%s of address %#x, at offset %#x of a NULL pointer: nothing is mapped below %#x (vm.mmap_min_addr)%s",
+			access, addr, addr, uint64(minMapAddr), a.operandRegs())
+	}
+	if onInsn && addr != in.MemAddr {
+		a.c.Details = append(a.c.Details, fmt.Sprintf("the access starts at %#x and faulted at %#x", in.MemAddr, addr))
+	}
+	return true
+}
+
+// nullBase reports whether the instruction's memory operand is a
+// displacement from a base register holding 0 (with an index, if any,
+// adding nothing).
+func (a *analysis) nullBase() bool {
 	in := a.insn
 	if in.MemBase < 0 || in.MemBase == a.in.Arch.PCReg() {
 		return false
 	}
-	base, ok := a.reg(in.MemBase)
-	if !ok || base != 0 {
+	if base, ok := a.reg(in.MemBase); !ok || base != 0 {
 		return false
 	}
 	if in.MemIndex >= 0 {
@@ -159,16 +223,33 @@ func (a *analysis) nullPointer(addr uint64, access string) bool {
 			return false
 		}
 	}
-	a.c.Kind = "null_pointer"
-	if in.MemDisp == 0 {
-		a.c.Summary = fmt.Sprintf("%s through a NULL pointer%s", access, a.operandRegs())
-	} else {
-		a.c.Summary = fmt.Sprintf("%s of field at offset %#x of a NULL pointer%s", access, uint64(in.MemDisp), a.operandRegs())
-	}
-	if addr != in.MemAddr {
-		a.c.Details = append(a.c.Details, fmt.Sprintf("the access starts at %#x and faulted at %#x", in.MemAddr, addr))
-	}
 	return true
+}
+
+// faultFromInsn proves a SIGSEGV's fault address and si_code from the
+// decoded instruction when the core has no siginfo (qemu-user's): its
+// computed memory operand is below every address a process maps
+// (SEGV_MAPERR) or in a mapping that forbids the access (SEGV_ACCERR).
+// Any other unmapped address proves nothing: a core a debugger wrote
+// (gcore, riscv64's in the tests) may leave mappings out. ok false when
+// it proves nothing.
+func (a *analysis) faultFromInsn() (addr uint64, code int, ok bool) {
+	in := a.insn
+	if in == nil || in.Mem == unwind.MemNone || !in.HasMemAddr || !a.complete() {
+		return 0, 0, false
+	}
+	addr = in.MemAddr
+	m := a.mappingAt(addr)
+	switch {
+	case m == nil && addr < minMapAddr:
+		return addr, segvMapErr, true
+	case m == nil:
+		return 0, 0, false
+	case m.Perms[0] == '-' && in.Mem != unwind.MemWrite,
+		m.Perms[1] == '-' && in.Mem != unwind.MemRead:
+		return addr, segvAccErr, true
+	}
+	return 0, 0, false
 }
 
 // stackOverflow: the fault is near the stack pointer, just below the

@@ -21,6 +21,10 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add([]byte{0x89, 0xbd, 0xfc, 0xfd, 0xff, 0xff}, "SIGSEGV", 2, uint64(memBase-0x100), uint64(memBase+0x100), uint64(memBase-0x200))
 	f.Add([]byte{0x48, 0x8b, 0x00}, "SIGSEGV", 0x80, uint64(0), uint64(0x8000000000000000), uint64(memBase))
 	f.Add([]byte{}, "SIGABRT", -6, uint64(0), uint64(0), uint64(memBase))
+	// A code divisible by 3: no siginfo (qemu-user's cores), the fault
+	// is proven from the instruction or not at all.
+	f.Add([]byte{0x8b, 0x40, 0x18, 0, 0, 0, 0, 0}, "SIGSEGV", 3, uint64(0), uint64(0x7f0000000000), uint64(memBase+0x800))
+	f.Add([]byte{0xc7, 0x40, 0x18, 0x2a, 0, 0, 0}, "SIGSEGV", 3, uint64(0), uint64(memBase), uint64(memBase+0x800))
 	f.Fuzz(func(t *testing.T, mem []byte, sig string, code int, addr, rax, sp uint64) {
 		if len(mem) > 1<<16 {
 			return
@@ -43,7 +47,7 @@ func FuzzAnalyze(f *testing.F) {
 		in := &Input{
 			Arch:   arch,
 			Mem:    &fakeMem{memBase, mem},
-			Signal: Signal{Name: sig, Code: code, Addr: addr, HasAddr: true},
+			Signal: Signal{Name: sig, Code: code, Addr: addr, HasAddr: code%3 != 0},
 			Frame0: f0,
 			Frames: []report.Frame{{Function: &fn}, {Function: &caller, SP: report.Ptr(report.Hex(sp + 16)), PC: report.Hex(binary.LittleEndian.Uint64(append(append([]byte{}, mem...), make([]byte, 8)...)))}},
 			Mappings: []report.Mapping{

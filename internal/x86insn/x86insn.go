@@ -58,7 +58,7 @@ func (md *Mode) Decode(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 			inst.Args[i] = m
 		}
 	}
-	in.Text = gdbMnemonic(x86asm.GNUSyntax(inst, pc, nil))
+	in.Text = gdbMnemonic(gnuSyntax(inst, pc))
 	addReg := func(r int) {
 		for _, x := range in.Regs {
 			if x == r {
@@ -72,7 +72,10 @@ func (md *Mode) Decode(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 		switch a := a.(type) {
 		case nil:
 		case x86asm.Reg:
-			if r, ok := md.reg(a); ok {
+			// The instruction's inputs only: a destination it
+			// overwrites (mov %eax,%ebp's ebp) held a value nothing
+			// used.
+			if r, ok := md.reg(a); ok && (i > 0 || !writeOnlyDest(inst.Op)) {
 				addReg(r)
 			}
 		case x86asm.Mem:
@@ -177,7 +180,20 @@ func accessOf(op x86asm.Op, i int) unwind.MemAccess {
 	case x86asm.CMP, x86asm.TEST, x86asm.BT, x86asm.UCOMISS, x86asm.UCOMISD, x86asm.COMISS, x86asm.COMISD,
 		x86asm.PUSH, x86asm.CALL, x86asm.JMP, x86asm.DIV, x86asm.IDIV, x86asm.MUL, x86asm.IMUL:
 		return unwind.MemRead
-	case x86asm.MOV, x86asm.MOVAPS, x86asm.MOVAPD, x86asm.MOVUPS, x86asm.MOVUPD, x86asm.MOVDQA, x86asm.MOVDQU,
+	}
+	if writeOnlyDest(op) {
+		return unwind.MemWrite
+	}
+	return unwind.MemReadWrite
+}
+
+// writeOnlyDest reports whether op only writes its first operand (x86asm
+// puts the destination first): the instruction does not read what was
+// there.
+func writeOnlyDest(op x86asm.Op) bool {
+	switch op {
+	case x86asm.LEA, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD,
+		x86asm.MOV, x86asm.MOVAPS, x86asm.MOVAPD, x86asm.MOVUPS, x86asm.MOVUPD, x86asm.MOVDQA, x86asm.MOVDQU,
 		x86asm.MOVQ, x86asm.MOVD, x86asm.MOVSS, x86asm.MOVSD_XMM, x86asm.MOVNTI, x86asm.MOVNTDQ, x86asm.MOVNTPS,
 		x86asm.MOVLPS, x86asm.MOVHPS, x86asm.MOVLPD, x86asm.MOVHPD, x86asm.POP, x86asm.STOSB, x86asm.STOSW,
 		x86asm.STOSD, x86asm.STOSQ, x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ,
@@ -185,9 +201,9 @@ func accessOf(op x86asm.Op, i int) unwind.MemAccess {
 		x86asm.SETL, x86asm.SETLE, x86asm.SETNE, x86asm.SETNO, x86asm.SETNP, x86asm.SETNS, x86asm.SETO,
 		x86asm.SETP, x86asm.SETS, x86asm.FSTP, x86asm.FST, x86asm.FISTP, x86asm.FIST, x86asm.FNSTCW, x86asm.FNSTSW,
 		x86asm.STMXCSR, x86asm.FXSAVE, x86asm.FXSAVE64, x86asm.XSAVE, x86asm.XSAVE64:
-		return unwind.MemWrite
+		return true
 	}
-	return unwind.MemReadWrite
+	return false
 }
 
 // reg maps an x86asm general register of any width to the arch's
@@ -246,6 +262,30 @@ func regValue(x86r x86asm.Reg, r int, reg func(int) (uint64, bool)) (uint64, boo
 		v &= 0xffff
 	}
 	return v, ok
+}
+
+// absZero stands in for the displacement of an absolute memory operand
+// at address 0 while x86asm formats it (gnuSyntax): no instruction
+// encodes a displacement this large.
+const absZero = 0x7e57ab5e0000dead
+
+// gnuSyntax is x86asm's GNU syntax, but with an absolute memory operand
+// at address 0 written as gdb does (movl $0x0,0x0): x86asm prints no
+// displacement when it is 0, and with neither base nor index nothing is
+// left of the operand.
+func gnuSyntax(inst x86asm.Inst, pc uint64) string {
+	zero := false
+	for i, a := range inst.Args {
+		if m, ok := a.(x86asm.Mem); ok && m.Base == 0 && m.Index == 0 && m.Disp == 0 {
+			m.Disp, zero = absZero, true
+			inst.Args[i] = m
+		}
+	}
+	text := x86asm.GNUSyntax(inst, pc, nil)
+	if zero {
+		text = strings.Replace(text, fmt.Sprintf("%#x", absZero), "0x0", 1)
+	}
+	return text
 }
 
 // gdbMnemonic writes ret and call as gdb and objdump do (x86asm's GNU

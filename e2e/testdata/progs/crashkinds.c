@@ -20,6 +20,11 @@ volatile int sink;
 __attribute__((noinline)) int read_count(struct record *r) { return r->count; }
 __attribute__((noinline)) void write_count(struct record *r) { r->count = 42; }
 
+/* Optimized, gcc folds the NULL pointer into the instruction's constant
+ * address (movl $0x0,0x0; mov 0x18,%eax): no register holds it. */
+__attribute__((noinline, optimize("O2"))) void write_null_constant(void) { *(volatile int *)0 = 0; }
+__attribute__((noinline, optimize("O2"))) int read_null_constant(void) { return ((volatile struct record *)0)->count; }
+
 typedef void (*handler)(void);
 __attribute__((noinline)) void dispatch(handler h) { h(); }
 
@@ -52,6 +57,14 @@ __attribute__((noinline)) void release_twice(void) {
 __attribute__((noinline)) void unreachable(void) { __builtin_trap(); }
 
 __attribute__((noinline)) int average(int total, int n) { return total / n; }
+
+/* Optimized, gcc makes the check a conditional trap where the machine
+ * has one (Power's tdeqi r3,0). */
+__attribute__((noinline, optimize("O2"))) int checked_average(int total, int n) {
+	if (n == 0)
+		__builtin_trap();
+	return total / n;
+}
 
 __attribute__((noinline)) int read_past_end(const char *path) {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -86,6 +99,10 @@ int main(int argc, char **argv) {
 		return read_count(NULL);
 	if (!strcmp(k, "null-write"))
 		write_count(NULL);
+	if (!strcmp(k, "null-constant-write"))
+		write_null_constant();
+	if (!strcmp(k, "null-constant-read"))
+		return read_null_constant();
 	if (!strcmp(k, "wild-call"))
 		dispatch((handler)0xdead0000);
 	if (!strcmp(k, "stack-overflow"))
@@ -107,6 +124,8 @@ int main(int argc, char **argv) {
 		unreachable();
 	if (!strcmp(k, "sigfpe"))
 		return average(10, zero);
+	if (!strcmp(k, "cond-trap"))
+		return checked_average(10, zero);
 	if (!strcmp(k, "sigbus"))
 		return read_past_end("truncated.dat");
 	if (!strcmp(k, "exec-data"))
