@@ -40,8 +40,10 @@ const (
 	// vtableWhatSlot is what()'s index in std::exception's vtable, after
 	// the complete and the deleting destructor.
 	vtableWhatSlot = 2
-	// unwindExceptionSize is sizeof(_Unwind_Exception) on LP64 (four
-	// words, 16-byte aligned): the thrown object follows it.
+	// unwindExceptionSize is sizeof(_Unwind_Exception): the 8-byte
+	// exception class and three pointer-sized members (20 or 32 bytes),
+	// the struct aligned to 16: 32 on LP64 and on i386. The thrown
+	// object follows it.
 	unwindExceptionSize = 32
 )
 
@@ -50,10 +52,10 @@ const (
 // it; a detail says why not when the type has one but it cannot be read.
 func (a *analysis) exceptionMessage(hdr, ti uint64) {
 	base, ok := a.messageBaseOf(ti)
-	if !ok || a.in.Mem.PtrSize() != 8 {
+	if !ok {
 		return
 	}
-	msg, err := a.readWhat(hdr+cxaUnwindHeaderOff(8)+unwindExceptionSize, ti, base)
+	msg, err := a.readWhat(hdr+cxaUnwindHeaderOff(uint64(a.in.Mem.PtrSize()))+unwindExceptionSize, ti, base)
 	if err != nil {
 		a.c.Details = append(a.c.Details, fmt.Sprintf("the exception's what() message could not be read: %v", err))
 		return
