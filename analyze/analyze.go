@@ -149,10 +149,11 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		r.Threads[i], walks[i] = walkThread(t, arch, cache, threads[i], c, opts)
 	})
 	// A Go program's goroutines: not in an unwind-only report (they
-	// need the DWARF) nor in one of the crashed thread only.
+	// need the DWARF); in one of the crashed thread only, the crashed
+	// goroutine alone (triage signs a panic by it).
 	var goProg *goProgram
 	var goWalks []goWalk
-	if !opts.UnwindOnly && !opts.CrashedOnly {
+	if !opts.UnwindOnly {
 		var warnings []string
 		goProg, warnings = goroutineWalks(t, arch, cache, r.Threads, walks, opts)
 		r.Warnings = append(r.Warnings, warnings...)

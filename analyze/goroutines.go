@@ -60,6 +60,9 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
 	}
 	gs, warnings := r.Goroutines(t)
+	if opts.CrashedOnly {
+		gs = runningGoroutines(gs)
+	}
 	out := make([]goWalk, len(gs))
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
@@ -75,7 +78,31 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 			break
 		}
 	}
+	if opts.CrashedOnly {
+		p.walks = crashedOnly(out)
+	}
 	return p, warnings
+}
+
+// runningGoroutines are the goroutines that may be the crashed one: those
+// on a thread. A report of the crashed thread only walks no parked one.
+func runningGoroutines(gs []goruntime.Goroutine) []goruntime.Goroutine {
+	var out []goruntime.Goroutine
+	for _, g := range gs {
+		if g.Status == goruntime.StatusRunning || g.Status == goruntime.StatusSyscall {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// crashedOnly keeps the crashed goroutine of walks (the crashed one
+// first), none if no goroutine crashed.
+func crashedOnly(walks []goWalk) []goWalk {
+	if len(walks) > 0 && walks[0].g.Crashed {
+		return walks[:1]
+	}
+	return nil
 }
 
 // walkGoroutine finds one goroutine's frames.

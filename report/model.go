@@ -19,9 +19,10 @@ type Report struct {
 	// prints it, with permissions and what the core holds of each.
 	Mappings []Mapping `json:"mappings"`
 	Threads  []Thread  `json:"threads"`
-	// Goroutines are a Go program's goroutines, the crashed one first;
-	// nil for a program that is not Go (or whose goroutines could not
-	// be read: a warning says why).
+	// Goroutines are a Go program's goroutines, the crashed one first
+	// (alone in a report of the crashed thread only); nil for a program
+	// that is not Go (or whose goroutines could not be read: a warning
+	// says why).
 	Goroutines []Goroutine `json:"goroutines"`
 	Warnings   []string    `json:"warnings"`
 }

@@ -53,36 +53,14 @@ func (s *Signer) Sign(r *report.Report) Signature {
 	if r.Core.Signal != nil {
 		sig.Signal = r.Core.Signal.Name
 	}
-	th := crashedThread(r)
-	if th != nil {
-		first := ""
-		counted := 0
-		exact := true
-		for i := range th.Frames {
-			c := s.frame(&th.Frames[i])
-			exact = exact && exactTrust[th.Frames[i].Trust]
-			if first == "" {
-				first = c.name
-			}
-			if c.skip {
-				continue
-			}
-			sig.Frames = append(sig.Frames, c.name)
-			if c.prefix {
-				continue
-			}
-			if counted++; counted == depth {
-				sig.Exact = exact
-				break
-			}
-		}
-		if len(sig.Frames) == 0 && first != "" {
-			sig.Frames = []string{first}
-		}
+	if th := crashedThread(r); th != nil {
+		sig.Frames, sig.Exact = s.topFrames(th.Frames, depth, nil)
 	}
 	if cf := crashFrames(r); cf != nil {
 		// The crash analysis read it from the core: exact.
 		sig.Frames, sig.Exact = cf, true
+	} else if gf, exact := s.goPanicFrames(r, depth); gf != nil {
+		sig.Frames, sig.Exact = gf, exact
 	}
 	if len(sig.Frames) == 0 {
 		sig.Frames = []string{"(no frames)"}
@@ -90,6 +68,38 @@ func (s *Signer) Sign(r *report.Report) Signature {
 	sig.Text = strings.Join(sig.Frames, " | ")
 	sig.ID = signatureID(sig.Signal, sig.Frames)
 	return sig
+}
+
+// topFrames names a stack's first depth meaningful frames: those neither
+// the skip list nor also (when not nil) leaves out, prefix frames kept
+// without counting. exact: the depth was reached through frames found
+// without heuristics. If every frame is left out, the top frame stands in.
+func (s *Signer) topFrames(frames []report.Frame, depth int, also func(name string) bool) (names []string, exact bool) {
+	first := ""
+	counted := 0
+	trusted := true
+	for i := range frames {
+		c := s.frame(&frames[i])
+		trusted = trusted && exactTrust[frames[i].Trust]
+		if first == "" {
+			first = c.name
+		}
+		if c.skip || (also != nil && also(c.name)) {
+			continue
+		}
+		names = append(names, c.name)
+		if c.prefix {
+			continue
+		}
+		if counted++; counted == depth {
+			exact = trusted
+			break
+		}
+	}
+	if len(names) == 0 && first != "" {
+		names = []string{first}
+	}
+	return names, exact
 }
 
 // signatureID hashes the signal and the frames (not the joined text: a

@@ -1,7 +1,8 @@
 // Command goparked dies with goroutines parked: three blocked in a
 // channel receive, one asleep, while main panics ("nilptr": a nil
 // pointer dereference through runtime.sigpanic; "nilmap": an assignment
-// to a nil map). Run with GOTRACEBACK=crash the runtime prints every
+// to a nil map; "nilmap-store": another one, in another function;
+// "nilmap-spawned": the first one, in a goroutine main spawned). Run with GOTRACEBACK=crash the runtime prints every
 // goroutine, raises SIGABRT, and the kernel writes a core.
 package main
 
@@ -44,6 +45,14 @@ func bump(m map[string]int) {
 	m["x"]++
 }
 
+// store assigns to a nil map too, through another runtime function
+// (mapassign_fast64, not mapassign_faststr): another bug of the same kind.
+//
+//go:noinline
+func store(m map[int]string) {
+	m[1] = "x"
+}
+
 func main() {
 	ch := make(chan int)
 	for i := 0; i < 3; i++ {
@@ -57,5 +66,10 @@ func main() {
 		sink += deref(nil)
 	case "nilmap":
 		bump(nil)
+	case "nilmap-store":
+		store(nil)
+	case "nilmap-spawned":
+		go bump(nil)
+		<-ch
 	}
 }
