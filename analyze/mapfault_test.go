@@ -24,22 +24,7 @@ func TestObjectTruncatedDuringAnalysis(t *testing.T) {
 	if !testenv.InChild(t) {
 		return
 	}
-	dir := t.TempDir()
-	exe := testenv.BuildC(t, dir, "deep", benchProg, "-O0", "-g")
-	core, _ := testenv.Crash(t, exe)
-	copyOf := filepath.Join(dir, "deep.copy")
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(copyOf, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	objs := elfx.NewCache()
-	defer objs.Close()
-	if _, err := objs.Open(copyOf, nil); err != nil {
-		t.Fatal(err)
-	}
+	core, exe, copyOf, objs := crashWithCachedCopy(t)
 	c, err := corefile.Open(core, corefile.Options{Executable: exe})
 	if err != nil {
 		t.Fatal(err)
@@ -54,14 +39,16 @@ func TestObjectTruncatedDuringAnalysis(t *testing.T) {
 	}
 }
 
-// sessionOverTruncatedObject opens a Session on a crashed program's
-// core whose executable, an object a shared cache opened before, has
-// been truncated since; it returns the session and the truncated file.
-func sessionOverTruncatedObject(t *testing.T) (*Session, string) {
+// crashWithCachedCopy crashes a program and opens another copy of its
+// executable in a new object cache: the cache resolves the core's
+// executable, the same build, to that object, which the caller then
+// truncates.
+func crashWithCachedCopy(t *testing.T) (core, exe, copyOf string, objs *elfx.Cache) {
+	t.Helper()
 	dir := t.TempDir()
-	exe := testenv.BuildC(t, dir, "deep", benchProg, "-O0", "-g")
-	core, _ := testenv.Crash(t, exe)
-	copyOf := filepath.Join(dir, "deep.copy")
+	exe = testenv.BuildC(t, dir, "deep", benchProg, "-O0", "-g")
+	core, _ = testenv.Crash(t, exe)
+	copyOf = filepath.Join(dir, "deep.copy")
 	b, err := os.ReadFile(exe)
 	if err != nil {
 		t.Fatal(err)
@@ -69,11 +56,19 @@ func sessionOverTruncatedObject(t *testing.T) (*Session, string) {
 	if err := os.WriteFile(copyOf, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	objs := elfx.NewCache()
+	objs = elfx.NewCache()
 	t.Cleanup(func() { objs.Close() })
 	if _, err := objs.Open(copyOf, nil); err != nil {
 		t.Fatal(err)
 	}
+	return core, exe, copyOf, objs
+}
+
+// sessionOverTruncatedObject opens a Session on a crashed program's
+// core whose executable, an object a shared cache opened before, has
+// been truncated since; it returns the session and the truncated file.
+func sessionOverTruncatedObject(t *testing.T) (*Session, string) {
+	core, exe, copyOf, objs := crashWithCachedCopy(t)
 	s, err := Open(core, Options{Objects: objs, Executable: exe})
 	if err != nil {
 		t.Fatal(err)
