@@ -1,8 +1,6 @@
 package analyze
 
 import (
-	"sync"
-
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -12,10 +10,9 @@ import (
 type symbolizer struct {
 	t    *target
 	full bool // names, lines and inlines; else modules and offsets only
-	mu   sync.Mutex
-	memo map[memoKey][]report.Frame
+	memo memo[memoKey, []report.Frame]
 	// tailMemo holds the tail-call chains found (tailcall.go), by gap.
-	tailMemo map[tailCallKey][]uint64
+	tailMemo memo[tailCallKey, []uint64]
 }
 
 // memoKey is a lookup address and whether the frame's pc is a return
@@ -26,7 +23,7 @@ type memoKey struct {
 }
 
 func newSymbolizer(t *target, full bool) *symbolizer {
-	return &symbolizer{t: t, full: full, memo: map[memoKey][]report.Frame{}, tailMemo: map[tailCallKey][]uint64{}}
+	return &symbolizer{t: t, full: full}
 }
 
 // frames appends the report frames for f — one per inlined call at its
@@ -102,18 +99,7 @@ func (a *addrSlab) ptr(v uint64) *report.Hex {
 // lookup returns the symbolic part of the frames at lookup address addr
 // (pc is the address the frame reports, for the offsets).
 func (s *symbolizer) lookup(addr, pc uint64) []report.Frame {
-	key := memoKey{addr, pc != addr}
-	s.mu.Lock()
-	fs, ok := s.memo[key]
-	s.mu.Unlock()
-	if ok {
-		return fs
-	}
-	fs = s.resolve(addr, pc)
-	s.mu.Lock()
-	s.memo[key] = fs
-	s.mu.Unlock()
-	return fs
+	return s.memo.get(memoKey{addr, pc != addr}, func() []report.Frame { return s.resolve(addr, pc) })
 }
 
 func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {

@@ -65,18 +65,7 @@ func (s *symbolizer) tailCallFrames(out []report.Frame, callee, caller *rawFrame
 // tailChain returns the runtime return addresses of the tail calls
 // between the call at ret and the function at callee, innermost first.
 func (s *symbolizer) tailChain(ret, callee uint64) []uint64 {
-	key := tailCallKey{ret, callee}
-	s.mu.Lock()
-	pcs, ok := s.tailMemo[key]
-	s.mu.Unlock()
-	if ok {
-		return pcs
-	}
-	pcs = s.searchTailChain(ret, callee)
-	s.mu.Lock()
-	s.tailMemo[key] = pcs
-	s.mu.Unlock()
-	return pcs
+	return s.tailMemo.get(tailCallKey{ret, callee}, func() []uint64 { return s.searchTailChain(ret, callee) })
 }
 
 // functionEntry is the runtime entry of the function holding addr.
