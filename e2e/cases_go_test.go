@@ -13,6 +13,17 @@ import (
 // and i386's.
 var goparkedProgs = []string{"goparked", "i386-goparked"}
 
+// forEachGoparked runs check on each build of goparked, in parallel
+// subtests named by the build.
+func forEachGoparked(t *testing.T, check func(t *testing.T, prog string)) {
+	for _, prog := range goparkedProgs {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			check(t, prog)
+		})
+	}
+}
+
 // crashGoparked crashes the goparked program built as prog ("goparked",
 // "i386-goparked") in mode ("nilptr", "nilmap") with GOTRACEBACK=crash
 // and returns the case with coreunwind's JSON report and the goroutines
@@ -50,12 +61,7 @@ func runningGoroutine(t *testing.T, gs []goDump) *goDump {
 // there, not by a stack scan.
 func TestGoSigpanicLine(t *testing.T) {
 	t.Parallel()
-	for _, prog := range goparkedProgs {
-		t.Run(prog, func(t *testing.T) {
-			t.Parallel()
-			goSigpanicLine(t, prog)
-		})
-	}
+	forEachGoparked(t, goSigpanicLine)
 }
 
 func goSigpanicLine(t *testing.T, prog string) {
@@ -102,12 +108,7 @@ func goSigpanicLine(t *testing.T, prog string) {
 // above runtime.mstart): no thread is partial, and the report exits 0.
 func TestGoThreadsEnd(t *testing.T) {
 	t.Parallel()
-	for _, prog := range goparkedProgs {
-		t.Run(prog, func(t *testing.T) {
-			t.Parallel()
-			goThreadsEnd(t, prog)
-		})
-	}
+	forEachGoparked(t, goThreadsEnd)
 }
 
 func goThreadsEnd(t *testing.T, prog string) {

@@ -16,12 +16,7 @@ import (
 // reached from main and from a goroutine main spawned is one.
 func TestGoPanicTriage(t *testing.T) {
 	t.Parallel()
-	for _, prog := range goparkedProgs {
-		t.Run(prog, func(t *testing.T) {
-			t.Parallel()
-			goPanicTriage(t, prog)
-		})
-	}
+	forEachGoparked(t, goPanicTriage)
 }
 
 func goPanicTriage(t *testing.T, prog string) {
