@@ -83,6 +83,9 @@ need i686-linux-gnu-gcc gcc-i686-linux-gnu
 need /usr/i686-linux-gnu/lib/libc.a libc6-dev-i386-cross
 # (and C++ for the i386 uncaught-exception cases)
 need i686-linux-gnu-g++ g++-i686-linux-gnu
+# x32: glibc's CFI for __restore_rt checks the signal-frame layout (the
+# kernel here runs no x32 program).
+need /usr/x86_64-linux-gnux32/lib/libc.so.6 libc6-x32-cross
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

@@ -24,8 +24,10 @@ import (
 // descsz 336; ia64: 1024, descsz 1144; parisc: 80 words), so it is taken
 // as everything between its start and the trailing pr_fpvalid: on ELF64
 // the struct is 8-byte aligned and pr_fpvalid is followed by 4 bytes of
-// padding. Known exception not handled: x32 (ELFCLASS32 with EM_X86_64)
-// uses 64-bit registers inside a 32-bit prstatus.
+// padding. x32 (ELFCLASS32 with EM_X86_64) has 64-bit registers inside
+// the 32-bit layout (compat_elf_prstatus: pr_reg at 72, 27 × 8 bytes,
+// descsz 296): its 8-byte alignment pads 4 bytes after pr_fpvalid, which
+// end up in Reg, past the 216 bytes that x86_64's register set reads.
 type prstatus struct {
 	Signo, Code, Errno int32
 	Cursig             int16

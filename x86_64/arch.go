@@ -9,9 +9,20 @@ import (
 
 // Arch is the x86-64 unwinder. It is stateless; what it learns about an
 // address is kept in the caller's unwind.Cache.
-type Arch struct{}
+type Arch struct {
+	// x32 is the x32 ABI: the x86-64 instruction set in 64-bit mode with
+	// 4-byte pointers (ELFCLASS32, EM_X86_64). Registers, stack slots and
+	// return addresses stay 8 bytes; only the kernel's and libc's
+	// structures with pointers in them (signal frames) change layout.
+	x32 bool
+}
 
-func (Arch) Name() string         { return "x86_64" }
+func (a Arch) Name() string {
+	if a.x32 {
+		return "x32"
+	}
+	return "x86_64"
+}
 func (Arch) NumRegs() int         { return NumRegs }
 func (Arch) RegName(r int) string { return RegName(uint64(r)) }
 func (Arch) PCReg() int           { return RIP }
@@ -21,7 +32,7 @@ func (Arch) SPReg() int           { return RSP }
 // rt_sigreturn trampoline's ucontext where the code is the trampoline,
 // else by the heuristics of internal/x86frame.Fallback (frame-pointer
 // chain, stack scan). Each method records its trust in caller.
-func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	pc, _ := callee.Get(RIP)
 	r := ruleFor(as, cache, callee.LookupPC(RIP), pc)
 	if r.signal || r.kind == ruleSigreturn {
@@ -36,7 +47,7 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		}
 		why = err
 	case ruleSigreturn:
-		err := stepSigreturn(as, callee, caller)
+		err := stepSigreturn(as, a.sigframe(), callee, caller)
 		if err == nil {
 			return unwind.StepCaller, nil
 		}

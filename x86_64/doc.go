@@ -7,4 +7,7 @@ package x86_64
 
 import "github.com/coreunwind/coreunwind/unwind"
 
-func init() { unwind.Register(Arch{}) }
+func init() {
+	unwind.Register(Arch{})
+	unwind.Register(Arch{x32: true})
+}
