@@ -86,6 +86,9 @@ need i686-linux-gnu-g++ g++-i686-linux-gnu
 # x32: glibc's CFI for __restore_rt checks the signal-frame layout (the
 # kernel here runs no x32 program).
 need /usr/x86_64-linux-gnux32/lib/libc.so.6 libc6-x32-cross
+# sparc64: programs for the unwinder's fuzz target (qemu-sparc64 writes
+# no core; elfutils' sparc64 core is the real input).
+need sparc64-linux-gnu-gcc gcc-sparc64-linux-gnu
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

@@ -12,5 +12,6 @@ import (
 	_ "github.com/coreunwind/coreunwind/ppc64"
 	_ "github.com/coreunwind/coreunwind/riscv64"
 	_ "github.com/coreunwind/coreunwind/s390x"
+	_ "github.com/coreunwind/coreunwind/sparc64"
 	_ "github.com/coreunwind/coreunwind/x86_64"
 )

@@ -35,6 +35,9 @@ var (
 	// RISCV64's qemu-riscv64 (7.2) writes no core: CrashUnderQemu fails
 	// for it. Its tests build and run programs under qemu's gdbstub.
 	RISCV64 = CrossArch{"riscv64", "riscv64-linux-gnu", "qemu-riscv64"}
+	// SPARC64's qemu-sparc64 (7.2) writes no core either: its programs
+	// are built for their code and run under the gdbstub.
+	SPARC64 = CrossArch{"sparc64", "sparc64-linux-gnu", "qemu-sparc64"}
 )
 
 // BuildCross compiles the C source text src for arch into dir/name.
