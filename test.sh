@@ -89,6 +89,11 @@ need /usr/x86_64-linux-gnux32/lib/libc.so.6 libc6-x32-cross
 # sparc64: programs for the unwinder's fuzz target (qemu-sparc64 writes
 # no core; elfutils' sparc64 core is the real input).
 need sparc64-linux-gnu-gcc gcc-sparc64-linux-gnu
+# MIPS: o32 big- and little-endian and n64 programs, crashed under
+# qemu-user (which writes their cores).
+need mips-linux-gnu-gcc gcc-mips-linux-gnu
+need mipsel-linux-gnu-gcc gcc-mipsel-linux-gnu
+need mips64el-linux-gnuabi64-gcc gcc-mips64el-linux-gnuabi64
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

@@ -17,6 +17,12 @@ const (
 	linkMapWords  = 5 // l_addr, l_name, l_ld, l_next, l_prev
 
 	dtDebug = 21 // DT_DEBUG
+	// MIPS keeps .dynamic read-only, so its loader leaves DT_DEBUG zero
+	// and stores &r_debug in a word of the executable's data instead:
+	// DT_MIPS_RLD_MAP gives that word's address, DT_MIPS_RLD_MAP_REL
+	// (PIE) its offset from the dynamic entry itself.
+	dtMIPSRldMap    = 0x70000016
+	dtMIPSRldMapRel = 0x70000035
 
 	// Bounds on what hostile memory can make the walk do.
 	maxLinkMapEntries = 1024
@@ -35,8 +41,9 @@ type linkMapEntry struct {
 
 // rDebugAddr returns the address of r_debug from the DT_DEBUG entry of
 // the executable's dynamic section (phs are its program headers, loaded
-// at bias), 0 when it has none (a static executable, or the loader had
-// not yet filled it in).
+// at bias), or on MIPS through its DT_MIPS_RLD_MAP_REL or
+// DT_MIPS_RLD_MAP word; 0 when it has none (a static executable, or the
+// loader had not yet filled it in).
 func (c *Core) rDebugAddr(phs []progHeader, bias uint64) (uint64, error) {
 	w := uint64(c.ptrSize)
 	for _, ph := range phs {
@@ -45,21 +52,42 @@ func (c *Core) rDebugAddr(phs []progHeader, bias uint64) (uint64, error) {
 		}
 		n := min(ph.Memsz/(2*w), maxDynamicEntries)
 		var ent [16]byte
+		var mapWord uint64 // MIPS: the address of the word holding &r_debug
 		for i := uint64(0); i < n; i++ {
 			at := bias + ph.Vaddr + i*2*w
 			if err := c.ReadMem(at, ent[:2*w]); err != nil {
 				return 0, fmt.Errorf("executable's dynamic section: %w", err)
 			}
-			switch c.word(ent[:]) {
-			case uint64(elf.DT_NULL):
-				return 0, nil
-			case dtDebug:
-				return c.word(ent[w:]), nil
+			tag, val := c.word(ent[:]), c.word(ent[w:])
+			switch {
+			case tag == uint64(elf.DT_NULL):
+				return c.rDebugFromMapWord(mapWord)
+			case tag == dtDebug && val != 0:
+				return val, nil
+			case c.Machine == elf.EM_MIPS && tag == dtMIPSRldMapRel:
+				mapWord = at + val
+			case c.Machine == elf.EM_MIPS && tag == dtMIPSRldMap && mapWord == 0:
+				mapWord = val
 			}
 		}
-		return 0, nil
+		return c.rDebugFromMapWord(mapWord)
 	}
 	return 0, nil
+}
+
+// rDebugFromMapWord reads &r_debug from MIPS's map word at addr (0: none).
+func (c *Core) rDebugFromMapWord(addr uint64) (uint64, error) {
+	if addr == 0 {
+		return 0, nil
+	}
+	if c.ptrSize == 4 {
+		addr &= 0xffffffff // an o32 offset from the entry wraps
+	}
+	v, err := c.readWord(addr)
+	if err != nil {
+		return 0, fmt.Errorf("executable's DT_MIPS_RLD_MAP word at 0x%x: %w", addr, err)
+	}
+	return v, nil
 }
 
 // linkMap reads the dynamic linker's list of loaded objects, found through

@@ -35,6 +35,10 @@ var (
 	// RISCV64's qemu-riscv64 (7.2) writes no core: CrashUnderQemu fails
 	// for it. Its tests build and run programs under qemu's gdbstub.
 	RISCV64 = CrossArch{"riscv64", "riscv64-linux-gnu", "qemu-riscv64"}
+	// MIPS: o32 big- and little-endian, n64 little-endian.
+	MIPS     = CrossArch{"mips", "mips-linux-gnu", "qemu-mips"}
+	MIPSEL   = CrossArch{"mipsel", "mipsel-linux-gnu", "qemu-mipsel"}
+	MIPS64EL = CrossArch{"mips64el", "mips64el-linux-gnuabi64", "qemu-mips64el"}
 	// SPARC64's qemu-sparc64 (7.2) writes no core either: its programs
 	// are built for their code and run under the gdbstub.
 	SPARC64 = CrossArch{"sparc64", "sparc64-linux-gnu", "qemu-sparc64"}
