@@ -3,27 +3,19 @@ package journal
 import (
 	"bytes"
 	"io"
-	"os"
 	"testing"
 
-	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/internal/journaltest"
 )
 
 // FuzzJournal reads whatever the fuzzer makes of journal files: no
-// panic, no hang, and no read past what the caller bounds.
+// panic, no hang, and no read past what the caller bounds. The seeds are
+// small hand-made files (one from systemd holds megabytes of hash
+// tables, too big to mutate); TestMatchesJournalctl reads systemd's.
 func FuzzJournal(f *testing.F) {
 	long := "COREDUMP=" + repeat("\x7fELF\x00\x00\x00\x01", 300)
 	for _, compact := range []bool{true, false} {
-		f.Add(craftJournal(compact, []craftField{{data: "MESSAGE=a"}, lz4Field(long), zstdField(long)}, []craftField{{data: "B=c"}}))
-	}
-	// A file as systemd writes it (its hash tables and arrays made by
-	// systemd-journal-remote).
-	if path, ok := realJournalSeed(f); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(journaltest.Build(compact, []journaltest.Field{{Data: "MESSAGE=a"}, journaltest.LZ4(long), journaltest.ZSTD(long)}, []journaltest.Field{{Data: "B=c"}}))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		j, err := New(bytes.NewReader(data), int64(len(data)))
@@ -51,34 +43,4 @@ func FuzzJournal(f *testing.F) {
 			}
 		}
 	})
-}
-
-// realJournalSeed writes a journal with systemd-journal-remote, cut to
-// its first 64 KiB (the fuzzer mutates the header and first objects).
-func realJournalSeed(f *testing.F) (string, bool) {
-	testenv.NeedTool(f, testenv.JournalRemote)
-	entries := testEntries()[:2]
-	for i := range entries {
-		for j := range entries[i] {
-			if entries[i][j].Name == "COREDUMP" {
-				entries[i][j].Value = entries[i][j].Value[:4096]
-			}
-		}
-	}
-	path := testenv.WriteJournal(f, f.TempDir(), "seed.journal", nil, entries)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", false
-	}
-	// systemd preallocates 8 MiB; the objects end at the tail.
-	j, err := New(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		f.Fatal(err)
-	}
-	end := j.Header.HeaderSize + j.Header.ArenaSize
-	if end < uint64(len(b)) {
-		b = b[:end]
-	}
-	os.WriteFile(path, b, 0o644)
-	return path, true
 }

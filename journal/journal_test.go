@@ -16,8 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/coreunwind/coreunwind/internal/journaltest"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
@@ -186,7 +185,7 @@ func TestMatchesJournalctl(t *testing.T) {
 
 // xzField compresses data with the xz tool, as journald's XZ fields are
 // (an .xz stream).
-func xzField(t *testing.T, data string) craftField {
+func xzField(t *testing.T, data string) journaltest.Field {
 	tool := testenv.NeedTool(t, "xz")
 	cmd := exec.Command(tool, "--format=xz", "--check=none", "-c")
 	cmd.Stdin = strings.NewReader(data)
@@ -194,12 +193,7 @@ func xzField(t *testing.T, data string) craftField {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return craftField{data: data, flags: objectCompressedXZ, store: out}
-}
-
-func zstdField(data string) craftField {
-	enc, _ := zstd.NewWriter(nil)
-	return craftField{data: data, flags: objectCompressedZSTD, store: enc.EncodeAll([]byte(data), nil)}
+	return journaltest.Field{Data: data, Flags: journaltest.CompressedXZ, Store: out}
 }
 
 // Fields compressed with each of journald's algorithms, in both
@@ -207,9 +201,9 @@ func zstdField(data string) craftField {
 func TestCompressedFields(t *testing.T) {
 	long := "COREDUMP=" + repeat("\x7fELF core bytes \x00\x00\x00\x00", 20000)
 	for _, compact := range []bool{true, false} {
-		fields := []craftField{{data: "MESSAGE=plain"}, xzField(t, long), lz4Field(long), zstdField(long)}
+		fields := []journaltest.Field{{Data: "MESSAGE=plain"}, xzField(t, long), journaltest.LZ4(long), journaltest.ZSTD(long)}
 		path := filepath.Join(t.TempDir(), "crafted.journal")
-		os.WriteFile(path, craftJournal(compact, fields), 0o644)
+		os.WriteFile(path, journaltest.Build(compact, fields), 0o644)
 		f, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -223,7 +217,7 @@ func TestCompressedFields(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, g := range got {
-				wantName, wantValue, _ := strings.Cut(fields[i].data, "=")
+				wantName, wantValue, _ := strings.Cut(fields[i].Data, "=")
 				if g.Name != wantName || string(g.Value) != wantValue[:min(16, len(wantValue))] || g.Truncated != (len(wantValue) > 16) {
 					t.Errorf("compact=%v field %d (%s): %s=%q truncated %v", compact, i, g.Data.Compression, g.Name, g.Value, g.Truncated)
 				}
@@ -250,8 +244,8 @@ func TestLZ4BlockMatchesLZ4(t *testing.T) {
 	random := make([]byte, 200<<10)
 	rng.Read(random)
 	for _, data := range []string{"a", repeat("a", 1<<20), string(random), repeat("abcdefgh", 50000) + string(random[:70000]) + repeat("z", 300000)} {
-		f := lz4Field(data)
-		l, err := newLZ4Block(io.NewSectionReader(bytes.NewReader(f.store), 0, int64(len(f.store))))
+		f := journaltest.LZ4(data)
+		l, err := newLZ4Block(io.NewSectionReader(bytes.NewReader(f.Store), 0, int64(len(f.Store))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +254,7 @@ func TestLZ4BlockMatchesLZ4(t *testing.T) {
 			t.Errorf("%d bytes: decoded %d bytes, %v", len(data), len(got), err)
 		}
 		// The same block declaring one byte less.
-		short := slices.Clone(f.store)
+		short := slices.Clone(f.Store)
 		binary.LittleEndian.PutUint64(short, uint64(len(data)-1))
 		l, _ = newLZ4Block(io.NewSectionReader(bytes.NewReader(short), 0, int64(len(short))))
 		if _, err := io.ReadAll(l); !errors.Is(err, errLZ4) {
@@ -287,7 +281,7 @@ func TestLZ4BombBounded(t *testing.T) {
 	size := len(prefix) + match + 1
 	store := append(binary.LittleEndian.AppendUint64(nil, uint64(size)), block...)
 	path := filepath.Join(t.TempDir(), "bomb.journal")
-	os.WriteFile(path, craftJournal(true, []craftField{{data: "COREDUMP=", flags: objectCompressedLZ4, store: store}}), 0o644)
+	os.WriteFile(path, journaltest.Build(true, []journaltest.Field{{Data: "COREDUMP=", Flags: journaltest.CompressedLZ4, Store: store}}), 0o644)
 	f, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -312,3 +306,5 @@ func TestLZ4BombBounded(t *testing.T) {
 		}
 	}
 }
+
+func repeat(s string, n int) string { return strings.Repeat(s, n) }

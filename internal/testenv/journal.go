@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,4 +75,36 @@ func WriteJournal(t testing.TB, dir, name string, env []string, entries [][]Jour
 	}
 	os.Remove(export)
 	return out
+}
+
+// CoredumpEntry is entry i of a journal: a systemd-coredump entry with
+// the fields systemd's coredump.c writes, for process pid of exe, with
+// the core in a binary COREDUMP field (none when core is nil) and extra
+// fields.
+func CoredumpEntry(i, pid int, exe string, core []byte, extra ...JournalField) []JournalField {
+	e := []JournalField{
+		{Name: "__REALTIME_TIMESTAMP", Value: fmt.Appendf(nil, "%d", 1764236591000000+i)},
+		{Name: "__MONOTONIC_TIMESTAMP", Value: fmt.Appendf(nil, "%d", 9000000+i)},
+		{Name: "_BOOT_ID", Value: []byte("0123456789abcdef0123456789abcdef")},
+		{Name: "_HOSTNAME", Value: []byte("journalhost")},
+		{Name: "MESSAGE_ID", Value: []byte("fc2e22bc6ee647b6b90729ab34a250b1")},
+		{Name: "MESSAGE", Value: fmt.Appendf(nil, "Process %d (prog) of user 1000 dumped core.", pid)},
+		{Name: "COREDUMP_PID", Value: fmt.Appendf(nil, "%d", pid)},
+		{Name: "COREDUMP_UID", Value: []byte("1000")},
+		{Name: "COREDUMP_SIGNAL", Value: []byte("11")},
+		{Name: "COREDUMP_SIGNAL_NAME", Value: []byte("SIGSEGV")},
+		{Name: "COREDUMP_TIMESTAMP", Value: fmt.Appendf(nil, "%d", 1764236590000000+i)},
+		{Name: "COREDUMP_COMM", Value: []byte("prog")},
+		{Name: "COREDUMP_EXE", Value: []byte(exe)},
+		{Name: "COREDUMP_CMDLINE", Value: []byte(exe + " --serve")},
+		{Name: "COREDUMP_UNIT", Value: []byte("prog.service")},
+		{Name: "COREDUMP_HOSTNAME", Value: []byte("web1")},
+		{Name: "COREDUMP_PACKAGE_NAME", Value: []byte("prog")},
+		{Name: "COREDUMP_PACKAGE_VERSION", Value: []byte("1.2-3")},
+	}
+	e = append(e, extra...)
+	if core != nil {
+		e = append(e, JournalField{Name: "COREDUMP", Value: core})
+	}
+	return e
 }
