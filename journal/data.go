@@ -53,6 +53,14 @@ func (f *File) Data(off uint64) (*Data, error) {
 // or not).
 func (d *Data) StoredSize() int64 { return d.n }
 
+// maxWindow bounds the history a compressed field's decoder keeps, which
+// the decoders allocate as the field's header declares it (a 10-byte
+// zstd frame can ask for 2 GiB). journald compresses a field in one
+// call at the library's default level: zstd's window is then at most
+// 2 MiB (ZSTD_compress, level 3), xz's dictionary 8 MiB
+// (LZMA_PRESET_DEFAULT). A field that declares more is an error.
+const maxWindow = 8 << 20
+
 // Open returns a reader of the field's bytes, "NAME=value",
 // decompressed, and a function that releases the decoder. The stream is
 // as long as the data decompresses to: the caller bounds how much it
@@ -63,15 +71,13 @@ func (d *Data) Open() (r io.Reader, done func(), err error) {
 	case "":
 		return sr, func() {}, nil
 	case "xz":
-		x, err := xz.NewReader(bufio.NewReaderSize(sr, 1<<16), 0)
+		x, err := xz.NewReader(bufio.NewReaderSize(sr, 1<<16), maxWindow)
 		if err != nil {
 			return nil, nil, d.decodeErr(err)
 		}
 		return errorContext{x, d}, func() {}, nil
 	case "zstd":
-		// A field is one frame (ZSTD_compress); the window is capped
-		// as for compressed cores.
-		z, err := zstd.NewReader(bufio.NewReaderSize(sr, 1<<16), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<31))
+		z, err := zstd.NewReader(bufio.NewReaderSize(sr, 1<<16), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow))
 		if err != nil {
 			return nil, nil, d.decodeErr(err)
 		}
