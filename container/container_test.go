@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/internal/journaltest"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
@@ -218,5 +219,30 @@ func TestContainerBombsBounded(t *testing.T) {
 		if left, _ := os.ReadDir(out); len(left) != 0 {
 			t.Errorf("%s: left %d files", p, len(left))
 		}
+	}
+}
+
+// A journal whose data hash table cannot be read (here: none) is walked
+// entry by entry: its coredump entries are still found.
+func TestJournalWithoutHashTable(t *testing.T) {
+	var fields []journaltest.Field
+	for _, fl := range testenv.CoredumpEntry(1, 77, "/usr/bin/prog", nil) {
+		if !strings.HasPrefix(fl.Name, "__") {
+			fields = append(fields, journaltest.Field{Data: fl.Name + "=" + string(fl.Value)})
+		}
+	}
+	fields = append(fields, journaltest.LZ4("COREDUMP="+string(fuzzCore)))
+	path := filepath.Join(t.TempDir(), "nohash.journal")
+	os.WriteFile(path, journaltest.Build(false, []journaltest.Field{{Data: "MESSAGE=other"}}, fields), 0o644)
+	crashes, err := List(path)
+	if err != nil || len(crashes) != 1 || crashes[0].Origin.PID == nil || *crashes[0].Origin.PID != 77 {
+		t.Fatalf("%v %v", crashes, err)
+	}
+	core, remove, err := crashes[0].Core(t.TempDir())
+	if err != nil || !remove {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(core); !bytes.Equal(b, fuzzCore) {
+		t.Errorf("core of %d bytes, want the %d stored", len(b), len(fuzzCore))
 	}
 }

@@ -36,8 +36,9 @@ type Crash struct {
 
 // maxFieldValue bounds each recorded text field kept in memory: the
 // facts are short; a field that is not (a process's environment, its
-// maps) is cut.
-const maxFieldValue = 64 << 10
+// maps, which systemd-coredump and apport record too) is cut, so that a
+// journal of many crashes is listed in bounded memory per crash.
+const maxFieldValue = 8 << 10
 
 // Core returns the file holding the crash's core: the core file itself
 // when it is on disk (possibly compressed: corefile.Open decompresses

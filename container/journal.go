@@ -17,16 +17,26 @@ import (
 // (SD_MESSAGE_COREDUMP).
 const coredumpMessageID = "fc2e22bc6ee647b6b90729ab34a250b1"
 
-// listJournal returns the coredump entries of the journal file at path.
+// listJournal returns the coredump entries of the journal file at path:
+// those the data hash table lists for systemd-coredump's MESSAGE_ID, as
+// journalctl finds them, or, where the table cannot be read, those a
+// walk of every entry finds.
 func listJournal(path string) ([]*Crash, error) {
 	f, err := journal.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	entries := f.Entries()
+	switch d, err := f.Find("MESSAGE_ID=" + coredumpMessageID); {
+	case errors.Is(err, journal.ErrNotFound):
+		return nil, nil
+	case err == nil:
+		entries = f.EntriesWith(d)
+	}
 	var crashes []*Crash
 	var broken error
-	for e, err := range f.Entries() {
+	for e, err := range entries {
 		if err != nil {
 			// A damaged entry or array: the entries read so far are
 			// kept, and the damage said once.

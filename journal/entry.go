@@ -33,53 +33,57 @@ func (f *File) Cursor(e *Entry) string {
 // memory of one entry array at a time.
 func (f *File) Entries() iter.Seq2[*Entry, error] {
 	return func(yield func(*Entry, error) bool) {
-		itemSize := uint64(8)
-		if f.Header.Compact() {
-			itemSize = 4
+		f.walkArrays(f.Header.EntryArrayOffset, f.Header.NEntries, yield)
+	}
+}
+
+// walkArrays yields the entries of the chain of entry arrays starting at
+// off, at most n of them (what the header or the DATA object counts).
+func (f *File) walkArrays(off, n uint64, yield func(*Entry, error) bool) {
+	itemSize := uint64(8)
+	if f.Header.Compact() {
+		itemSize = 4
+	}
+	seen := uint64(0)
+	prev := uint64(0)
+	for off != 0 && seen < n {
+		// systemd appends each new array at the end of the file: a
+		// chain that goes backwards is damaged (or a loop).
+		if off <= prev {
+			yield(nil, formatErr(off, "entry array chain goes back from 0x%x", prev))
+			return
 		}
-		seen := uint64(0)
-		prev := uint64(0)
-		for off := f.Header.EntryArrayOffset; off != 0 && seen < f.Header.NEntries; {
-			// systemd appends each new array at the end of the file:
-			// a chain that goes backwards is damaged (or a loop).
-			if off <= prev {
-				yield(nil, formatErr(off, "entry array chain goes back from 0x%x", prev))
-				return
-			}
-			prev = off
-			o, err := f.object(off, objectEntryArray)
-			if err != nil {
-				yield(nil, fmt.Errorf("entry array: %w", err))
-				return
-			}
-			if o.size < entryArrayItems {
-				yield(nil, formatErr(off, "entry array of %d bytes", o.size))
-				return
-			}
-			b, err := f.read(o, entryArrayNext, o.size-entryArrayNext)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			next := le.Uint64(b)
-			for items := b[entryArrayItems-entryArrayNext:]; uint64(len(items)) >= itemSize && seen < f.Header.NEntries; items = items[itemSize:] {
-				var p uint64
-				if itemSize == 4 {
-					p = uint64(le.Uint32(items))
-				} else {
-					p = le.Uint64(items)
-				}
-				if p == 0 {
-					break // the rest of the array is not used yet
-				}
-				seen++
-				e, err := f.entry(p)
-				if !yield(e, err) {
-					return
-				}
-			}
-			off = next
+		o, err := f.object(off, objectEntryArray)
+		if err != nil {
+			yield(nil, fmt.Errorf("entry array: %w", err))
+			return
 		}
+		if o.size < entryArrayItems {
+			yield(nil, formatErr(off, "entry array of %d bytes", o.size))
+			return
+		}
+		b, err := f.read(o, entryArrayNext, o.size-entryArrayNext)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		next := le.Uint64(b)
+		for items := b[entryArrayItems-entryArrayNext:]; uint64(len(items)) >= itemSize && seen < n; items = items[itemSize:] {
+			var p uint64
+			if itemSize == 4 {
+				p = uint64(le.Uint32(items))
+			} else {
+				p = le.Uint64(items)
+			}
+			if p == 0 {
+				break // the rest of the array is not used yet
+			}
+			seen++
+			if !yield(f.entry(p)) {
+				return
+			}
+		}
+		prev, off = off, next
 	}
 }
 

@@ -22,6 +22,14 @@ func FuzzJournal(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if d, err := j.Find("MESSAGE=a"); err == nil {
+			n := 0
+			for range j.EntriesWith(d) {
+				if n++; n > 1000 {
+					break
+				}
+			}
+		}
 		n := 0
 		for e, err := range j.Entries() {
 			if n++; n > 1000 {

@@ -308,3 +308,54 @@ func TestLZ4BombBounded(t *testing.T) {
 }
 
 func repeat(s string, n int) string { return strings.Repeat(s, n) }
+
+// Find locates a field through the data hash table, keyed (siphash,
+// systemd's default) or not (lookup3), and EntriesWith lists the entries
+// that have it: those journalctl lists for the same match.
+func TestFindMatchesJournalctl(t *testing.T) {
+	for _, layout := range []struct {
+		name string
+		env  []string
+	}{{"keyed-compact", nil}, {"jenkins-regular", []string{"SYSTEMD_JOURNAL_KEYED_HASH=0", "SYSTEMD_JOURNAL_COMPACT=0"}}} {
+		t.Run(layout.name, func(t *testing.T) {
+			path := testenv.WriteJournal(t, t.TempDir(), "test.journal", layout.env, testEntries())
+			f, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if keyed := f.Header.Incompatible&IncompatibleKeyedHash != 0; keyed != (layout.env == nil) {
+				t.Fatalf("keyed hash %v: the environment did not choose the hash", keyed)
+			}
+			for _, field := range []string{"MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1", "COREDUMP_PID=101", "_BOOT_ID=0123456789abcdef0123456789abcdef"} {
+				out, err := exec.Command(testenv.NeedTool(t, "journalctl"), "--file", path, field, "-o", "export").Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []string
+				for _, line := range strings.Split(string(out), "\n") {
+					if c, ok := strings.CutPrefix(line, "__CURSOR="); ok {
+						want = append(want, c)
+					}
+				}
+				d, err := f.Find(field)
+				if err != nil {
+					t.Fatalf("%s: %v", field, err)
+				}
+				var got []string
+				for e, err := range f.EntriesWith(d) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, f.Cursor(e))
+				}
+				if len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("%s: entries %q, journalctl's %q", field, got, want)
+				}
+			}
+			if _, err := f.Find("MESSAGE_ID=00000000000000000000000000000000"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("a field no entry has: %v", err)
+			}
+		})
+	}
+}
