@@ -75,3 +75,23 @@ func FuzzJournalCoredumps(f *testing.F) {
 		}
 	})
 }
+
+// FuzzProblemDir reads ABRT problem directories whose items the fuzzer
+// writes (NUL-separated: pid, uid, time, package items, core_backtrace).
+func FuzzProblemDir(f *testing.F) {
+	f.Add([]byte("4242\x001000\x001764236591\x00bugs\x002.0\x003\x00{\"signal\": 11}"))
+	f.Add([]byte("x\x00\x00-1\x00\x00\x00\x00{\"signal\": \"11\"}"))
+	names := []string{"pid", "uid", "time", "pkg_name", "pkg_version", "pkg_release", "core_backtrace"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		items := map[string]string{"analyzer": "abrt-ccpp"}
+		for i, v := range bytes.SplitN(data, []byte{0}, len(names)) {
+			items[names[i]] = string(v)
+		}
+		testenv.WriteProblemDir(t, dir, items, fuzzCore)
+		crashes, err := List(dir)
+		if err != nil || len(crashes) != 1 {
+			t.Fatalf("%d crashes, %v", len(crashes), err)
+		}
+	})
+}
