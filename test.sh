@@ -35,6 +35,12 @@ need debuginfod debuginfod
 need zstd zstd
 need xz xz-utils
 need lz4 lz4
+# Journal files: systemd-journal-remote writes them from the export
+# format, journalctl reads them (the reference). Not systemd-coredump
+# (coredumpctl): its postinst sets kernel.core_pattern for the whole
+# machine, and the tests need "core".
+need /lib/systemd/systemd-journal-remote systemd-journal-remote
+need journalctl systemd
 # Other architectures: IA-64 assembler and binutils; PA-RISC compilers,
 # qemu user mode and gdb-multiarch.
 need ia64-linux-gnu-as binutils-ia64-linux-gnu

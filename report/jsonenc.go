@@ -281,6 +281,42 @@ func (e *jsonEnc) core(c *Core) {
 	}
 	e.key("crashed_tid")
 	e.intPtr(c.CrashedTID)
+	e.key("origin")
+	e.origin(c.Origin)
+	e.close('}')
+}
+
+func (e *jsonEnc) origin(o *Origin) {
+	if o == nil {
+		e.null()
+		return
+	}
+	e.open('{')
+	e.key("format")
+	e.str(o.Format)
+	e.key("path")
+	e.str(o.Path)
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{{"entry", o.Entry}, {"time", o.Time}, {"executable", o.Executable}, {"command_line", o.CommandLine}} {
+		e.key(f.key)
+		e.strPtr(f.v)
+	}
+	e.key("pid")
+	e.intPtr(o.PID)
+	e.key("uid")
+	e.intPtr(o.UID)
+	e.key("signal")
+	e.intPtr(o.Signal)
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{{"unit", o.Unit}, {"hostname", o.Hostname}, {"boot_id", o.BootID}, {"package", o.Package},
+		{"package_version", o.PackageVersion}, {"reason", o.Reason}} {
+		e.key(f.key)
+		e.strPtr(f.v)
+	}
 	e.close('}')
 }
 

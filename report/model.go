@@ -154,6 +154,10 @@ type Core struct {
 	CommandLine *string `json:"command_line"`
 	Signal      *Signal `json:"signal"`
 	CrashedTID  *int    `json:"crashed_tid"`
+	// Origin is the crash report the core came in (a journal entry, an
+	// apport .crash file, an ABRT problem directory); nil for a core
+	// file.
+	Origin *Origin `json:"origin"`
 }
 
 // Signal is the signal that killed (or stopped) the process.

@@ -101,6 +101,7 @@ func writeHeader(w *bufio.Writer, r *Report) {
 	if c.CrashedTID != nil {
 		fmt.Fprintf(w, "crashed:     thread %d\n", *c.CrashedTID)
 	}
+	writeOrigin(w, c.Origin)
 }
 
 // writeThread writes the threads of one group (groupThreads): a thread

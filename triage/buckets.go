@@ -57,6 +57,8 @@ type Bucket struct {
 	// in Count when the summary's PartialBucketed, else cores listed in
 	// Partial whose exact signature is this bucket's, not counted.
 	PartialCount int `json:"partial_count"`
+	// Where the bucket's crashes came from (origins.go).
+	BucketOrigins
 }
 
 // PartialCore is an analyzed core whose crashing thread's stack was cut
@@ -137,6 +139,7 @@ func (c *Collector) AddRecord(r Record) {
 	if r.BuildID != "" {
 		b.BuildIDs = addDistinct(b.BuildIDs, r.BuildID)
 	}
+	b.BucketOrigins.add(r.Origin)
 	if t := r.Time; !t.IsZero() {
 		b.seen(&t, &t)
 	}
@@ -173,6 +176,7 @@ func (c *Collector) Merge(o *Collector) {
 		for _, e := range ob.BuildIDs {
 			b.BuildIDs = addDistinct(b.BuildIDs, e)
 		}
+		b.BucketOrigins.merge(&ob.BucketOrigins)
 		b.seen(ob.FirstSeen, ob.LastSeen)
 		for _, name := range ob.Cores {
 			b.Cores, b.CoresOmitted = insertLimited(b.Cores, name, c.maxListed(), b.CoresOmitted)
@@ -199,7 +203,7 @@ func (c *Collector) bucket(sig Signature) *Bucket {
 	b := c.buckets[sig.ID]
 	if b == nil {
 		b = &Bucket{ID: sig.ID, Signature: sig.Text, Frames: sig.Frames,
-			Executables: []string{}, BuildIDs: []string{}}
+			Executables: []string{}, BuildIDs: []string{}, BucketOrigins: newBucketOrigins()}
 		if sig.Signal != "" {
 			b.Signal = &sig.Signal
 		}

@@ -14,8 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreunwind/coreunwind/container"
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/internal/regfile"
+	"github.com/coreunwind/coreunwind/report"
 )
 
 // Input is one thing that looked like a core: a file, or a member of a
@@ -36,6 +38,10 @@ type Input struct {
 	// Err says why the input is not a readable core (it was still
 	// counted: it looked like one).
 	Err error
+	// Origin is the crash report the core came in (a journal entry, an
+	// apport .crash file, an ABRT problem directory: containers.go);
+	// nil for a core file.
+	Origin *report.Origin
 
 	remove string // extracted copy to delete when done
 }
@@ -71,8 +77,8 @@ func discover(paths []string, tempDir func() (string, error), yield func(*Input)
 	})
 }
 
-// ListedFile is a regular file found under the paths given to triage, or
-// a path that could not be read.
+// ListedFile is a regular file found under the paths given to triage, an
+// ABRT problem directory (one crash), or a path that could not be read.
 type ListedFile struct {
 	Path string
 	// Explicit: the path was named on the command line, not found in a
@@ -93,7 +99,7 @@ func ListFiles(paths []string, yield func(ListedFile) bool) error {
 			}
 			continue
 		}
-		if !fi.IsDir() {
+		if !fi.IsDir() || container.IsProblemDir(p) {
 			if !yield(ListedFile{Path: p, Explicit: true}) {
 				return nil
 			}
@@ -105,6 +111,14 @@ func ListFiles(paths []string, yield func(ListedFile) bool) error {
 					return errStopped
 				}
 				return nil
+			}
+			if e.IsDir() && q != p && container.IsProblemDir(q) {
+				// An ABRT problem directory is one crash: listed as
+				// one, its coredump file not as a core of its own.
+				if !yield(ListedFile{Path: q}) {
+					return errStopped
+				}
+				return fs.SkipDir
 			}
 			if !e.Type().IsRegular() {
 				return nil
@@ -193,6 +207,12 @@ func (d *discoverer) file(name, p string, explicit bool) bool {
 	if err != nil {
 		return d.emit(&Input{Name: name, Err: err})
 	}
+	if fi.IsDir() {
+		if container.IsProblemDir(p) {
+			return d.container(name, p)
+		}
+		return d.emit(&Input{Name: name, Err: fmt.Errorf("%w: a directory that is not an ABRT problem directory", corefile.ErrNotCore)})
+	}
 	s, err := corefile.SniffFile(p)
 	in := &Input{Name: name, Path: p, SearchDirs: []string{filepath.Dir(p)}, Time: coreTime(name, fi.ModTime())}
 	switch {
@@ -201,6 +221,8 @@ func (d *discoverer) file(name, p string, explicit bool) bool {
 	case s.Kind == corefile.KindCore:
 	case isTarFile(p):
 		return d.tar(name, p)
+	case s.Kind == corefile.KindOther && s.Compression == "" && container.Detect(p) != container.KindNone:
+		return d.container(name, p)
 	case s.Kind == corefile.KindELF:
 		if !explicit {
 			return true // a binary beside the cores
@@ -291,6 +313,11 @@ func (d *discoverer) tar(name, p string) bool {
 		case s.Kind == corefile.KindCore:
 			in.Path, in.Err = d.extract(br, tempDir, "core-*")
 			in.remove = in.Path
+		case s.Kind == corefile.KindOther && s.Compression == "" && container.DetectHead(head) != container.KindNone:
+			if !d.containerMember(name+":"+h.Name, br, tempDir, tempErr) {
+				return false
+			}
+			continue
 		case s.Kind == corefile.KindELF:
 			if tempErr != nil {
 				continue // the archive's cores say why

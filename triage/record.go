@@ -19,6 +19,9 @@ type Record struct {
 	// Executable and BuildID are the core's main executable.
 	Executable string `json:"executable"`
 	BuildID    string `json:"build_id"`
+	// Origin is what the crash report the core came in records
+	// (Input.Origin); its Source is "core" for a core file.
+	Origin RecordOrigin `json:"origin"`
 }
 
 // Record returns what the summary keeps of r.
@@ -36,6 +39,7 @@ func (r *Result) Record() Record {
 		}
 	}
 	rec.Executable, rec.BuildID = mainExecutable(r.Report)
+	rec.Origin = recordOrigin(r.Input.Origin)
 	return rec
 }
 

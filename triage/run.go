@@ -195,6 +195,7 @@ func (a *Analyzer) Analyze(in *Input) (res *Result) {
 		return res
 	}
 	rep.Core.Path = in.Name
+	rep.Core.Origin = in.Origin
 	th := crashedThread(rep)
 	if th == nil || len(th.Frames) == 0 {
 		why := ErrNoFrames

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/container"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
@@ -16,14 +17,22 @@ import (
 // names or order, and each core is paired with the executable it was
 // made by (pairing.go): a core none matches is the only one warned about.
 // opts is the report command's template; its Executable is replaced.
-func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.Writer) int {
+func runPprof(pos []string, matches []string, opts analyze.Options, out string, stdout, stderr io.Writer) int {
 	var cores, exes []string
+	var crashes []*container.Crash // from journal files, .crash files, ABRT directories
 	for _, p := range pos {
 		kind, err := classifyArg(p)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			return exitcode.NoCore
+		case kind == argCore && container.Detect(p) != container.KindNone:
+			in, err := matchingCrashes(p, matches)
+			if err != nil {
+				fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+				return exitcode.NoCore
+			}
+			crashes = append(crashes, in...)
 		case kind == argCore:
 			cores = append(cores, p)
 		case kind == argExecutable:
@@ -33,7 +42,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 			return exitcode.NoCore
 		}
 	}
-	if len(cores) == 0 {
+	if len(cores) == 0 && len(crashes) == 0 {
 		return usageError(stderr, fmt.Errorf("%w: no core file among %q", errUsage, pos))
 	}
 	given := indexExecutables(exes)
@@ -48,8 +57,19 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	opts.LeaveMapped = false
 	var reps []*report.Report
 	code := exitcode.OK
-	for _, core := range cores {
-		rep, err := given.analyze(core, opts)
+	analyzeOne := func(core string) (*report.Report, error) { return given.analyze(core, opts) }
+	for i := range len(cores) + len(crashes) {
+		var rep *report.Report
+		var err error
+		core := ""
+		if i < len(cores) {
+			core = cores[i]
+			rep, err = analyzeOne(core)
+		} else {
+			c := crashes[i-len(cores)]
+			core = c.Name
+			rep, err = crashCore(c, analyzeOne)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 			code = exitcode.Partial

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/container"
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
@@ -15,10 +16,10 @@ import (
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("coreunwind")
 	var (
-		format, out, threads, sysroot string
-		maxFrames                     int
-		searchPath, debugDirs         stringList
-		version                       bool
+		format, out, threads, sysroot  string
+		maxFrames                      int
+		searchPath, debugDirs, matches stringList
+		version                        bool
 	)
 	fs.StringVar(&format, "format", "text", "output format: text, json or pprof")
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
@@ -29,6 +30,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&debugDirs, "debug-dir", "also look for separate debug files under `DIR` (repeatable; before /usr/lib/debug)")
 	noDefaultDebugDirs := fs.Bool("no-default-debug-dirs", false, "do not look for separate debug files under /usr/lib/debug")
 	fs.BoolVar(&version, "version", false, "print the version")
+	fs.Var(&matches, "match", "journal file, .crash file, ABRT directory: report the crashes `MATCH` chooses (PID, executable path, command name, cursor, FIELD=VALUE; repeatable: all must match)")
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
@@ -90,7 +92,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
 	if format == "pprof" {
-		return runPprof(pos, opts, out, stdout, stderr)
+		return runPprof(pos, matches, opts, out, stdout, stderr)
 	}
 	core, exe, err := coreAndExecutable(pos)
 	if err != nil {
@@ -100,14 +102,21 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitcode.NoCore
 	}
+	if format == "text" && *style == "hpux" {
+		format = "hpux"
+	}
+	textOpts := report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}
+	if container.Detect(core) != container.KindNone {
+		return runContainer(core, exe, matches, opts, format, textOpts, out, stdout, stderr)
+	}
+	if len(matches) > 0 {
+		return usageError(stderr, fmt.Errorf("%w: --match chooses crashes in a journal file, .crash file or ABRT directory; %s is a core", errUsage, core))
+	}
 	opts.Executable = exe
 	rep, err := analyze.Analyze(core, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.NoCore
-	}
-	if format == "text" && *style == "hpux" {
-		format = "hpux"
 	}
 	// Each warning is said once, where the person running the command
 	// reads it: in the text report's "warnings:" block when that report
@@ -120,7 +129,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 		}
 	}
-	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}, out, stdout); err != nil {
+	if err := writeReport(rep, format, textOpts, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.Output
 	}
@@ -137,13 +146,16 @@ func writeReport(rep *report.Report, format string, text report.TextOptions, out
 	if err != nil {
 		return err
 	}
+	return closeOut(writeOne(w, rep, format, text))
+}
+
+// writeOne writes one report in format: json, hpux, or text.
+func writeOne(w io.Writer, rep *report.Report, format string, text report.TextOptions) error {
 	switch format {
 	case "json":
-		err = report.WriteJSON(w, rep)
+		return report.WriteJSON(w, rep)
 	case "hpux":
-		err = report.WriteHPUXOptions(w, rep, text)
-	default:
-		err = report.WriteTextOptions(w, rep, text)
+		return report.WriteHPUXOptions(w, rep, text)
 	}
-	return closeOut(err)
+	return report.WriteTextOptions(w, rep, text)
 }

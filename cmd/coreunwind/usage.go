@@ -13,6 +13,9 @@ const usageText = `Usage:
   coreunwind help
 
 CORE and EXECUTABLE may come in either order (gdb's EXECUTABLE CORE too).
+CORE may also be a crash report that carries a core: a systemd journal file
+(every systemd-coredump entry in it), an apport .crash file or an ABRT
+problem directory; each crash is reported with the facts it records.
 
 Prints, for every thread of CORE (the crashed thread first), the frames
 that led to where it was when the process died: program counter, function,
@@ -43,6 +46,10 @@ Flags (before or after the arguments):
   --debug-dir DIR        also look for separate debug files under DIR (repeatable;
                          searched before /usr/lib/debug)
   --no-default-debug-dirs  do not look for separate debug files under /usr/lib/debug
+  --match MATCH          in a journal file, .crash file or ABRT directory, report
+                         only the crashes MATCH chooses: a PID, an executable's
+                         path, a command name, a journal cursor, or FIELD=VALUE
+                         (repeatable: every MATCH must hold), as coredumpctl's
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --debuginfod, --no-debuginfod  fetch missing executables, libraries and debug files
                          by build ID from the servers in DEBUGINFOD_URLS (on when it is set)
@@ -86,6 +93,8 @@ Examples:
   coreunwind --format json -o report.json core.1234 ./server
   coreunwind core --sysroot /srv/sysroots/prod --debug-dir /srv/debug
   coreunwind --threads crashed --max-frames 64 core
+  coreunwind --match COREDUMP_UNIT=web.service /var/log/journal/*/system.journal
+  coreunwind /var/crash/_usr_bin_prog.1000.crash
   coreunwind tables --format json /usr/lib/x86_64-linux-gnu/libc.so.6
   coreunwind --format pprof -o threads.pb.gz core.1 core.2 ./server
   coreunwind triage -j 8 --binaries ./build /var/lib/systemd/coredump crashes.tar.zst

@@ -333,3 +333,41 @@ func startServer(t *testing.T, cmd *exec.Cmd, port int) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Crash reports (systemd journal entries, apport .crash files, ABRT
+// problem directories) go through the pipeline as through `coreunwind
+// triage`: the same summary, one bucket per bug with what the reports
+// record.
+func TestPipelineCrashReports(t *testing.T) {
+	cr := triagetest.BuildCrashReports(t)
+	dir := t.TempDir()
+	coreunwind := buildCoreunwind(t, dir)
+	args := []string{"--format", "json", "--binaries", cr.Binaries, cr.Root}
+	localOut := filepath.Join(dir, "local.json")
+	b, err := exec.Command(coreunwind, append([]string{"triage", "-o", localOut}, args...)...).CombinedOutput()
+	if code := exitCode(err); code != exitcode.OK {
+		t.Fatalf("coreunwind triage: exit %d (%v)\n%s", code, err, b)
+	}
+	local := readOutput(t, localOut, "json")
+	beamOut := filepath.Join(dir, "beam.json")
+	var stderr bytes.Buffer
+	if code := run(append([]string{"-o", beamOut}, args...), io.Discard, &stderr); code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	got := readOutput(t, beamOut, "json")
+	if !bytes.Equal(got, local) {
+		t.Errorf("output differs from coreunwind triage's\n%s\nwant:\n%s", got, local)
+	}
+	var s triage.Summary
+	if err := json.Unmarshal(got, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.CoresAnalyzed != cr.Inputs || len(s.Buckets) != len(cr.Fns) {
+		t.Fatalf("%d analyzed, %d buckets; want %d, %d", s.CoresAnalyzed, len(s.Buckets), cr.Inputs, len(cr.Fns))
+	}
+	for _, bk := range s.Buckets {
+		if !slices.Equal(bk.Sources, []string{"abrt", "apport", "core", "journal"}) || len(bk.Units) != 1 || len(bk.Hostnames) != 2 {
+			t.Errorf("bucket %s: sources %q units %q hosts %q", bk.ID, bk.Sources, bk.Units, bk.Hostnames)
+		}
+	}
+}

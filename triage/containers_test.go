@@ -1,0 +1,63 @@
+package triage_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/internal/triagetest"
+	"github.com/coreunwind/coreunwind/triage"
+)
+
+// A directory mixing core files, a journal file with systemd-coredump
+// entries, apport .crash files and ABRT problem directories of the same
+// bugs (and a tar archive holding another .crash file): one bucket per
+// bug, whatever each crash came in, each bucket saying where its
+// crashes came from and what their crash reports record.
+func TestTriageCrashReports(t *testing.T) {
+	cr := triagetest.BuildCrashReports(t)
+	skip, _ := triage.NewSkipList(triage.DefaultPatterns())
+	cfg := triage.Config{Jobs: 2, Binaries: []string{cr.Binaries}, Signer: triage.Signer{Skip: skip},
+		Analyze: analyze.Options{MaxFrames: 256}}
+	coll := triage.NewCollector(0)
+	var records []triage.Record
+	err := triage.Run([]string{cr.Root}, cfg, func(r *triage.Result) {
+		coll.Add(r)
+		records = append(records, r.Record())
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Input.Name, r.Err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := coll.Summary()
+	if s.CoresTotal != cr.Inputs || s.CoresAnalyzed != cr.Inputs || len(s.Buckets) != len(cr.Fns) {
+		t.Fatalf("%d inputs, %d analyzed, %d buckets; want %d, %d, %d (one per bug)", s.CoresTotal, s.CoresAnalyzed, len(s.Buckets),
+			cr.Inputs, cr.Inputs, len(cr.Fns))
+	}
+	for _, b := range s.Buckets {
+		fn := b.Frames[len(b.Frames)-1]
+		i := slices.Index(cr.Fns, fn)
+		if i < 0 {
+			t.Errorf("bucket %s: signature %q is no bug's", b.ID, b.Signature)
+			continue
+		}
+		// A core file, a journal entry, a .crash file, a problem
+		// directory; and the archive's .crash file for the first bug.
+		wantCount := 4 + map[int]int{0: 1}[i]
+		if b.Count != wantCount || !slices.Equal(b.Sources, []string{"abrt", "apport", "core", "journal"}) ||
+			!slices.Equal(b.Units, []string{fn + ".service"}) || !slices.Equal(b.Hostnames, []string{"abrthost", "web1"}) ||
+			!slices.Equal(b.Packages, []string{"bugs 2.0", "prog 1.2-3"}) || !slices.Contains(b.CommandLines, cr.Exe+" "+fn) {
+			t.Errorf("bucket %s (%s): count %d, want %d; sources %q units %q hosts %q packages %q command lines %q",
+				b.ID, fn, b.Count, wantCount, b.Sources, b.Units, b.Hostnames, b.Packages, b.CommandLines)
+		}
+		for _, c := range b.Cores {
+			if strings.HasSuffix(c, "system.journal") || strings.Contains(c, "container-") || strings.HasSuffix(c, "/coredump") {
+				t.Errorf("bucket %s lists %s: want a journal entry as FILE.journal:SEQNUM, a problem directory as itself", b.ID, c)
+			}
+		}
+	}
+	checkMergeOrder(t, records)
+}
