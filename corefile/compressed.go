@@ -74,7 +74,7 @@ func Sniff(r io.Reader) (Sniffed, error) {
 	}
 	if kind := compressionKind(head); kind != "" {
 		s := Sniffed{Compression: kind}
-		d, done, err := decompressor(kind, br)
+		d, done, err := decompressor(kind, br, streamSize(r))
 		if err != nil {
 			s.Kind, s.Err = KindBroken, fmt.Errorf("%s: %w", kind, err)
 			return s, nil
@@ -159,7 +159,7 @@ func NewDecompressor(r io.Reader) (rd io.Reader, kind string, done func(), err e
 	if kind = compressionKind(head); kind == "" {
 		return br, "", func() {}, nil
 	}
-	d, done, err := decompressor(kind, br)
+	d, done, err := decompressor(kind, br, streamSize(r))
 	if err != nil {
 		return nil, kind, nil, fmt.Errorf("%s: %w", kind, err)
 	}

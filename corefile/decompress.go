@@ -22,16 +22,17 @@ import (
 
 const sparseBlock = 4096
 
-// decompressor returns a reader of the decompressed stream.
-func decompressor(kind string, r io.Reader) (io.Reader, func(), error) {
+// decompressor returns a reader of the decompressed stream. size is the
+// compressed stream's size, -1 when unknown: it bounds zstd's window.
+func decompressor(kind string, r io.Reader, size int64) (io.Reader, func(), error) {
 	switch kind {
 	case "zstd":
-		// Streams made with zstd --long=31 need a 2 GiB window.
-		d, err := zstd.NewReader(r, zstd.WithDecoderMaxWindow(1<<31), zstd.WithDecoderConcurrency(1))
+		limit := zstdMaxWindow(size)
+		d, err := zstd.NewReader(r, zstd.WithDecoderMaxWindow(limit), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, nil, err
 		}
-		return d, d.Close, nil
+		return zstdWindowReader{d, limit, size}, d.Close, nil
 	case "gzip":
 		d, err := kgzip.NewReader(r)
 		if err != nil {
@@ -50,6 +51,67 @@ func decompressor(kind string, r io.Reader) (io.Reader, func(), error) {
 	return nil, nil, fmt.Errorf("unknown compression %q", kind)
 }
 
+// Bounds on the zstd window a frame may declare. The decoder allocates
+// the whole declared window before it decodes a byte, so a hostile
+// 9-byte frame declaring 2 GiB would cost 2 GiB. No stream needs a window
+// larger than what it decompresses to, and a zstd stream of n bytes
+// decompresses to at most n × 32768 (a 3-byte RLE block header gives a
+// 128 KiB block at most; zstdMaxRatio rounds up): the window allowed is
+// that, between zstd's default maximum (8 MiB, every level without
+// --ultra or --long) and the 2 GiB of --long=31. A stream of unknown size
+// is allowed 128 MiB, what --ultra -22 and a plain --long use.
+const (
+	zstdMaxRatio      = 1 << 15
+	zstdMinWindow     = 8 << 20
+	zstdMaxWindowSize = 1 << 31
+	zstdUnknownWindow = 128 << 20
+)
+
+// zstdMaxWindow is the largest window a zstd stream of size bytes (-1:
+// unknown) may declare.
+func zstdMaxWindow(size int64) uint64 {
+	if size < 0 {
+		return zstdUnknownWindow
+	}
+	if size >= zstdMaxWindowSize/zstdMaxRatio {
+		return zstdMaxWindowSize
+	}
+	return max(uint64(size)*zstdMaxRatio, zstdMinWindow)
+}
+
+// zstdWindowReader says why a frame's window was refused.
+type zstdWindowReader struct {
+	d     *zstd.Decoder
+	limit uint64
+	size  int64
+}
+
+func (z zstdWindowReader) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		what := "a stream of unknown size"
+		if z.size >= 0 {
+			what = fmt.Sprintf("%d compressed bytes", z.size)
+		}
+		err = fmt.Errorf("%w: a frame declares a window above %d MiB, more than %s can need", err, z.limit>>20, what)
+	}
+	return n, err
+}
+
+// streamSize is the size of what r reads, when r can say (a file, a
+// section of one, a byte slice), else -1.
+func streamSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Size() int64 }:
+		return v.Size()
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return -1
+}
+
 // decompressFile decompresses the core at path into an unlinked sparse file
 // in tempDir ("" = os.TempDir()) and maps it. A stream that breaks off
 // after some data gives that data (a truncated core is still worth
@@ -65,7 +127,7 @@ func decompressFile(path, kind, tempDir string) (data []byte, warning string, er
 		return nil, "", err
 	}
 	defer in.Close()
-	r, done, err := decompressor(kind, bufio.NewReaderSize(in, 1<<20))
+	r, done, err := decompressor(kind, bufio.NewReaderSize(in, 1<<20), streamSize(in))
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", kind, err)
 	}
