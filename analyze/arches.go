@@ -8,6 +8,7 @@ import (
 	_ "github.com/coreunwind/coreunwind/arm"
 	_ "github.com/coreunwind/coreunwind/i386"
 	_ "github.com/coreunwind/coreunwind/ia64"
+	_ "github.com/coreunwind/coreunwind/loong64"
 	_ "github.com/coreunwind/coreunwind/mips"
 	_ "github.com/coreunwind/coreunwind/pa64"
 	_ "github.com/coreunwind/coreunwind/ppc64"

@@ -39,6 +39,9 @@ var (
 	MIPS     = CrossArch{"mips", "mips-linux-gnu", "qemu-mips"}
 	MIPSEL   = CrossArch{"mipsel", "mipsel-linux-gnu", "qemu-mipsel"}
 	MIPS64EL = CrossArch{"mips64el", "mips64el-linux-gnuabi64", "qemu-mips64el"}
+	// LOONG64 runs Go programs (GOARCH=loong64): Debian 12 has no
+	// LoongArch C compiler. qemu-loongarch64 writes their cores.
+	LOONG64 = CrossArch{"loongarch64", "loongarch64-linux-gnu", "qemu-loongarch64"}
 	// SPARC64's qemu-sparc64 (7.2) writes no core either: its programs
 	// are built for their code and run under the gdbstub.
 	SPARC64 = CrossArch{"sparc64", "sparc64-linux-gnu", "qemu-sparc64"}
