@@ -9,48 +9,54 @@ const (
 	funcdataInlTree    = 3
 )
 
-// pcvalue decodes the pc-value table at off in pctab for the function
-// starting at entry and returns the value at pc. The table is a sequence
-// of (value delta, pc delta) pairs, a zigzag varint and a uvarint scaled
-// by the quantum, from value -1 at entry, ended by a zero value delta.
-// ok is false when the table has no value for pc or is malformed.
+// pcvalueRuns decodes the pc-value table at off in pctab for the
+// function [entry, end) and calls yield with each run: the value over
+// [pc, next). The table is a sequence of (value delta, pc delta) pairs,
+// a zigzag varint and a uvarint scaled by the quantum, from value -1 at
+// entry, ended by a zero value delta. It stops when yield returns false
+// or the table ends or is malformed.
 //
 // The compiler writes a pair only where the pc advances, so a step
 // without one is malformed: the steps are bounded by the function's
-// size (end), not only by the table's bytes.
-func (t *Table) pcvalue(off uint32, entry, end, pc uint64) (int32, bool) {
-	if off == 0 || uint64(off) >= uint64(len(t.pctab)) {
-		return 0, false
+// size, not only by the table's bytes.
+func (t *Table) pcvalueRuns(off uint32, entry, end uint64, yield func(val int64, pc, next uint64) bool) {
+	if off == 0 || uint64(off) >= uint64(len(t.pctab)) || end < entry {
+		return
 	}
 	p := t.pctab[off:]
 	val := int64(-1)
-	cur := entry
+	pc := entry
 	for first := true; ; first = false {
-		// Each step consumes at least two bytes: the loop ends with the
-		// table.
 		uv, n := binary.Uvarint(p)
 		if n <= 0 || (uv == 0 && !first) {
-			return 0, false
+			return
 		}
 		p = p[n:]
 		val += int64(-(uv & 1) ^ (uv >> 1))
 		d, n := binary.Uvarint(p)
-		if n <= 0 {
-			return 0, false
+		if n <= 0 || d == 0 || d > (end-pc)/t.quantum {
+			return // no advance, or past the function's end
 		}
 		p = p[n:]
-		if d == 0 || d > (end-cur)/t.quantum {
-			return 0, false // no advance, or past the function's end
+		next := pc + d*t.quantum
+		if !yield(val, pc, next) {
+			return
 		}
-		next := cur + d*t.quantum
-		cur = next
-		if pc < cur {
-			if val != int64(int32(val)) {
-				return 0, false
-			}
-			return int32(val), true
-		}
+		pc = next
 	}
+}
+
+// pcvalue is the value of the pc-value table at off at pc, ok false when
+// the table has none there.
+func (t *Table) pcvalue(off uint32, entry, end, pc uint64) (v int32, ok bool) {
+	t.pcvalueRuns(off, entry, end, func(val int64, lo, next uint64) bool {
+		if pc >= next {
+			return true
+		}
+		v, ok = int32(val), pc >= lo && val == int64(int32(val))
+		return false
+	})
+	return v, ok
 }
 
 // SPDelta is how far below its value at the function's entry (where the

@@ -23,10 +23,16 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("gopclntab: %s at offset %#x", e.Msg, e.Off)
 }
 
+// byteOrder reads and appends in the table's byte order.
+type byteOrder interface {
+	binary.ByteOrder
+	binary.AppendByteOrder
+}
+
 // Table is a parsed .gopclntab.
 type Table struct {
 	data    []byte
-	order   binary.ByteOrder
+	order   byteOrder
 	ptrSize int
 	quantum uint64 // instruction size unit of pc deltas
 	text    uint64 // address function entries are offsets from
@@ -46,7 +52,7 @@ func Parse(data []byte, text uint64) (*Table, error) {
 	if len(data) < 8 {
 		return nil, &FormatError{0, "table shorter than its header"}
 	}
-	var order binary.ByteOrder = binary.LittleEndian
+	var order byteOrder = binary.LittleEndian
 	switch {
 	case binary.LittleEndian.Uint32(data) == magic120 || binary.LittleEndian.Uint32(data) == magic118:
 	case binary.BigEndian.Uint32(data) == magic120 || binary.BigEndian.Uint32(data) == magic118:
