@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"debug/buildinfo"
 	"debug/elf"
 	"fmt"
 
@@ -206,6 +207,29 @@ func (o *Object) goDebugFrame() *cfi.Table {
 		return nil
 	}
 	return t
+}
+
+// GoBuildInfo returns the Go release that built the executable
+// ("go1.26.8") and its GOARCH, from the build info the linker writes
+// (debug/buildinfo), which stripping keeps; ok is false for an object
+// without it.
+func (o *Object) GoBuildInfo() (version, goarch string, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			version, goarch, ok = "", "", false
+		}
+	}()
+	bi, err := buildinfo.Read(o.src)
+	if err != nil {
+		return "", "", false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "GOARCH" {
+			goarch = s.Value
+		}
+	}
+	return bi.GoVersion, goarch, bi.GoVersion != ""
 }
 
 // errorf is fmt.Errorf with the package prefix.
