@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -149,4 +150,27 @@ func buildGoProgram(t *testing.T, goarch string) string {
 		t.Fatal(fmt.Errorf("go build: %v\n%s", err, out))
 	}
 	return exe
+}
+
+// TestTableEveryRelease: every release and architecture of the table
+// gives the layouts goroutines and panic values are read with (Go 1.20's
+// type descriptor is runtime._type, not internal/abi.Type).
+func TestTableEveryRelease(t *testing.T) {
+	if len(generatedLayouts) < 7*7 {
+		t.Errorf("%d layouts in the table, want 7 releases by 7 arches", len(generatedLayouts))
+	}
+	for key := range generatedLayouts {
+		rel, goarch, _ := strings.Cut(key, "/")
+		structs, err := tableStructs(rel+".1", goarch)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		l, pl, err := layoutOf(structs)
+		if err != nil || !pl.ok {
+			t.Errorf("%s: layout %+v, panic layout %+v, %v", key, l, pl, err)
+		}
+		if len(tableWaitReasons(rel)) < 20 {
+			t.Errorf("%s: %d wait reasons", key, len(tableWaitReasons(rel)))
+		}
+	}
 }
