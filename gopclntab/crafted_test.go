@@ -1,6 +1,7 @@
 package gopclntab
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"testing"
 )
@@ -122,5 +123,66 @@ func TestCraftedInlineCycle(t *testing.T) {
 	fn, _ := tab.FuncAt(craftedText + 10)
 	if fr, err := fn.Frames(craftedText + 10); err == nil {
 		t.Errorf("frames of a cyclic tree: %+v", fr)
+	}
+}
+
+// sharedPCSPTable is a table of n functions of size bytes each, every
+// one's pcsp the same table of steps one-byte runs: what a hostile
+// table can make of the linker's sharing of identical tables.
+func sharedPCSPTable(n, size, steps int) []byte {
+	le := binary.LittleEndian
+	var b []byte
+	u32 := func(v uint32) { b = le.AppendUint32(b, v) }
+	u64 := func(v uint64) { b = le.AppendUint64(b, v) }
+	const hdr = 8 + 8*8
+	pctab := hdr + 8 // after "main.f\0" and a padding byte
+	functab := pctab + 1 + 2*steps + 1
+	u32(magic120)
+	b = append(b, 0, 0, 1, 8)
+	u64(uint64(n))
+	u64(0)
+	u64(0)
+	for _, off := range []int{hdr, hdr, hdr, pctab, functab} {
+		u64(uint64(off))
+	}
+	b = append(b, "main.f\x00\x00"...)
+	b = append(b, 0)
+	for range steps {
+		b = append(b, 2, 1) // +1, one byte
+	}
+	b = append(b, 0)
+	recs := 8 * (n + 1)
+	for i := range n {
+		u32(uint32(i * size))
+		u32(uint32(recs + i*funcSize))
+	}
+	u32(uint32(n * size))
+	u32(0)
+	for i := range n {
+		for _, v := range []uint32{uint32(i * size), 0, 0, 0, 1, 0, 0, 0, 0, 0} {
+			u32(v)
+		}
+		b = append(b, 0, 0, 0, 0)
+	}
+	return b
+}
+
+// TestDebugFrameSharedPCSP: functions sharing one long pcsp table cannot
+// make DebugFrame write rows without end: it refuses past its budget,
+// and writes a table sharing a short one.
+func TestDebugFrameSharedPCSP(t *testing.T) {
+	tab, err := Parse(sharedPCSPTable(100, 100000, 100000), craftedText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.DebugFrame(elf.EM_X86_64); err == nil {
+		t.Error("ten million rows written from a table of 200 kB")
+	}
+	tab, err = Parse(sharedPCSPTable(100, 1000, 1000), craftedText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.DebugFrame(elf.EM_X86_64); err != nil {
+		t.Errorf("a table of 100 functions sharing a pcsp table: %v", err)
 	}
 }

@@ -25,6 +25,9 @@ var frameArches = map[elf.Machine]frameArch{
 	elf.EM_RISCV:   {sp: 2, ra: 1, lr: true},
 }
 
+// frameRowBudget is the least number of rows DebugFrame may write.
+const frameRowBudget = 1 << 20
+
 // DWARF call frame instructions the table is written with.
 const (
 	cfaAdvanceLoc       = 0x40
@@ -88,13 +91,21 @@ func (t *Table) DebugFrame(machine elf.Machine) ([]byte, error) {
 	b = append(b, cie...)
 
 	var prog []byte
+	// Functions may share a pcsp table (the linker writes identical
+	// ones once): the rows written are bounded by a budget, not by the
+	// table's bytes alone, so that a hostile table sharing one long
+	// pcsp among many functions is refused instead of written out.
+	budget := frameRowBudget + 16*len(t.data)
 	for i := 0; i < t.nfunc; i++ {
 		f, err := t.funcAt(i)
 		if err != nil {
 			return nil, err
 		}
 		var end uint64
-		prog, end = f.frameProgram(prog[:0], a)
+		prog, end = f.frameProgram(prog[:0], a, &budget)
+		if budget < 0 {
+			return nil, &FormatError{f.off, "pcsp tables with more rows than the table has bytes for"}
+		}
 		if len(prog) == 0 {
 			continue
 		}
@@ -113,9 +124,13 @@ func (t *Table) DebugFrame(machine elf.Machine) ([]byte, error) {
 // frameProgram appends the call frame instructions of f, a row for each
 // run of pcsp (none when f has no pcsp table), and returns the end of
 // the last run: the end of f's code, without the padding after it.
-func (f *Func) frameProgram(b []byte, a frameArch) ([]byte, uint64) {
+// Each row spends one of budget; it stops when the budget is spent.
+func (f *Func) frameProgram(b []byte, a frameArch, budget *int) ([]byte, uint64) {
 	end := f.Entry
 	f.t.pcvalueRuns(f.t.order.Uint32(f.rec[funcPCSP:]), f.Entry, f.End, func(val int64, pc, next uint64) bool {
+		if *budget--; *budget < 0 {
+			return false
+		}
 		cfa := val
 		if !a.lr {
 			cfa += int64(f.t.ptrSize)

@@ -1,6 +1,7 @@
 package gopclntab
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"testing"
 )
@@ -44,5 +45,8 @@ func FuzzTable(f *testing.F) {
 		n := 0
 		tab.Funcs(func(Func) bool { n++; return n < 1000 })
 		tab.FindModuleData(text, []Segment{{Addr: text, Data: data}})
+		if frame, err := tab.DebugFrame(elf.EM_X86_64); err == nil && len(frame) > 64*(len(data)+frameRowBudget) {
+			t.Fatalf("a frame table of %d bytes from %d", len(frame), len(data))
+		}
 	})
 }
