@@ -35,6 +35,7 @@ const (
 	cfaAdvanceLoc2      = 0x03
 	cfaAdvanceLoc4      = 0x04
 	cfaOffsetExtended   = 0x05
+	cfaUndefined        = 0x07
 	cfaSameValue        = 0x08
 	cfaDefCFA           = 0x0c
 	cfaOffsetExtendedSF = 0x11
@@ -46,7 +47,9 @@ const (
 // DebugFrame writes the .debug_frame the Go linker would have written
 // for the table's functions (cmd/link's writeframes: the frame address is
 // the stack pointer plus its pcsp delta, plus the pushed return address
-// on machines without a link register), which `-ldflags=-w` leaves out:
+// on machines without a link register; with one, the return address is
+// saved at the frame's bottom once it is allocated, and undefined in a
+// top frame, where unwinding ends), which `-ldflags=-w` leaves out:
 // with it, the CFI unwinder walks a stripped Go program as it walks one
 // with DWARF. machine is the executable's; it errors for one the Go
 // linker does not target.
@@ -127,20 +130,29 @@ func (t *Table) DebugFrame(machine elf.Machine) ([]byte, error) {
 // Each row spends one of budget; it stops when the budget is spent.
 func (f *Func) frameProgram(b []byte, a frameArch, budget *int) ([]byte, uint64) {
 	end := f.Entry
+	topFrame := f.Flag&FlagTopFrame != 0
+	if a.lr && topFrame {
+		// Nothing called a top frame: its link register is undefined,
+		// which ends an unwind there.
+		b = append(b, cfaUndefined)
+		b = binary.AppendUvarint(b, a.ra)
+	}
 	f.t.pcvalueRuns(f.t.order.Uint32(f.rec[funcPCSP:]), f.Entry, f.End, func(val int64, pc, next uint64) bool {
 		if *budget--; *budget < 0 {
 			return false
 		}
 		cfa := val
-		if !a.lr {
+		switch {
+		case !a.lr:
 			cfa += int64(f.t.ptrSize)
-		} else if val > 0 {
+		case topFrame:
+		case val > 0:
 			// The return address is saved at the bottom of the
 			// frame once it is allocated.
 			b = append(b, cfaOffsetExtendedSF)
 			b = binary.AppendUvarint(b, a.ra)
 			b = appendSleb(b, -val/dataAlign)
-		} else {
+		default:
 			b = append(b, cfaSameValue)
 			b = binary.AppendUvarint(b, a.ra)
 		}

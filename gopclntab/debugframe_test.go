@@ -8,12 +8,24 @@ import (
 )
 
 // TestDebugFrameAsLinker: the .debug_frame written from the table gives,
-// at every instruction of every function, the rows of the one the Go
-// linker wrote into the DWARF build (frame address and where the return
-// address is), so a stripped build unwinds as the DWARF one does.
+// at every instruction of the functions compared, the rows of the one
+// the Go linker wrote into the DWARF build (frame address and where the
+// return address is), so a stripped build unwinds as the DWARF one
+// does: on x86 (the return address pushed) and arm64 (a link register).
 func TestDebugFrameAsLinker(t *testing.T) {
-	b := buildInlined(t)
-	tab, f, _ := openTable(t, b.full)
+	for _, c := range []struct {
+		goarch string
+		ra     uint64 // the return address column
+	}{{"amd64", 16}, {"386", 8}, {"arm64", 30}} {
+		t.Run(c.goarch, func(t *testing.T) {
+			t.Parallel()
+			tab, f, _ := openTable(t, buildInlinedFor(t, c.goarch))
+			debugFrameAsLinker(t, tab, f, c.ra)
+		})
+	}
+}
+
+func debugFrameAsLinker(t *testing.T, tab *Table, f *elf.File, ra uint64) {
 	sec := f.Section(".debug_frame")
 	if sec == nil {
 		t.Fatal("the DWARF build has no .debug_frame")
@@ -22,7 +34,7 @@ func TestDebugFrameAsLinker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	linker, err := cfi.NewDebugFrame(linkerData, sec.Addr, f.ByteOrder, 8)
+	linker, err := cfi.NewDebugFrame(linkerData, sec.Addr, f.ByteOrder, tab.PtrSize())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +42,10 @@ func TestDebugFrameAsLinker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := cfi.NewDebugFrame(data, 0, f.ByteOrder, 8)
+	ours, err := cfi.NewDebugFrame(data, 0, f.ByteOrder, tab.PtrSize())
 	if err != nil {
 		t.Fatal(err)
 	}
-	const ra = 16 // x86-64's return address column
 	rows, funcs, i := 0, 0, 0
 	err = tab.Funcs(func(fn Func) bool {
 		// Every instruction of one function in 8 (the runtime's
@@ -81,8 +92,20 @@ func TestDebugFrameAsLinker(t *testing.T) {
 	if funcs < 200 || rows < 10000 {
 		t.Errorf("only %d functions, %d rows compared", funcs, rows)
 	}
+}
+
+// TestDebugFrameMachines: a frame table only for the machines Go targets.
+func TestDebugFrameMachines(t *testing.T) {
+	data, _ := craftedTable()
+	tab, err := Parse(data, craftedText)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tab.DebugFrame(elf.EM_SPARCV9); err == nil {
 		t.Error("a frame table for a machine Go does not target")
+	}
+	if _, err := tab.DebugFrame(elf.EM_X86_64); err != nil {
+		t.Error(err)
 	}
 }
 

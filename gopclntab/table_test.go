@@ -28,6 +28,40 @@ var (
 	buildErr  error
 )
 
+// crossBuilds are testdata/inlined built for other architectures, by
+// GOARCH: what the frame tables of machines with a link register are
+// checked on.
+var crossBuilds sync.Map // GOARCH -> func() (string, error)
+
+// buildInlinedFor builds testdata/inlined with DWARF for goarch, once.
+func buildInlinedFor(t testing.TB, goarch string) string {
+	t.Helper()
+	gotool := testenv.NeedTool(t, "go")
+	f, _ := crossBuilds.LoadOrStore(goarch, sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "gopclntab-test-")
+		if err != nil {
+			return "", err
+		}
+		src, err := filepath.Abs("testdata/inlined/main.go")
+		if err != nil {
+			return "", err
+		}
+		exe := filepath.Join(dir, "inlined-"+goarch)
+		cmd := exec.Command(gotool, "build", "-o", exe, src)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOARCH="+goarch, "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build: %v\n%s", err, out)
+		}
+		return exe, nil
+	}))
+	exe, err := f.(func() (string, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
 // buildInlined builds and runs testdata/inlined.
 func buildInlined(t testing.TB) built {
 	t.Helper()
