@@ -23,23 +23,28 @@ func goReleases() []string {
 
 // goReleaseBuilds are the builds of goparked TestGoReleases crashes: the
 // host's toolchain ("") and each of goReleases, with DWARF and symbols
-// and stripped of both (-ldflags=-s -w).
+// and stripped of both (-ldflags=-s -w), and the host's for i386,
+// stripped.
 func goReleaseBuilds() []string {
 	var out []string
 	for _, rel := range append([]string{""}, goReleases()...) {
 		for _, stripped := range []bool{false, true} {
-			out = append(out, goReleaseProgram(rel, stripped))
+			out = append(out, goReleaseProgram(rel, "", stripped))
 		}
 	}
-	return out
+	return append(out, goReleaseProgram("", "386", true))
 }
 
 // goReleaseProgram names the build of goparked with toolchain rel ("" for
-// the host's), stripped or not, and registers it.
-func goReleaseProgram(rel string, stripped bool) string {
+// the host's) for goarch ("" for the host's), stripped or not, and
+// registers it.
+func goReleaseProgram(rel, goarch string, stripped bool) string {
 	name := "goparked@" + rel
 	if rel == "" {
 		name = "goparked@host"
+	}
+	if goarch != "" {
+		name += "-" + goarch
 	}
 	var flags []string
 	if stripped {
@@ -47,7 +52,7 @@ func goReleaseProgram(rel string, stripped bool) string {
 		flags = []string{"-ldflags=-s -w"}
 	}
 	if _, ok := programs[name]; !ok {
-		programs[name] = goToolchainBuild("goparked", rel, flags...)
+		programs[name] = goToolchainBuild("goparked", rel, goarch, flags...)
 	}
 	return name
 }
@@ -57,9 +62,10 @@ func goReleaseProgram(rel string, stripped bool) string {
 func init() { goReleaseBuilds() }
 
 // goToolchainBuild builds the Go program progs/name with toolchain rel
-// ("" for the host's) in a module of its own that asks for Go 1.20, so
-// that every release from 1.20 on builds it.
-func goToolchainBuild(name, rel string, flags ...string) program {
+// ("" for the host's) for goarch ("" for the host's) in a module of its
+// own that asks for Go 1.20, so that every release from 1.20 on builds
+// it.
+func goToolchainBuild(name, rel, goarch string, flags ...string) program {
 	return program{
 		tools: []string{"go"},
 		build: func(src, dir string) (string, error) {
@@ -74,7 +80,7 @@ func goToolchainBuild(name, rel string, flags ...string) program {
 				return "", err
 			}
 			exe := filepath.Join(dir, name)
-			args := []string{"GOTOOLCHAIN=local", goTool(), "build", "-o", exe}
+			args := []string{"GOTOOLCHAIN=local", "GOARCH=" + goarch, goTool(), "build", "-o", exe}
 			if rel != "" {
 				args[0] = "GOTOOLCHAIN=" + rel
 			}
