@@ -47,19 +47,12 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 	if obj == nil {
 		return nil, nil
 	}
-	syms := obj.SymbolValues(goruntime.SymbolNames...)
-	if !goruntime.IsGo(syms) {
-		return nil, nil
+	r, warnings := goReader(t, m, obj)
+	if r == nil {
+		return nil, warnings
 	}
-	d, err := obj.DWARF()
-	if err != nil {
-		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
-	}
-	r, err := goruntime.NewReader(goruntime.Binary{Symbols: syms, DWARF: d, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()})
-	if err != nil {
-		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
-	}
-	gs, warnings := r.Goroutines(t)
+	gs, gwarnings := r.Goroutines(t)
+	warnings = append(warnings, gwarnings...)
 	if opts.CrashedOnly {
 		gs = runningGoroutines(gs)
 	}

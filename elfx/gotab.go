@@ -1,19 +1,27 @@
 package elfx
 
 import (
-	"debug/gosym"
+	"debug/buildinfo"
+	"debug/elf"
 	"fmt"
 
+	"github.com/coreunwind/coreunwind/elfx/cfi"
+	"github.com/coreunwind/coreunwind/gopclntab"
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
-// goTable is a Go binary's .gopclntab: function and line for every PC,
-// present even when the DWARF was stripped (-ldflags=-w).
+// goTable is a Go binary's .gopclntab: function, line and inlined calls
+// for every PC, and how far the stack pointer moved, present even when
+// the symbols and DWARF were stripped (-ldflags=-s -w).
 type goTable struct {
-	t *gosym.Table
+	t *gopclntab.Table
+	// md is the module's moduledata, found by scanning; mdOK is false
+	// when no data section holds it (inlined calls are then not named).
+	md   gopclntab.ModuleData
+	mdOK bool
 }
 
-// goTable returns the object's Go line table, or nil if it has none.
+// goTable returns the object's Go function table, or nil if it has none.
 func (o *Object) goTable() *goTable {
 	d := o.state()
 	d.goOnce.Do(func() {
@@ -23,24 +31,141 @@ func (o *Object) goTable() *goTable {
 				d.gotab = nil // hostile .gopclntab: behave as if absent
 			}
 		}()
-		pcln := o.section(".gopclntab")
-		text := o.ef.Section(".text")
-		if pcln == nil || text == nil {
-			return
-		}
-		data, err := o.sectionData(pcln)
-		if err != nil {
-			return
-		}
-		t, err := gosym.NewTable(nil, gosym.NewLineTable(data, text.Addr))
-		if err != nil {
-			return
-		}
-		d.gotab = &goTable{t: t}
+		d.gotab = o.loadGoTable()
 	})
 	return d.gotab
 }
 
+func (o *Object) loadGoTable() *goTable {
+	pcln := o.section(".gopclntab")
+	text := o.ef.Section(".text")
+	if pcln == nil || text == nil {
+		return nil
+	}
+	data, err := o.sectionData(pcln)
+	if err != nil {
+		return nil
+	}
+	t, err := gopclntab.Parse(data, text.Addr)
+	if err != nil {
+		return nil
+	}
+	g := &goTable{t: t}
+	// The moduledata: in .go.module (Go 1.26), else in the data.
+	var segs []gopclntab.Segment
+	for _, name := range []string{".go.module", ".noptrdata", ".data"} {
+		if s := o.section(name); s != nil {
+			if b, err := o.sectionData(s); err == nil {
+				segs = append(segs, gopclntab.Segment{Addr: s.Addr, Data: b})
+			}
+		}
+	}
+	if md, err := t.FindModuleData(pcln.Addr, segs); err == nil {
+		g.md, g.mdOK = md, true
+		if b := o.bytesAt(md.GoFunc); b != nil {
+			t.SetGoFunc(b)
+		}
+	}
+	return g
+}
+
+// bytesAt returns the contents of the section holding link-time address
+// addr, from addr to the section's end; nil when no section with
+// contents holds it.
+func (o *Object) bytesAt(addr uint64) []byte {
+	for _, s := range o.ef.Sections {
+		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_ALLOC == 0 || addr < s.Addr || addr-s.Addr >= s.Size {
+			continue
+		}
+		b, err := o.sectionData(s)
+		if err != nil || addr-s.Addr >= uint64(len(b)) {
+			return nil
+		}
+		return b[addr-s.Addr:]
+	}
+	return nil
+}
+
+// GoFunc is a Go function as the executable's .gopclntab describes it.
+type GoFunc struct {
+	Name       string
+	Entry, End uint64 // link-time
+	// TopFrame: the runtime starts stacks here (runtime.goexit,
+	// rt0_go, mstart): nothing called it.
+	TopFrame bool
+	// SPWrite: the function switches stacks (systemstack, mcall,
+	// morestack, gogo): its SP delta says nothing of its caller.
+	SPWrite bool
+}
+
+// GoFunc returns the Go function covering addr (link-time) from the
+// object's .gopclntab, ok false when the object has none or no function
+// covers addr.
+func (o *Object) GoFunc(addr uint64) (f GoFunc, ok bool) {
+	g := o.goTable()
+	if g == nil {
+		return GoFunc{}, false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			f, ok = GoFunc{}, false
+		}
+	}()
+	fn, ok := g.t.FuncAt(addr)
+	if !ok {
+		return GoFunc{}, false
+	}
+	return goFunc(&fn), true
+}
+
+func goFunc(fn *gopclntab.Func) GoFunc {
+	return GoFunc{Name: fn.Name, Entry: fn.Entry, End: fn.End,
+		TopFrame: fn.Flag&gopclntab.FlagTopFrame != 0, SPWrite: fn.Flag&gopclntab.FlagSPWrite != 0}
+}
+
+// GoModuleData returns what the executable's Go moduledata (its
+// runtime.firstmoduledata, found without symbols) says, ok false for an
+// object without one.
+func (o *Object) GoModuleData() (gopclntab.ModuleData, bool) {
+	g := o.goTable()
+	if g == nil || !g.mdOK {
+		return gopclntab.ModuleData{}, false
+	}
+	return g.md, true
+}
+
+// goSymbol is the Go function covering addr as a symbol: what names the
+// code of an executable whose symbol table was stripped.
+func (o *Object) goSymbol(addr uint64) (Symbol, bool) {
+	f, ok := o.GoFunc(addr)
+	if !ok {
+		return Symbol{}, false
+	}
+	return Symbol{Name: f.Name, Raw: f.Name, Addr: f.Entry, Size: f.End - f.Entry}, true
+}
+
+// goSymbolByName is the Go function named name as a symbol.
+func (o *Object) goSymbolByName(name string) (s Symbol, ok bool) {
+	g := o.goTable()
+	if g == nil {
+		return Symbol{}, false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			s, ok = Symbol{}, false
+		}
+	}()
+	fn, ok := g.t.FuncByName(name)
+	if !ok {
+		return Symbol{}, false
+	}
+	return Symbol{Name: fn.Name, Raw: fn.Name, Addr: fn.Entry, Size: fn.End - fn.Entry}, true
+}
+
+// sourceFrames are the functions at pc, inlined calls first, as the Go
+// runtime's traceback prints them.
 func (g *goTable) sourceFrames(pc uint64) (frames []SourceFrame) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -48,11 +173,63 @@ func (g *goTable) sourceFrames(pc uint64) (frames []SourceFrame) {
 			frames = []SourceFrame{}
 		}
 	}()
-	file, line, fn := g.t.PCToLine(pc)
-	if fn == nil {
+	fn, ok := g.t.FuncAt(pc)
+	if !ok {
 		return []SourceFrame{}
 	}
-	return []SourceFrame{{Function: fn.Name, File: file, Line: line}}
+	fs, _ := fn.Frames(pc)
+	if len(fs) == 0 || fs[len(fs)-1].Inlined {
+		// A malformed tree: the function itself, at pc.
+		file, line, _ := fn.FileLine(pc)
+		fs = append(fs, gopclntab.Frame{Function: fn.Name, File: file, Line: line})
+	}
+	frames = make([]SourceFrame, len(fs))
+	for i, f := range fs {
+		frames[i] = SourceFrame{Function: f.Function, File: f.File, Line: f.Line, Inlined: f.Inlined}
+	}
+	return frames
+}
+
+// goDebugFrame is the .debug_frame the Go linker writes from the
+// function table and `-ldflags=-w` strips, written again from the table
+// (gopclntab.Table.DebugFrame); nil for an object without a Go table.
+func (o *Object) goDebugFrame() *cfi.Table {
+	g := o.goTable()
+	if g == nil {
+		return nil
+	}
+	data, err := g.t.DebugFrame(o.ef.Machine)
+	if err != nil {
+		return nil
+	}
+	t, err := cfi.NewDebugFrame(data, 0, o.ef.ByteOrder, o.PtrSize())
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// GoBuildInfo returns the Go release that built the executable
+// ("go1.26.8") and its GOARCH, from the build info the linker writes
+// (debug/buildinfo), which stripping keeps; ok is false for an object
+// without it.
+func (o *Object) GoBuildInfo() (version, goarch string, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			version, goarch, ok = "", "", false
+		}
+	}()
+	bi, err := buildinfo.Read(o.src)
+	if err != nil {
+		return "", "", false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "GOARCH" {
+			goarch = s.Value
+		}
+	}
+	return bi.GoVersion, goarch, bi.GoVersion != ""
 }
 
 // errorf is fmt.Errorf with the package prefix.

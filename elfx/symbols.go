@@ -63,6 +63,10 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 	} else {
 		s, ok = o.lookupSymbol(addr)
 	}
+	if !ok {
+		// A stripped Go executable still has its function table.
+		s, ok = o.goSymbol(addr)
+	}
 	if m != nil {
 		m.addSymbol(addr, symResult{s, ok})
 	}
@@ -137,7 +141,7 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 	})
 	i, ok := t.byName[name]
 	if !ok {
-		return Symbol{}, false
+		return o.goSymbolByName(name)
 	}
 	return t.all[i].demangled(), true
 }

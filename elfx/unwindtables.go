@@ -120,6 +120,9 @@ func (o *Object) loadUnwindTables() (u unwindTables) {
 		u.debug = t
 		break
 	}
+	if u.debug == nil {
+		u.debug = o.goDebugFrame()
+	}
 	u.err = errors.Join(errs...)
 	return u
 }

@@ -32,6 +32,12 @@ func layoutFromDWARF(d *dwarf.Data) (layout, panicLayout, error) {
 	if err != nil {
 		return layout{}, panicLayout{}, err
 	}
+	return layoutOf(structs)
+}
+
+// layoutOf is layoutFromDWARF's reading of the struct types found, in
+// the DWARF or the generated table.
+func layoutOf(structs map[string]*dwarf.StructType) (layout, panicLayout, error) {
 	l, err := gLayout(structs)
 	if err != nil {
 		return layout{}, panicLayout{}, err

@@ -24,11 +24,16 @@ type panicLayout struct {
 // panicLayoutOf is the panicLayout of the struct types found.
 func panicLayoutOf(structs map[string]*dwarf.StructType) panicLayout {
 	g, p, typ, md := structs["runtime.g"], structs["runtime._panic"], structs["internal/abi.Type"], structs["runtime.moduledata"]
+	kind, tflag, str := "Kind_", "TFlag", "Str"
+	if typ == nil {
+		// Go 1.20: the type is runtime._type, its fields in lower case.
+		typ, kind, tflag, str = structs["runtime._type"], "kind", "tflag", "str"
+	}
 	if g == nil || p == nil || typ == nil || md == nil {
 		return panicLayout{}
 	}
 	l := panicLayout{gPanic: fieldOffset(g, "_panic"), panicArg: fieldOffset(p, "arg"),
-		typeKind: fieldOffset(typ, "Kind_"), typeTFlag: fieldOffset(typ, "TFlag"), typeStr: fieldOffset(typ, "Str"),
+		typeKind: fieldOffset(typ, kind), typeTFlag: fieldOffset(typ, tflag), typeStr: fieldOffset(typ, str),
 		moduleTypes: fieldOffset(md, "types")}
 	l.ok = l.gPanic >= 0 && l.gPanic <= g.ByteSize-8 && l.panicArg >= 0 && l.typeKind >= 0 && l.typeTFlag >= 0 &&
 		l.typeStr >= 0 && l.moduleTypes >= 0

@@ -26,8 +26,13 @@ var SymbolNames = []string{SymBuildVersion, SymAllgs, SymWaitReasonStrings, SymF
 type Binary struct {
 	// Symbols are link-time values of SymbolNames (absent: not defined).
 	Symbols map[string]uint64
-	// DWARF gives the runtime's struct layouts.
+	// DWARF gives the runtime's struct layouts. Without it (a binary
+	// built with -ldflags=-w) they come from the generated table for
+	// Version and GOARCH.
 	DWARF *dwarf.Data
+	// Version is the Go release that built the program ("go1.26.8",
+	// from its build info), GOARCH its architecture ("amd64").
+	Version, GOARCH string
 	// Bias is the load bias: run-time address = link-time + Bias.
 	Bias    uint64
 	PtrSize int // 4 or 8
@@ -53,12 +58,17 @@ type Reader struct {
 	b      Binary
 	layout layout
 	panic  panicLayout
+	// waitReasons name wait reasons from the generated table when the
+	// executable has no runtime.waitReasonStrings symbol.
+	waitReasons []string
 }
 
 // NewReader returns a reader for the program b describes, or an error
-// when b is not a Go program or its DWARF lacks the runtime's types.
+// when b is not a Go program or neither its DWARF nor the generated
+// table has the runtime's types. The table is preferred where it has
+// b's release: it is read without decoding the DWARF.
 func NewReader(b Binary) (*Reader, error) {
-	if !IsGo(b.Symbols) {
+	if !IsGo(b.Symbols) && b.Version == "" {
 		return nil, fmt.Errorf("goruntime: no %s: not a Go program", SymBuildVersion)
 	}
 	if _, ok := b.Symbols[SymAllgs]; !ok {
@@ -67,14 +77,28 @@ func NewReader(b Binary) (*Reader, error) {
 	if b.PtrSize != 4 && b.PtrSize != 8 {
 		return nil, fmt.Errorf("goruntime: pointer size %d", b.PtrSize)
 	}
-	if b.DWARF == nil {
-		return nil, fmt.Errorf("goruntime: no DWARF: %w", errNoLayout)
-	}
-	l, pl, err := layoutFromDWARF(b.DWARF)
+	l, pl, err := readLayout(&b)
 	if err != nil {
 		return nil, fmt.Errorf("goruntime: %w", err)
 	}
-	return &Reader{b: b, layout: l, panic: pl}, nil
+	r := &Reader{b: b, layout: l, panic: pl}
+	if _, ok := b.Symbols[SymWaitReasonStrings]; !ok {
+		r.waitReasons = tableWaitReasons(b.Version)
+	}
+	return r, nil
+}
+
+// readLayout reads the runtime's layouts from the generated table for
+// b's release, else from b's DWARF.
+func readLayout(b *Binary) (layout, panicLayout, error) {
+	structs, terr := tableStructs(b.Version, b.GOARCH)
+	if terr == nil {
+		return layoutOf(structs)
+	}
+	if b.DWARF == nil {
+		return layout{}, panicLayout{}, fmt.Errorf("no DWARF, and %w", terr)
+	}
+	return layoutFromDWARF(b.DWARF)
 }
 
 // word reads a pointer-sized word at addr.
@@ -112,9 +136,14 @@ func (r *Reader) str(mem Memory, addr uint64) (string, bool) {
 	return string(buf), true
 }
 
-// Version returns runtime.buildVersion ("go1.26.8"), "" if unreadable.
+// Version returns runtime.buildVersion ("go1.26.8"), the build info's
+// version where the symbol is stripped, "" if unreadable.
 func (r *Reader) Version(mem Memory) string {
-	s, _ := r.str(mem, r.b.Symbols[SymBuildVersion]+r.b.Bias)
+	v, ok := r.b.Symbols[SymBuildVersion]
+	if !ok {
+		return r.b.Version
+	}
+	s, _ := r.str(mem, v+r.b.Bias)
 	return s
 }
 
@@ -123,6 +152,9 @@ func (r *Reader) Version(mem Memory) string {
 func (r *Reader) waitReason(mem Memory, n uint8) string {
 	tab, ok := r.b.Symbols[SymWaitReasonStrings]
 	if !ok {
+		if int(n) < len(r.waitReasons) {
+			return r.waitReasons[n]
+		}
 		return ""
 	}
 	s, _ := r.str(mem, tab+r.b.Bias+uint64(n)*uint64(2*r.b.PtrSize))

@@ -1,0 +1,80 @@
+package analyze
+
+import (
+	"debug/elf"
+	"fmt"
+	"maps"
+
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/goruntime"
+)
+
+// goReader makes the goroutine reader for the executable of module m, nil
+// when it is no Go program. A stripped one (-ldflags=-s -w) is one
+// still: its .gopclntab, moduledata and build info stand in for the
+// symbols (goStrippedSymbols) and the generated table for the DWARF. The
+// DWARF is decoded only when the table lacks the program's release.
+func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []string) {
+	// A copy: the object keeps the map it returns.
+	syms := maps.Clone(obj.SymbolValues(goruntime.SymbolNames...))
+	bin := goruntime.Binary{Symbols: syms, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()}
+	version, goarch, isGo := obj.GoBuildInfo()
+	if !goruntime.IsGo(syms) {
+		if !isGo {
+			return nil, nil
+		}
+		if err := goStrippedSymbols(t, m, obj, syms); err != nil {
+			return nil, []string{fmt.Sprintf("goroutines: %v", err)}
+		}
+	}
+	bin.Version, bin.GOARCH = version, goarch
+	r, err := goruntime.NewReader(bin)
+	if err != nil {
+		d, derr := obj.DWARF()
+		if derr != nil {
+			return nil, []string{fmt.Sprintf("goroutines: %v", err)}
+		}
+		bin.DWARF = d
+		if r, err = goruntime.NewReader(bin); err != nil {
+			return nil, []string{fmt.Sprintf("goroutines: %v", err)}
+		}
+	}
+	return r, nil
+}
+
+// maxAllgaddSize bounds the code of runtime.allgadd read (a few hundred
+// bytes in every release).
+const maxAllgaddSize = 4096
+
+// goStrippedSymbols fills syms, for an executable without a symbol
+// table, with what the reader needs: runtime.firstmoduledata is the
+// moduledata found by scanning the data for the one pointing to the
+// .gopclntab, and runtime.allgs is found in runtime.allgadd's code (x86
+// only). Wait reasons then come from the generated table.
+func goStrippedSymbols(t *target, m *module, obj *elfx.Object, syms map[string]uint64) error {
+	md, ok := obj.GoModuleData()
+	if !ok {
+		return fmt.Errorf("a stripped Go executable without a moduledata")
+	}
+	syms[goruntime.SymFirstModuledata] = md.Addr
+	switch obj.Machine() {
+	case elf.EM_X86_64, elf.EM_386:
+	default:
+		return fmt.Errorf("runtime.allgs without symbols is found on x86 only, not %v", obj.Machine())
+	}
+	s, ok := obj.LookupSymbol(goruntime.FuncAllgadd)
+	if !ok || s.Size == 0 {
+		return fmt.Errorf("no %s in the stripped executable's function table", goruntime.FuncAllgadd)
+	}
+	bits := 8 * t.PtrSize()
+	code := make([]byte, min(s.Size, maxAllgaddSize))
+	if err := t.ReadMem(s.Addr+m.bias, code); err != nil {
+		return fmt.Errorf("%s's code: %w", goruntime.FuncAllgadd, err)
+	}
+	allgs, ok := goruntime.AllgsFromCode(code, s.Addr, bits)
+	if !ok {
+		return fmt.Errorf("no runtime.allgs in %s's code", goruntime.FuncAllgadd)
+	}
+	syms[goruntime.SymAllgs] = allgs
+	return nil
+}

@@ -1,0 +1,74 @@
+package goruntime
+
+//go:generate go run ./internal/layoutgen -o layouts_gen.go
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// release is the Go release a runtime version string names: "go1.26"
+// for "go1.26.8" and "go1.26rc1"; ok is false for a development build
+// or a string that is no Go version, and for a build with experiments
+// ("go1.22.12 X:nocoverageredesign"), whose runtime may differ.
+func release(version string) (string, bool) {
+	rest, ok := strings.CutPrefix(version, "go1.")
+	if !ok || strings.Contains(rest, " ") {
+		return "", false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	if end == 0 {
+		return "", false
+	}
+	if tail := rest[end:]; tail != "" && !strings.HasPrefix(tail, ".") && !strings.HasPrefix(tail, "rc") {
+		return "", false
+	}
+	return "go1." + rest[:end], true
+}
+
+// tableStructs are the runtime's struct types of the Go release version
+// for goarch from the generated table, as the DWARF would give them
+// (sizes and field offsets; no field types), so one reading of layouts
+// serves both.
+func tableStructs(version, goarch string) (map[string]*dwarf.StructType, error) {
+	rel, ok := release(version)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is not a Go release", errNoLayout, version)
+	}
+	text, ok := generatedLayouts[rel+"/"+goarch]
+	if !ok {
+		return nil, fmt.Errorf("%w: no table for %s on %s", errNoLayout, rel, goarch)
+	}
+	out := map[string]*dwarf.StructType{}
+	var cur *dwarf.StructType
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		name, num, _ := strings.Cut(line, " ")
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("goruntime: generated layout %s/%s: %q", rel, goarch, line)
+		}
+		if s, ok := strings.CutPrefix(name, "="); ok {
+			cur = &dwarf.StructType{StructName: s, Kind: "struct"}
+			cur.ByteSize = n
+			out[s] = cur
+			continue
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("goruntime: generated layout %s/%s: a field before a struct", rel, goarch)
+		}
+		cur.Field = append(cur.Field, &dwarf.StructField{Name: name, ByteOffset: n})
+	}
+	return out, nil
+}
+
+// tableWaitReasons are runtime.waitReasonStrings of version's release,
+// nil when the table has none.
+func tableWaitReasons(version string) []string {
+	rel, _ := release(version)
+	return generatedWaitReasons[rel]
+}
