@@ -20,6 +20,10 @@ var goFrames = map[string]goFrame{
 	// The signal handler makes the faulting code "call" sigpanic: the
 	// caller's PC is the faulting instruction.
 	"runtime.sigpanic": {kind: unwind.FrameInjectedCall},
+	// The runtime's signal handler: on arches with a link register
+	// its unwind info ends the walk (TOPFRAME) or misplaces its return
+	// (ppc64); the interrupted code is in the kernel's signal frame.
+	"runtime.sigtramp": {kind: unwind.FrameSignalHandler},
 	// The runtime's TOPFRAME functions: a goroutine's stack starts in
 	// goexit (its entry function returns there), the first thread's in
 	// rt0_go.

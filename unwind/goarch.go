@@ -1,0 +1,26 @@
+package unwind
+
+// GoSched is what the Go runtime saved of a goroutine that is not
+// running (its g.sched gobuf, or g.syscallpc/sp/bp for one in a system
+// call): where it resumes. PC is a return address. LR and BP are 0
+// where the arch's gobuf has none or the runtime left them unset.
+type GoSched struct {
+	PC, SP, LR, BP uint64
+}
+
+// GoArch is implemented by the arches Go targets: it knows which of
+// its registers a gobuf's fields are.
+type GoArch interface {
+	// GoFrame sets f's registers (a Reset frame of NumRegs) from s:
+	// pc and sp, and the link register and frame pointer where s has
+	// them.
+	GoFrame(s GoSched, f *Frame)
+}
+
+// SetNonZero sets register r of f to v unless v is 0 (a gobuf's
+// unset field), as a computed value.
+func (f *Frame) SetNonZero(r int, v uint64) {
+	if v != 0 {
+		f.Set(r, v, SaveLoc{Kind: LocValue})
+	}
+}

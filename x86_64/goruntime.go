@@ -1,0 +1,11 @@
+package x86_64
+
+import "github.com/coreunwind/coreunwind/unwind"
+
+// GoFrame sets a parked goroutine's registers from its gobuf
+// (unwind.GoArch): rip, rsp, and rbp (amd64's gobuf.bp).
+func (Arch) GoFrame(s unwind.GoSched, f *unwind.Frame) {
+	f.SetNonZero(RIP, s.PC)
+	f.SetNonZero(RSP, s.SP)
+	f.SetNonZero(RBP, s.BP)
+}
