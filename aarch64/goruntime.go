@@ -3,7 +3,8 @@ package aarch64
 import "github.com/coreunwind/coreunwind/unwind"
 
 // GoFrame sets a parked goroutine's registers from its gobuf
-X
+// (unwind.GoArch): pc, sp, the link register x30 and the frame
+// pointer x29 (arm64's gobuf.bp).
 func (Arch) GoFrame(s unwind.GoSched, f *unwind.Frame) {
 	f.SetNonZero(PC, s.PC)
 	f.SetNonZero(SP, s.SP)
