@@ -18,3 +18,8 @@ func (Arch) GoFrame(s unwind.GoSched, f *unwind.Frame) {
 // bytes, the link register saved at its bottom (the runtime's
 // sigctxt.preparePanic, signal_arm64.go).
 func (Arch) InjectedCallSlot() (size uint64, lr int) { return 16, X30 }
+
+// GoCgoGSlot is where runtime.asmcgocall keeps the goroutine's g on the
+// system stack (unwind.GoCgoArch): "MOVD R4, 0(RSP) // save old g on
+// stack".
+func (Arch) GoCgoGSlot() uint64 { return 0 }

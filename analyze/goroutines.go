@@ -63,9 +63,23 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		gs = runningGoroutines(gs)
 	}
 	out := make([]goWalk, len(gs))
+	cgo := cgoCallers(t, arch, walks)
+	own := make([][]rawFrame, len(gs))
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
+		if th, ok := cgo[gs[i].Addr]; ok && gs[i].Status == goruntime.StatusSyscall && out[i].g.Error == nil {
+			// In C: the thread's C frames, then its own.
+			own[i] = out[i].frames
+			out[i].frames = append(walks[th][:len(walks[th]):len(walks[th])], own[i]...)
+			out[i].g.TID, out[i].g.Crashed = report.Ptr(threads[th].TID), threads[th].Crashed
+		}
 	})
+	// The thread running C for a goroutine continues with its frames.
+	for i := range gs {
+		if th, ok := cgo[gs[i].Addr]; ok && own[i] != nil {
+			walks[th] = append(walks[th], own[i]...)
+		}
+	}
 	// The crashed goroutine first, as the runtime prints it.
 	p := &goProgram{walks: out}
 	for i := range out {

@@ -24,3 +24,12 @@ func (f *Frame) SetNonZero(r int, v uint64) {
 		f.Set(r, v, SaveLoc{Kind: LocValue})
 	}
 }
+
+// GoCgoArch is implemented by the arches whose runtime.asmcgocall the
+// project knows: where it keeps the calling goroutine's g on the system
+// stack while C runs.
+type GoCgoArch interface {
+	// GoCgoGSlot is the offset of that g from the stack pointer of
+	// asmcgocall's frame (the CFA of the C function it called).
+	GoCgoGSlot() uint64
+}

@@ -9,3 +9,7 @@ func (Arch) GoFrame(s unwind.GoSched, f *unwind.Frame) {
 	f.SetNonZero(RSP, s.SP)
 	f.SetNonZero(RBP, s.BP)
 }
+
+// GoCgoGSlot is where runtime.asmcgocall keeps the goroutine's g on the
+// system stack (unwind.GoCgoArch): "MOVQ DI, 8(SP) // save g".
+func (Arch) GoCgoGSlot() uint64 { return 8 }
