@@ -91,3 +91,9 @@ func (Arch) SavedTrap(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame)
 	}
 	return unwind.SavedTrap{Signal: sigSEGV, Addr: as.ByteOrder().Uint64(b[:]), AddrOnly: true}, true
 }
+
+// StepSignalHandler reads the signal frame at a signal handler's CFA,
+// its entry sp (unwind.SignalFrameArch): the trampoline's sp.
+func (Arch) StepSignalHandler(as unwind.AddrSpace, cfa uint64, caller *unwind.Frame) error {
+	return stepSigreturn(as, unwind.TrampolineFrame(NumRegs, SP, cfa), caller)
+}

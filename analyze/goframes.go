@@ -14,12 +14,19 @@ type goFrame struct {
 	// exactKind, when set, is the kind of a frame executing the
 	// function (exact PC) rather than reached as a return address.
 	exactKind unwind.FrameKind
+	// cgoCall: the function that switches a goroutine calling C to
+	// the system stack (gocgo.go continues the thread there).
+	cgoCall bool
 }
 
 var goFrames = map[string]goFrame{
 	// The signal handler makes the faulting code "call" sigpanic: the
 	// caller's PC is the faulting instruction.
 	"runtime.sigpanic": {kind: unwind.FrameInjectedCall},
+	// The runtime's signal handler: on arches with a link register
+	// its unwind info ends the walk (TOPFRAME) or misplaces its return
+	// (ppc64); the interrupted code is in the kernel's signal frame.
+	"runtime.sigtramp": {kind: unwind.FrameSignalHandler},
 	// The runtime's TOPFRAME functions: a goroutine's stack starts in
 	// goexit (its entry function returns there), the first thread's in
 	// rt0_go.
@@ -31,6 +38,11 @@ var goFrames = map[string]goFrame{
 	"runtime.clone":   {kind: unwind.FrameOutermost, exactKind: unwind.FrameThreadEntry},
 	"runtime.mstart":  {kind: unwind.FrameThreadEntry},
 	"runtime.mstart0": {kind: unwind.FrameThreadEntry},
+	// A goroutine's call into C runs on the system stack from here:
+	// its unwind info does not know the switch, what lies above it is
+	// the goroutine's stack, whose frames the goroutine's saved
+	// registers give (gocgo.go).
+	"runtime.asmcgocall": {kind: unwind.FrameOutermost, cgoCall: true},
 }
 
 // goFuncRange is one of goFrames' functions in a module, in link-time
@@ -69,19 +81,29 @@ func (g *goFuncs) find(obj *elfx.Object) []goFuncRange {
 // classifyFrame is the walk's unwind.Classifier: the kind of the Go
 // runtime function at pc, FrameNormal for any other code.
 func (t *target) classifyFrame(pc uint64, exact bool) unwind.FrameKind {
+	f, ok := t.goFrameAt(pc)
+	if !ok {
+		return unwind.FrameNormal
+	}
+	if exact && f.exactKind != unwind.FrameNormal {
+		return f.exactKind
+	}
+	return f.kind
+}
+
+// goFrameAt is the goFrames entry of the Go runtime function at pc
+// (a lookup address), ok false for any other code.
+func (t *target) goFrameAt(pc uint64) (goFrame, bool) {
 	m := t.module(pc)
 	obj := m.obj()
 	if obj == nil {
-		return unwind.FrameNormal
+		return goFrame{}, false
 	}
 	addr := pc - m.bias
 	for _, r := range m.goFuncs.find(obj) {
 		if addr >= r.lo && addr < r.hi {
-			if exact && r.exactKind != unwind.FrameNormal {
-				return r.exactKind
-			}
-			return r.kind
+			return r.goFrame, true
 		}
 	}
-	return unwind.FrameNormal
+	return goFrame{}, false
 }

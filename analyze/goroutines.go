@@ -6,7 +6,6 @@ import (
 	"github.com/coreunwind/coreunwind/goruntime"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
-	"github.com/coreunwind/coreunwind/x86_64"
 )
 
 // goWalk is one goroutine and its raw frames, before symbolization.
@@ -57,9 +56,23 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		gs = runningGoroutines(gs)
 	}
 	out := make([]goWalk, len(gs))
+	cgo := cgoCallers(t, arch, walks)
+	own := make([][]rawFrame, len(gs))
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
+		if th, ok := cgo[gs[i].Addr]; ok && gs[i].Status == goruntime.StatusSyscall && out[i].g.Error == nil {
+			// In C: the thread's C frames, then its own.
+			own[i] = out[i].frames
+			out[i].frames = append(walks[th][:len(walks[th]):len(walks[th])], own[i]...)
+			out[i].g.TID, out[i].g.Crashed = report.Ptr(threads[th].TID), threads[th].Crashed
+		}
 	})
+	// The thread running C for a goroutine continues with its frames.
+	for i := range gs {
+		if th, ok := cgo[gs[i].Addr]; ok && own[i] != nil {
+			walks[th] = append(walks[th], own[i]...)
+		}
+	}
 	// The crashed goroutine first, as the runtime prints it.
 	p := &goProgram{walks: out}
 	for i := range out {
@@ -119,22 +132,22 @@ func walkGoroutine(t *target, arch unwind.Arch, cache *unwind.Cache, g *goruntim
 			}
 		}
 	}
-	pc, sp, bp := g.PC, g.SP, g.BP
+	sched := unwind.GoSched{PC: g.PC, SP: g.SP, LR: g.LR, BP: g.BP}
 	if g.Status == goruntime.StatusSyscall {
-		pc, sp, bp = g.SyscallPC, g.SyscallSP, g.SyscallBP
+		sched = unwind.GoSched{PC: g.SyscallPC, SP: g.SyscallSP, BP: g.SyscallBP}
 	}
-	if pc == 0 || sp == 0 {
+	if sched.PC == 0 || sched.SP == 0 {
 		if g.Status == goruntime.StatusRunning {
 			return fail(fmt.Errorf("goroutine %d is running on no thread of the core", g.ID))
 		}
 		return fail(fmt.Errorf("goroutine %d: no saved pc and sp", g.ID))
 	}
-	initial := unwind.NewFrame(arch.NumRegs())
-	initial.Set(arch.PCReg(), pc, unwind.SaveLoc{Kind: unwind.LocValue})
-	initial.Set(arch.SPReg(), sp, unwind.SaveLoc{Kind: unwind.LocValue})
-	if fp, ok := goFramePointer[arch.Name()]; ok && bp != 0 {
-		initial.Set(fp, bp, unwind.SaveLoc{Kind: unwind.LocValue})
+	ga, ok := arch.(unwind.GoArch)
+	if !ok {
+		return fail(fmt.Errorf("goroutine %d: no Go register set for %s", g.ID, arch.Name()))
 	}
+	initial := unwind.NewFrame(arch.NumRegs())
+	ga.GoFrame(sched, initial)
 	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames, Classify: t.classifyFrame, ResumePC: true})
 	if err != nil {
 		return fail(err)
@@ -146,10 +159,6 @@ func walkGoroutine(t *target, arch unwind.Arch, cache *unwind.Cache, g *goruntim
 	}
 	return w
 }
-
-// goFramePointer is the frame pointer register, by arch, that g.sched.bp
-// restores.
-var goFramePointer = map[string]int{"x86_64": x86_64.RBP}
 
 // mainModule is the executable's module, nil if the core names none.
 func (t *target) mainModule() *module {

@@ -114,3 +114,17 @@ func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Fram
 	}
 	return f.Get(SP)
 }
+
+// StepSignalHandler reads the SA_SIGINFO signal frame (struct
+// rt_sigframe) of a signal handler whose CFA is cfa
+// (unwind.SignalFrameArch). The handler FrameSignalHandler names on
+// arm, Go's runtime.sigtramp, pushes r4–r11 with one MOVM its CFI does
+// not count: its entry sp, where the frame is, is 32 bytes above its
+// CFA (the siginfo pointer it saves for runtime.sigtrampgo says so).
+func (Arch) StepSignalHandler(as unwind.AddrSpace, cfa uint64, caller *unwind.Frame) error {
+	return stepSigreturn(as, true, unwind.TrampolineFrame(NumRegs, SP, cfa+goSigtrampPushed), caller)
+}
+
+// goSigtrampPushed is what runtime.sigtramp's "MOVM.DB.W [R4-R11], (R13)"
+// pushes.
+const goSigtrampPushed = 8 * 4

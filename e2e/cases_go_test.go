@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -189,44 +188,13 @@ func TestGoroutines(t *testing.T) {
 		t.Run(tc.prog+"-"+tc.mode, func(t *testing.T) {
 			t.Parallel()
 			c, gs := crashGoparked(t, tc.prog, tc.mode)
-			got := map[uint64]*reportGoroutine{}
-			for i := range c.Report.Goroutines {
-				got[c.Report.Goroutines[i].ID] = &c.Report.Goroutines[i]
-			}
-			if len(got) != len(gs) {
-				t.Errorf("coreunwind reports %d goroutines, the runtime printed %d", len(got), len(gs))
-			}
-			if len(c.Report.Goroutines) > 0 && !c.Report.Goroutines[0].Crashed {
-				t.Errorf("the first goroutine, %d, is not the crashed one", c.Report.Goroutines[0].ID)
-			}
+			expectRuntimeGoroutines(t, c.Report, c.Output, gs)
 			chanReceive := 0
-			for _, want := range gs {
-				g := got[uint64(want.ID)]
-				if g == nil {
-					t.Errorf("goroutine %d [%s] missing", want.ID, want.Status)
-					continue
-				}
-				if g.State != want.Status {
-					t.Errorf("goroutine %d: state %q, the runtime says %q", want.ID, g.State, want.Status)
-				}
-				if g.Crashed != (want.Status == "running") {
-					t.Errorf("goroutine %d [%s]: crashed = %v", want.ID, want.Status, g.Crashed)
-				}
-				if g.Error != nil {
-					t.Errorf("goroutine %d: %s", want.ID, *g.Error)
-				}
+			for i := range c.Report.Goroutines {
+				g := &c.Report.Goroutines[i]
 				if g.State == "chan receive" && frameOfGoroutine(g, "main.worker") != nil {
 					chanReceive++
 				}
-				compareGoroutineFrames(t, want, g)
-			}
-			// The value the crashed goroutine panicked with, as the
-			// runtime printed it.
-			_, after, _ := strings.Cut(c.Output, "panic: ")
-			msg, _, _ := strings.Cut(after, "\n")
-			detail := fmt.Sprintf("goroutine %d panicked: %s", runningGoroutine(t, gs).ID, msg)
-			if c.Report.Crash == nil || !slices.Contains(c.Report.Crash.Details, detail) {
-				t.Errorf("crash details lack %q: %+v", detail, c.Report.Crash)
 			}
 			if chanReceive != 3 {
 				t.Errorf("%d main.worker goroutines in chan receive, want 3", chanReceive)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,11 +168,17 @@ func rustBuild(file string, more ...string) program {
 // goBuild builds the Go program in progs/name for GOARCH goarch ("":
 // the host's), with more go build flags.
 func goBuild(name, goarch string, flags ...string) program {
+	return goBuildEnv(name, []string{"GOARCH=" + goarch}, flags...)
+}
+
+// goBuildEnv builds the Go program in progs/name with env ("NAME=value")
+// in go build's environment, with more go build flags.
+func goBuildEnv(name string, env []string, flags ...string) program {
 	return program{
 		tools: []string{"go"},
 		build: func(src, dir string) (string, error) {
 			exe := filepath.Join(dir, name)
-			args := append(append([]string{"GOARCH=" + goarch, goTool(), "build", "-o", exe}, flags...), "main.go")
+			args := append(append(append(slices.Clone(env), goTool(), "build", "-o", exe), flags...), "main.go")
 			return exe, runIn(filepath.Join(src, name), "env", args...)
 		},
 	}

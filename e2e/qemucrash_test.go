@@ -21,6 +21,12 @@ import (
 // under arch's qemu-user.
 func qemuCrash(t *testing.T, arch testenv.CrossArch, prog string, args ...string) crash {
 	t.Helper()
+	return qemuCrashEnv(t, arch, nil, prog, args...)
+}
+
+// qemuCrashEnv is qemuCrash with env added to the guest's environment.
+func qemuCrashEnv(t *testing.T, arch testenv.CrossArch, env []string, prog string, args ...string) crash {
+	t.Helper()
 	exe := buildProgram(t, prog)
 	dir := t.TempDir()
 	local := filepath.Join(dir, filepath.Base(exe))
@@ -31,7 +37,7 @@ func qemuCrash(t *testing.T, arch testenv.CrossArch, prog string, args ...string
 	if err := os.WriteFile(local, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	core, out := testenv.CrashUnderQemu(t, arch, local, args...)
+	core, out := testenv.CrashUnderQemuEnv(t, arch, env, local, args...)
 	return crash{Dir: dir, Exe: local, Core: core, Output: string(out)}
 }
 

@@ -37,7 +37,7 @@ func FuzzGoroutines(f *testing.F) {
 			t.Fatalf("%d goroutines, %d warnings", len(gs), len(warnings))
 		}
 		for _, g := range gs {
-			if len(g.WaitReason) > maxString || g.Status == StatusDead {
+			if len(g.WaitReason) > maxString || g.Status.Dead() {
 				t.Fatalf("goroutine %+v", g)
 			}
 			rd.Panic(mem, &g)

@@ -72,7 +72,7 @@ func (r *Reader) Goroutines(mem Memory) (gs []Goroutine, warnings []string) {
 				continue
 			}
 			g := r.decode(gp, buf)
-			if g.Status == StatusDead {
+			if g.Status.Dead() {
 				continue
 			}
 			if g.Status == StatusWaiting {

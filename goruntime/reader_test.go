@@ -146,13 +146,16 @@ func newBuilder(t *testing.T) *builder {
 func TestGoroutinesFromFakeHeap(t *testing.T) {
 	b := newBuilder(t)
 	syms := b.r.b.Symbols
-	// allgs: four g pointers; the third points nowhere.
-	const list, g1, g2, g4 = 0x10000, 0x20000, 0x21000, 0x23000
-	b.put(syms[SymAllgs], b.words(list, 4, 4))
-	b.put(list, b.words(g1, g2, 0xdead0000, g4))
+	// allgs: five g pointers; the third points nowhere; the fifth is
+	// a cgo program's g kept dead for an extra m (Go 1.26's
+	// _Gdeadextra), which the runtime leaves out as it does a dead one.
+	const list, g1, g2, g4, g5 = 0x10000, 0x20000, 0x21000, 0x23000, 0x24000
+	b.put(syms[SymAllgs], b.words(list, 5, 5))
+	b.put(list, b.words(g1, g2, 0xdead0000, g4, g5))
 	b.put(g1, b.g(1, StatusRunning, 0, 0x401000, 0xc000100f00))
 	b.put(g2, b.g(7, StatusWaiting|statusScan, 3, 0x402000, 0xc000200f00))
 	b.put(g4, b.g(9, StatusDead, 0, 0, 0))
+	b.put(g5, b.g(17, StatusDeadExtra|statusScan, 0, 0, 0))
 	// waitReasonStrings[3] = "chan receive".
 	const str = 0x30000
 	b.put(syms[SymWaitReasonStrings]+3*16, b.words(str, 12))
@@ -160,7 +163,7 @@ func TestGoroutinesFromFakeHeap(t *testing.T) {
 
 	gs, warnings := b.r.Goroutines(b.mem)
 	if len(gs) != 2 {
-		t.Fatalf("%d goroutines, want 2 (one dead, one unreadable): %+v", len(gs), gs)
+		t.Fatalf("%d goroutines, want 2 (two dead, one unreadable): %+v", len(gs), gs)
 	}
 	if g := gs[0]; g.ID != 1 || g.State() != "running" || g.PC != 0x401000 || g.SP != 0xc000100f00 || g.Addr != g1 {
 		t.Errorf("first goroutine %+v", g)

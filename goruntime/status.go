@@ -13,6 +13,9 @@ const (
 	StatusDead      Status = 6
 	StatusCopystack Status = 8
 	StatusPreempted Status = 9
+	// StatusDeadExtra (Go 1.26's _Gdeadextra) is a dead g kept for a
+	// cgo callback on a thread Go did not create (an extra m).
+	StatusDeadExtra Status = 11
 	statusScan      Status = 0x1000
 )
 
@@ -27,6 +30,10 @@ var statusNames = map[Status]string{
 	StatusCopystack: "copystack",
 	StatusPreempted: "preempted",
 }
+
+// Dead reports whether the g is unused: dead, or dead and kept for an
+// extra m. The runtime's traceback leaves both out.
+func (s Status) Dead() bool { return s == StatusDead || s == StatusDeadExtra }
 
 // String is the status as the runtime's traceback prints it ("???" for
 // one it does not know, as the runtime does).

@@ -142,3 +142,11 @@ func (l *layout) contextRegs(as unwind.AddrSpace, base, sp uint64, callee, calle
 	caller.Trust = unwind.TrustContext
 	return nil
 }
+
+// StepSignalHandler reads the SA_SIGINFO signal frame at a signal
+// handler's CFA, its entry r1 (unwind.SignalFrameArch): the r1 the
+// trampoline starts with, the trampoline unknown (its ucontext is found
+// among the candidates by its regs pointer).
+func (a Arch) StepSignalHandler(as unwind.AddrSpace, cfa uint64, caller *unwind.Frame) error {
+	return a.layout().stepSigreturn(as, ruleRTSigreturn, unwind.TrampolineFrame(NumRegs, SP, cfa), caller)
+}

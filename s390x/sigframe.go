@@ -86,3 +86,10 @@ func (l *layout) stepSigreturn(as unwind.AddrSpace, rt bool, callee, caller *unw
 	caller.Trust = unwind.TrustContext
 	return nil
 }
+
+// StepSignalHandler reads the SA_SIGINFO signal frame (struct
+// rt_sigframe) at a signal handler's CFA, its entry r15
+// (unwind.SignalFrameArch): the trampoline's r15.
+func (a Arch) StepSignalHandler(as unwind.AddrSpace, cfa uint64, caller *unwind.Frame) error {
+	return a.layout().stepSigreturn(as, true, unwind.TrampolineFrame(NumRegs, SP, cfa), caller)
+}

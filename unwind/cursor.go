@@ -167,12 +167,22 @@ func (c *Cursor) Step() (bool, error) {
 		c.stepNext()
 	}
 	c.stepped = false
+	if kind == FrameSignalHandler {
+		c.stepSignalHandler()
+	}
 	res, err := c.res, c.stepErr
 	if err != nil {
 		return stop(err)
 	}
 	if res == StepEnd {
 		return stop(nil)
+	}
+	if kind == FrameInjectedCall {
+		// The "return address" is the faulting instruction.
+		c.next.ExactPC = true
+		if err := c.restoreInjectedCaller(); err != nil {
+			return stop(err)
+		}
 	}
 	pc, ok := c.next.Get(c.pcReg)
 	if !ok || pc == 0 {
@@ -199,10 +209,6 @@ func (c *Cursor) Step() (bool, error) {
 			// new thread's empty stack, not a caller.
 			return stop(nil)
 		}
-	}
-	if kind == FrameInjectedCall {
-		// The "return address" is the faulting instruction.
-		c.next.ExactPC = true
 	}
 	c.cur, c.next = c.next, c.cur
 	c.curKey = k

@@ -27,9 +27,17 @@ const (
 	// caller whose pc is not code (where the address space can tell),
 	// ends the walk normally.
 	FrameThreadEntry
+	// FrameSignalHandler: the function the kernel entered for a
+	// signal, whose unwind info hides its return into the signal
+	// trampoline (Go's runtime.sigtramp: the linker marks a TOPFRAME
+	// function's link register undefined, and ppc64's saves it outside
+	// the frame its CFI describes). Its caller is the code the signal
+	// interrupted, read from the signal frame the kernel built at the
+	// handler's entry stack pointer, its CFA (SignalFrameArch).
+	FrameSignalHandler
 )
 
-var frameKindNames = [...]string{"normal", "injected_call", "outermost", "thread_entry"}
+var frameKindNames = [...]string{"normal", "injected_call", "outermost", "thread_entry", "signal_handler"}
 
 func (k FrameKind) String() string {
 	if int(k) < len(frameKindNames) {

@@ -69,6 +69,13 @@ func BuildCross(t testing.TB, arch CrossArch, dir, name, src string, flags ...st
 // cross sysroot (QEMU_LD_PREFIX).
 func CrashUnderQemu(t testing.TB, arch CrossArch, prog string, args ...string) (core string, output []byte) {
 	t.Helper()
+	return CrashUnderQemuEnv(t, arch, nil, prog, args...)
+}
+
+// CrashUnderQemuEnv is CrashUnderQemu with env ("NAME=value") added to
+// the environment, which qemu-user passes on to the guest.
+func CrashUnderQemuEnv(t testing.TB, arch CrossArch, env []string, prog string, args ...string) (core string, output []byte) {
+	t.Helper()
 	NeedTool(t, arch.Qemu)
 	dir := filepath.Dir(prog)
 	// qemu 7.2 also lets the host kernel dump qemu itself as "core" (a
@@ -86,7 +93,7 @@ func CrashUnderQemu(t testing.TB, arch CrossArch, prog string, args ...string) (
 	cmd := exec.Command("sh", append([]string{"-c", `ulimit -c unlimited; exec "$0" "$@"`,
 		arch.Qemu, "-s", "1M", "./" + filepath.Base(prog)}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "QEMU_LD_PREFIX="+arch.Sysroot())
+	cmd.Env = append(append(os.Environ(), "QEMU_LD_PREFIX="+arch.Sysroot()), env...)
 	output, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("%s did not crash under %s; it printed:\n%s", prog, arch.Qemu, output)

@@ -35,8 +35,9 @@ type Regs struct {
 // caller the row (or Regs.Preserved) defines. raCol is the CIE's
 // return-address column: failing to recover it is an error, other lost
 // registers only stay unknown. raDefined is false when the return
-// address is undefined or unknown: the outermost frame. Apply sets no
-// trust, PC or CFA fields of caller; the arch does.
+// address is undefined or unknown: the outermost frame. Apply sets
+// caller's CFA (for an outermost frame too), no trust or PC; the arch
+// does.
 func Apply(as unwind.AddrSpace, row *cfi.Row, raCol uint64, regs Regs, callee, caller *unwind.Frame) (cfa uint64, raDefined bool, err error) {
 	ctx := &cfi.ExprContext{
 		Order:   as.ByteOrder(),
@@ -63,6 +64,10 @@ func Apply(as unwind.AddrSpace, row *cfi.Row, raCol uint64, regs Regs, callee, c
 		cfa = truncate(uint64(int64(base)+row.CFA.Offset), regs.Word)
 	}
 	ctx.CFA, ctx.HasCFA = cfa, true
+	// Set even when the row ends the walk (an undefined return address):
+	// a signal handler that hides its return (unwind.FrameSignalHandler)
+	// has the kernel's signal frame at its CFA.
+	caller.CFA, caller.HasCFA = cfa, true
 	for reg := 0; reg < regs.N; reg++ {
 		v, loc, ok, err := applyRule(as, ctx, row.Rule(uint64(reg)), reg, cfa, regs, callee)
 		if err != nil {
