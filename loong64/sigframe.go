@@ -66,3 +66,9 @@ func stepSigreturn(as unwind.AddrSpace, callee, caller *unwind.Frame) error {
 func (Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
 	return f.Get(SP)
 }
+
+// StepSignalHandler reads the signal frame at a signal handler's CFA,
+// its entry sp (unwind.SignalFrameArch): the trampoline's sp.
+func (Arch) StepSignalHandler(as unwind.AddrSpace, cfa uint64, caller *unwind.Frame) error {
+	return stepSigreturn(as, unwind.TrampolineFrame(NumRegs, SP, cfa), caller)
+}
