@@ -198,6 +198,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 			for _, f := range goWalks[i].frames {
 				g.Frames = sym.frames(g.Frames, &f, th)
 			}
+			g.CreatedBy = sym.creator(th, g.ID, goWalks[i].gopc, goWalks[i].parent)
 			r.Goroutines[i] = g
 		})
 	}

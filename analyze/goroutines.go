@@ -13,6 +13,9 @@ import (
 type goWalk struct {
 	g      report.Goroutine
 	frames []rawFrame
+	// gopc and parent say who created it (report.GoCreator), named
+	// with the frames.
+	gopc, parent uint64
 }
 
 // goProgram is what a Go program's runtime says: its goroutines, walked,
@@ -64,8 +67,11 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		gs = runningGoroutines(gs)
 	}
 	out := make([]goWalk, len(gs))
+	now := r.Now(t)
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
+		goroutineInfo(r, t, &gs[i], now, &out[i].g)
+		out[i].gopc, out[i].parent = gs[i].GoPC, gs[i].ParentID
 	})
 	// The crashed goroutine first, as the runtime prints it.
 	p := &goProgram{walks: out}

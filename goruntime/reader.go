@@ -20,7 +20,7 @@ const (
 )
 
 // SymbolNames are the symbols to look up for Binary.Symbols.
-var SymbolNames = []string{SymBuildVersion, SymAllgs, SymWaitReasonStrings, SymFirstModuledata}
+var SymbolNames = append([]string{SymBuildVersion, SymAllgs, SymWaitReasonStrings, SymFirstModuledata}, infoSymbols...)
 
 // Binary is what the reader needs of a Go executable.
 type Binary struct {
@@ -53,6 +53,7 @@ type Reader struct {
 	b      Binary
 	layout layout
 	panic  panicLayout
+	info   infoLayout
 }
 
 // NewReader returns a reader for the program b describes, or an error
@@ -70,11 +71,11 @@ func NewReader(b Binary) (*Reader, error) {
 	if b.DWARF == nil {
 		return nil, fmt.Errorf("goruntime: no DWARF: %w", errNoLayout)
 	}
-	l, pl, err := layoutFromDWARF(b.DWARF)
+	l, pl, il, err := layoutFromDWARF(b.DWARF)
 	if err != nil {
 		return nil, fmt.Errorf("goruntime: %w", err)
 	}
-	return &Reader{b: b, layout: l, panic: pl}, nil
+	return &Reader{b: b, layout: l, panic: pl, info: il}, nil
 }
 
 // word reads a pointer-sized word at addr.
