@@ -208,6 +208,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
+	goCrashLine(goProg, t, r)
 	if d := goProg.panicDetail(); d != "" && r.Crash != nil {
 		r.Crash.Details = append(r.Crash.Details, d)
 	}

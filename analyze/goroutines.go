@@ -24,6 +24,8 @@ type goWalk struct {
 type goProgram struct {
 	walks []goWalk
 	panic string
+	// reader reads the runtime's structures (the fatal error's message).
+	reader *goruntime.Reader
 }
 
 // panicDetail is the crash analysis's sentence for a Go panic, "" for
@@ -71,10 +73,11 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
 		goroutineInfo(r, t, &gs[i], now, &out[i].g)
+		onThread(r, t, &gs[i], threads, &out[i].g)
 		out[i].gopc, out[i].parent = gs[i].GoPC, gs[i].ParentID
 	})
 	// The crashed goroutine first, as the runtime prints it.
-	p := &goProgram{walks: out}
+	p := &goProgram{walks: out, reader: r}
 	for i := range out {
 		if out[i].g.Crashed {
 			p.panic, _ = r.Panic(t, &gs[i])
@@ -88,6 +91,27 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		p.walks = crashedOnly(out)
 	}
 	return p, warnings
+}
+
+// onThread names the thread (g.m's m.procid) of a goroutine running or
+// in a system call whose stack no thread's walk reached: one that
+// switched to the system stack (runtime.throw does) was walked from
+// the registers it saved there, and is the crashed goroutine when its
+// thread is the crashed one.
+func onThread(r *goruntime.Reader, t *target, g *goruntime.Goroutine, threads []report.Thread, rg *report.Goroutine) {
+	if rg.TID != nil || g.Status != goruntime.StatusRunning && g.Status != goruntime.StatusSyscall {
+		return
+	}
+	tid, ok := r.ThreadID(t, g.M)
+	if !ok {
+		return
+	}
+	rg.TID = report.Ptr(int(tid))
+	for i := range threads {
+		if threads[i].TID == int(tid) && threads[i].Crashed && rg.Error == nil {
+			rg.Crashed = true
+		}
+	}
 }
 
 // runningGoroutines are the goroutines that may be the crashed one: those
