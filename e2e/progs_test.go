@@ -98,7 +98,7 @@ var programs = map[string]program{
 	// the toolchain comes from the Go module proxy's cache; GOPATH mode,
 	// as the repository's go.mod is newer than 1.23 reads.
 	"gofeat-go1.23": goBuild("gofeat", "", "GOTOOLCHAIN=go1.23.12", "GO111MODULE=off"),
-	"nocfi":            nocfiBuild("", nil, nil),
+	"nocfi":         nocfiBuild("", nil, nil),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
