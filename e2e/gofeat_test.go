@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // goFeatReport is the part of coreunwind's JSON report these tests read:
@@ -48,7 +51,10 @@ type goFeatReport struct {
 func crashGofeat(t *testing.T, prog string, env []string, args ...string) (crash, *goFeatReport) {
 	t.Helper()
 	exe := buildProgram(t, prog)
-	c := crashProgram(t, exe, append([]string{"GOTRACEBACK=crash"}, env...), args...)
+	dir := t.TempDir()
+	// Up to two minutes: the "wait" mode sleeps one.
+	core, out := testenv.CrashWithin(t, 2*time.Minute, dir, exe, append([]string{"GOTRACEBACK=crash"}, env...), args...)
+	c := crash{Dir: dir, Exe: exe, Core: core, Output: string(out)}
 	_, r := unwindJSON(t, nil, c.Core, c.Exe)
 	var rep goFeatReport
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {

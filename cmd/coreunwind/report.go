@@ -20,7 +20,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		searchPath, debugDirs         stringList
 		version                       bool
 	)
-	fs.StringVar(&format, "format", "text", "output format: text, json or pprof")
+	fs.StringVar(&format, "format", "text", "output format: text, json, pprof or pprof-goroutines")
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
@@ -49,10 +49,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) == 0:
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
-	case len(pos) > 2 && format != "pprof":
+	case len(pos) > 2 && !isPprof(format):
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
-	case format != "text" && format != "json" && format != "pprof":
-		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json or pprof", errUsage, format))
+	case format != "text" && format != "json" && !isPprof(format):
+		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, pprof or pprof-goroutines", errUsage, format))
 	case threads != "all" && threads != "crashed":
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case *style != "gdb" && *style != "hpux":
@@ -89,8 +89,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
-	if format == "pprof" {
-		return runPprof(pos, opts, out, stdout, stderr)
+	if isPprof(format) {
+		return runPprof(pos, opts, format, out, stdout, stderr)
 	}
 	core, exe, err := coreAndExecutable(pos)
 	if err != nil {

@@ -20,11 +20,14 @@ source file and line, inlined calls; with a header giving the executable,
 pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
-  --format text|json|pprof  output format (default text); pprof takes several
+  --format text|json|pprof|pprof-goroutines  output format (default text); pprof takes several
                          cores (and executables, told apart by content, each core
                          paired with its executable by build ID) into one
                          profile: one sample per thread, labels tid, thread,
-                         crashed, signal, core; it needs -o FILE on a terminal
+                         crashed, signal, core; it needs -o FILE on a terminal;
+                         pprof-goroutines: a Go program's goroutine profile, one
+                         sample per goroutine, its pprof labels as labels (as
+                         runtime/pprof's goroutine profile; go tool pprof reads it)
   -o FILE                write the report to FILE instead of standard output
   --style gdb|hpux       text style: gdb's backtrace (default), or the HP unwind
                          library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
