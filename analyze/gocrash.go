@@ -10,8 +10,8 @@ import (
 // Crash kinds of a Go program: the runtime's own account of why it
 // died, which says more than the SIGABRT it then raises.
 const (
-	kindGoPanic      = "go_panic"
-	kindGoFatalError = "go_fatal_error"
+	KindGoPanic      = "go_panic"
+	KindGoFatalError = "go_fatal_error"
 )
 
 // goCrashLine makes the runtime's last words the report's crash line: a
@@ -30,9 +30,9 @@ func goCrashLine(p *goProgram, t *target, r *report.Report) {
 	}
 	summary, kind := "", ""
 	if msg, ok := fatalMessage(p.reader, t, r, crashedG); ok {
-		summary, kind = "fatal error: "+indentLines(msg), kindGoFatalError
+		summary, kind = "fatal error: "+indentLines(msg), KindGoFatalError
 	} else if crashedG != nil && len(crashedG.Panics) > 0 {
-		summary, kind = PanicsText(crashedG.Panics), kindGoPanic
+		summary, kind = PanicsText(crashedG.Panics), KindGoPanic
 	}
 	if summary == "" {
 		return
