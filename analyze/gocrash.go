@@ -7,13 +7,6 @@ import (
 	"github.com/coreunwind/coreunwind/report"
 )
 
-// Crash kinds of a Go program: the runtime's own account of why it
-// died, which says more than the SIGABRT it then raises.
-const (
-	KindGoPanic      = "go_panic"
-	KindGoFatalError = "go_fatal_error"
-)
-
 // goCrashLine makes the runtime's last words the report's crash line: a
 // fatal error's "fatal error: MSG" (the message runtime.throw or
 // runtime.fatal printed, read from their frame on the crashed thread or
@@ -30,9 +23,9 @@ func goCrashLine(p *goProgram, t *target, r *report.Report) {
 	}
 	summary, kind := "", ""
 	if msg, ok := fatalMessage(p.reader, t, r, crashedG); ok {
-		summary, kind = "fatal error: "+indentLines(msg), KindGoFatalError
+		summary, kind = "fatal error: "+indentLines(msg), report.KindGoFatalError
 	} else if crashedG != nil && len(crashedG.Panics) > 0 {
-		summary, kind = PanicsText(crashedG.Panics), KindGoPanic
+		summary, kind = PanicsText(crashedG.Panics), report.KindGoPanic
 	}
 	if summary == "" {
 		return

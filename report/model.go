@@ -229,6 +229,17 @@ type Goroutine struct {
 	Panics []GoPanic `json:"panics"`
 }
 
+// Crash kinds of a Go program: the runtime's own account of why it
+// died, which says more than the SIGABRT it then raises.
+const (
+	// KindGoPanic: the crashed goroutine was panicking; the summary is
+	// its chain of panics as the runtime prints it.
+	KindGoPanic = "go_panic"
+	// KindGoFatalError: runtime.throw or runtime.fatal; the summary is
+	// "fatal error: MSG".
+	KindGoFatalError = "go_fatal_error"
+)
+
 // GoCreator is where a goroutine was created, as the runtime's
 // traceback prints it under "created by".
 type GoCreator struct {

@@ -3,7 +3,6 @@ package triage
 import (
 	"testing"
 
-	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -15,7 +14,7 @@ func goFatalReportOf(msg string, names ...string) *report.Report {
 	if len(names) > 0 {
 		r.Goroutines = []report.Goroutine{{ID: 5, Crashed: true, Frames: r.Threads[1].Frames}}
 	}
-	r.Crash = &report.Crash{Kind: analyze.KindGoFatalError, Summary: "fatal error: " + msg}
+	r.Crash = &report.Crash{Kind: report.KindGoFatalError, Summary: "fatal error: " + msg}
 	return r
 }
 

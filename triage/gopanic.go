@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/report"
 )
 
@@ -18,7 +17,7 @@ import (
 // goroutine or no panic value for it (a fatal error, a signal, a
 // program that is not Go): the thread's frames decide then.
 func (s *Signer) goPanicFrames(r *report.Report, depth int) ([]string, bool) {
-	if r.Crash != nil && r.Crash.Kind == analyze.KindGoFatalError {
+	if r.Crash != nil && r.Crash.Kind == report.KindGoFatalError {
 		return s.goFatalFrames(r, depth)
 	}
 	g := crashedGoroutine(r)
