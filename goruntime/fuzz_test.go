@@ -26,6 +26,19 @@ func FuzzGoroutines(f *testing.F) {
 	seed = append(seed, b.g(1, StatusWaiting, 3, 0x401000, 0xc000100f00)...)
 	seed = append(seed, b.g(2, StatusRunnable, 0, 0x402000, 0xc000200f00)...)
 	f.Add(seed)
+	// Seed: one g whose labels are a slice of one label ("k": "v"), read
+	// as a slice and as a map's header.
+	size := uint64(r.layout.size)
+	gl := b.g(3, StatusWaiting, 3, 0x401000, 0xc000100f00)
+	labels := base + 32 + size
+	if r.info.labels >= 0 {
+		r.b.Order.PutUint64(gl[r.info.labels:], labels)
+	}
+	seed2 := append(b.words(base+24, 1, 1), b.words(base+32)...)
+	seed2 = append(seed2, gl...)
+	seed2 = append(seed2, b.words(labels+24, 1, 1)...)
+	seed2 = append(seed2, b.words(labels+56, 1, labels+57, 1)...)
+	f.Add(append(seed2, 'k', 'v'))
 	f.Add(b.words(base, 1<<62, 0))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
