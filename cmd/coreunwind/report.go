@@ -32,7 +32,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
-	noGroup := fs.Bool("no-group", false, "text: print every thread, not threads with the same stack once under one header")
+	noGroup := fs.Bool("no-group", false, "text: print every thread and goroutine, not those with the same stack once under one header")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags

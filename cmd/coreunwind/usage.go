@@ -37,8 +37,10 @@ Flags (before or after the arguments):
   --no-fold              text: print every frame of deep recursion (by default a
                          cycle repeated 3+ times prints once, then "[previous N
                          frames repeated M more times]")
-  --no-group             text: print every thread (by default threads with the same
-                         stack print once, under "N threads (ids) with this stack:")
+  --no-group             text: print every thread and goroutine (by default threads
+                         with the same stack print once, under "N threads (ids)
+                         with this stack:", and a Go program's goroutines under
+                         "N goroutines (ids) [state]:")
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
