@@ -198,6 +198,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 			for _, f := range goWalks[i].frames {
 				g.Frames = sym.frames(g.Frames, &f, th)
 			}
+			g.CreatedBy = sym.creator(th, g.ID, goWalks[i].gopc, goWalks[i].parent)
 			r.Goroutines[i] = g
 		})
 	}
@@ -207,6 +208,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	}
 	r.Mappings = memoryMap(c)
 	r.Crash = crashAnalysis(s, r)
+	goCrashLine(goProg, t, r)
 	if d := goProg.panicDetail(); d != "" && r.Crash != nil {
 		r.Crash.Details = append(r.Crash.Details, d)
 	}

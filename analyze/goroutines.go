@@ -12,6 +12,9 @@ import (
 type goWalk struct {
 	g      report.Goroutine
 	frames []rawFrame
+	// gopc and parent say who created it (report.GoCreator), named
+	// with the frames.
+	gopc, parent uint64
 }
 
 // goProgram is what a Go program's runtime says: its goroutines, walked,
@@ -20,6 +23,8 @@ type goWalk struct {
 type goProgram struct {
 	walks []goWalk
 	panic string
+	// reader reads the runtime's structures (the fatal error's message).
+	reader *goruntime.Reader
 }
 
 // panicDetail is the crash analysis's sentence for a Go panic, "" for
@@ -58,8 +63,12 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 	out := make([]goWalk, len(gs))
 	cgo := cgoCallers(t, arch, walks)
 	own := make([][]rawFrame, len(gs))
+	now := r.Now(t)
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
+		goroutineInfo(r, t, &gs[i], now, &out[i].g)
+		onThread(r, t, &gs[i], threads, &out[i].g)
+		out[i].gopc, out[i].parent = gs[i].GoPC, gs[i].ParentID
 		if th, ok := cgo[gs[i].Addr]; ok && gs[i].Status == goruntime.StatusSyscall && out[i].g.Error == nil {
 			// In C: the thread's C frames, then its own.
 			own[i] = out[i].frames
@@ -74,7 +83,7 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		}
 	}
 	// The crashed goroutine first, as the runtime prints it.
-	p := &goProgram{walks: out}
+	p := &goProgram{walks: out, reader: r}
 	for i := range out {
 		if out[i].g.Crashed {
 			p.panic, _ = r.Panic(t, &gs[i])
@@ -88,6 +97,27 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 		p.walks = crashedOnly(out)
 	}
 	return p, warnings
+}
+
+// onThread names the thread (g.m's m.procid) of a goroutine running or
+// in a system call whose stack no thread's walk reached: one that
+// switched to the system stack (runtime.throw does) was walked from
+// the registers it saved there, and is the crashed goroutine when its
+// thread is the crashed one.
+func onThread(r *goruntime.Reader, t *target, g *goruntime.Goroutine, threads []report.Thread, rg *report.Goroutine) {
+	if rg.TID != nil || g.Status != goruntime.StatusRunning && g.Status != goruntime.StatusSyscall {
+		return
+	}
+	tid, ok := r.ThreadID(t, g.M)
+	if !ok {
+		return
+	}
+	rg.TID = report.Ptr(int(tid))
+	for i := range threads {
+		if threads[i].TID == int(tid) && threads[i].Crashed && rg.Error == nil {
+			rg.Crashed = true
+		}
+	}
 }
 
 // runningGoroutines are the goroutines that may be the crashed one: those

@@ -94,7 +94,12 @@ var programs = map[string]program{
 	"i386-goparked": goBuild("goparked", "386"),
 	// The same program with another Go build ID (a string changed).
 	"goparked-variant": goBuild("goparked", "", "-ldflags=-X main.variant=2"),
-	"nocfi":            nocfiBuild("", nil, nil),
+	"gofeat":           goBuild("gofeat", ""),
+	// Go 1.23 keeps pprof labels in a map (1.24 on: a sorted slice);
+	// the toolchain comes from the Go module proxy's cache; GOPATH mode,
+	// as the repository's go.mod is newer than 1.23 reads.
+	"gofeat-go1.23": goBuild("gofeat", "", "GOTOOLCHAIN=go1.23.12", "GO111MODULE=off"),
+	"nocfi":         nocfiBuild("", nil, nil),
 	"dlopen": {
 		tools: []string{"gcc"},
 		build: func(src, dir string) (string, error) {
@@ -178,7 +183,12 @@ func goBuildEnv(name string, env []string, flags ...string) program {
 		tools: []string{"go"},
 		build: func(src, dir string) (string, error) {
 			exe := filepath.Join(dir, name)
-			args := append(append(append(slices.Clone(env), goTool(), "build", "-o", exe), flags...), "main.go")
+			// Flags of the form NAME=VALUE are environment (GOTOOLCHAIN).
+			env, fl := slices.Clone(env), flags
+			for len(fl) > 0 && !strings.HasPrefix(fl[0], "-") && strings.Contains(fl[0], "=") {
+				env, fl = append(env, fl[0]), fl[1:]
+			}
+			args := append(append(append(env, goTool(), "build", "-o", exe), fl...), "main.go")
 			return exe, runIn(filepath.Join(src, name), "env", args...)
 		},
 	}

@@ -26,12 +26,33 @@ func FuzzGoroutines(f *testing.F) {
 	seed = append(seed, b.g(1, StatusWaiting, 3, 0x401000, 0xc000100f00)...)
 	seed = append(seed, b.g(2, StatusRunnable, 0, 0x402000, 0xc000200f00)...)
 	f.Add(seed)
+	// Seed: one g whose labels are a slice of one label ("k": "v"), read
+	// as a slice and as a map's header.
+	size := uint64(r.layout.size)
+	gl := b.g(3, StatusWaiting, 3, 0x401000, 0xc000100f00)
+	labels := base + 32 + size
+	if r.info.labels >= 0 {
+		r.b.Order.PutUint64(gl[r.info.labels:], labels)
+	}
+	seed2 := append(b.words(base+24, 1, 1), b.words(base+32)...)
+	seed2 = append(seed2, gl...)
+	seed2 = append(seed2, b.words(labels+24, 1, 1)...)
+	seed2 = append(seed2, b.words(labels+56, 1, labels+57, 1)...)
+	f.Add(append(seed2, 'k', 'v'))
 	f.Add(b.words(base, 1<<62, 0))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		syms := map[string]uint64{SymBuildVersion: base, SymAllgs: base, SymWaitReasonStrings: base + 8, SymFirstModuledata: base + 16}
-		rd := &Reader{b: Binary{Symbols: syms, PtrSize: 8, Order: r.b.Order}, layout: r.layout, panic: r.panic}
+		syms := map[string]uint64{SymBuildVersion: base, SymAllgs: base, SymWaitReasonStrings: base + 8, SymFirstModuledata: base + 16,
+			SymSched: base + 24, SymAllp: base + 32, SymWork: base + 40, SymThrowClosure: base + 48, SymFatalClosure: base + 56}
+		rd := &Reader{b: Binary{Symbols: syms, PtrSize: 8, Order: r.b.Order}, layout: r.layout, panic: r.panic, info: r.info}
+		// Labels of both representations, whatever the program's.
+		rdMap := *rd
+		rdMap.info.labelsAs, rdMap.info.hmapCount, rdMap.info.hmapB, rdMap.info.hmapBuckets = labelsMap, 0, 9, 16
+		rdSlice := *rd
+		rdSlice.info.labelsAs = labelsSlice
 		mem := &fakeMemory{regions: map[uint64][]byte{base: data}}
+		now := rd.Now(mem)
+		rd.FatalMessage(mem, base, base+uint64(len(data)))
 		gs, warnings := rd.Goroutines(mem)
 		if len(gs) > MaxGoroutines || len(warnings) > maxWarnings+2 {
 			t.Fatalf("%d goroutines, %d warnings", len(gs), len(warnings))
@@ -41,6 +62,16 @@ func FuzzGoroutines(f *testing.F) {
 				t.Fatalf("goroutine %+v", g)
 			}
 			rd.Panic(mem, &g)
+			if len(rd.Panics(mem, &g)) > maxPanics {
+				t.Fatalf("a chain of more than %d panics", maxPanics)
+			}
+			WaitMinutes(&g, now)
+			rd.ThreadID(mem, g.LockedM)
+			for _, l := range append(rdMap.Labels(mem, &g), rdSlice.Labels(mem, &g)...) {
+				if len(l.Key) > maxString || len(l.Value) > maxString {
+					t.Fatalf("label %+v", l)
+				}
+			}
 		}
 		rd.Version(mem)
 	})

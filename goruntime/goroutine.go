@@ -22,6 +22,19 @@ type Goroutine struct {
 	// SyscallPC, SyscallSP, SyscallBP: where a goroutine in a system
 	// call entered it (0 otherwise).
 	SyscallPC, SyscallSP, SyscallBP uint64
+	// GoPC is the pc after the go statement that created it (0 for
+	// none), ParentID the goroutine that ran that statement (0 where
+	// the runtime does not record it: Go 1.20).
+	GoPC, ParentID uint64
+	// WaitSince is the runtime's nanotime when the goroutine was first
+	// seen blocked (the GC sets it), 0 if never.
+	WaitSince int64
+	// LockedM is the m (OS thread) it is locked to (LockOSThread), 0
+	// for none.
+	LockedM uint64
+	// LabelsAddr is g.labels, where its pprof labels are (0: none):
+	// Reader.Labels reads them.
+	LabelsAddr uint64
 }
 
 // State is what the runtime's traceback prints in brackets after the
@@ -103,18 +116,31 @@ func (r *Reader) decode(addr uint64, buf []byte) Goroutine {
 		return r.decodeWord(buf[off : off+int64(r.b.PtrSize)])
 	}
 	return Goroutine{
-		ID:        r.b.Order.Uint64(buf[l.goid:]),
-		Status:    Status(r.b.Order.Uint32(buf[l.status:])) &^ statusScan,
-		Addr:      addr,
-		StackLo:   w(l.stackLo),
-		StackHi:   w(l.stackHi),
-		M:         w(l.m),
-		PC:        w(l.schedPC),
-		SP:        w(l.schedSP),
-		BP:        w(l.schedBP),
-		LR:        w(l.schedLR),
-		SyscallPC: w(l.syscallPC),
-		SyscallSP: w(l.syscallSP),
-		SyscallBP: w(l.syscallBP),
+		ID:         r.b.Order.Uint64(buf[l.goid:]),
+		Status:     Status(r.b.Order.Uint32(buf[l.status:])) &^ statusScan,
+		Addr:       addr,
+		StackLo:    w(l.stackLo),
+		StackHi:    w(l.stackHi),
+		M:          w(l.m),
+		PC:         w(l.schedPC),
+		SP:         w(l.schedSP),
+		BP:         w(l.schedBP),
+		LR:         w(l.schedLR),
+		SyscallPC:  w(l.syscallPC),
+		SyscallSP:  w(l.syscallSP),
+		SyscallBP:  w(l.syscallBP),
+		GoPC:       w(r.info.gopc),
+		ParentID:   r.u64(buf, r.info.parentGoid),
+		WaitSince:  int64(r.u64(buf, r.info.waitsince)),
+		LockedM:    w(r.info.lockedm),
+		LabelsAddr: w(r.info.labels),
 	}
+}
+
+// u64 is the 8-byte field at off in buf, 0 where the layout has none.
+func (r *Reader) u64(buf []byte, off int64) uint64 {
+	if off < 0 || off+8 > int64(len(buf)) {
+		return 0
+	}
+	return r.b.Order.Uint64(buf[off:])
 }

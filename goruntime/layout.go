@@ -22,27 +22,27 @@ var errNoLayout = errors.New("no runtime.g layout in the DWARF")
 
 // layoutStructs are the runtime's struct types the reader needs, found
 // in one pass over the DWARF.
-var layoutStructs = []string{"runtime.g", "runtime.gobuf", "runtime.stack", "runtime._panic", "internal/abi.Type", "runtime.moduledata"}
+var layoutStructs = append([]string{"runtime.g", "runtime.gobuf", "runtime.stack", "runtime._panic", "internal/abi.Type", "runtime.moduledata"}, infoStructs...)
 
 // layoutFromDWARF finds the layouts of runtime.g (with runtime.gobuf and
 // runtime.stack) and, when the DWARF has them, of what a panic value is
-// read through.
-func layoutFromDWARF(d *dwarf.Data) (layout, panicLayout, error) {
+// read through, and of what describes a goroutine beyond its stack.
+func layoutFromDWARF(d *dwarf.Data) (layout, panicLayout, infoLayout, error) {
 	structs, err := findStructs(d, layoutStructs...)
 	if err != nil {
-		return layout{}, panicLayout{}, err
+		return layout{}, panicLayout{}, infoLayout{}, err
 	}
 	return layoutOf(structs)
 }
 
 // layoutOf is layoutFromDWARF's reading of the struct types found, in
 // the DWARF or the generated table.
-func layoutOf(structs map[string]*dwarf.StructType) (layout, panicLayout, error) {
+func layoutOf(structs map[string]*dwarf.StructType) (layout, panicLayout, infoLayout, error) {
 	l, err := gLayout(structs)
 	if err != nil {
-		return layout{}, panicLayout{}, err
+		return layout{}, panicLayout{}, infoLayout{}, err
 	}
-	return l, panicLayoutOf(structs), nil
+	return l, panicLayoutOf(structs), infoLayoutOf(structs), nil
 }
 
 // gLayout is runtime.g's layout from its struct types.

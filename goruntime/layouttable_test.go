@@ -33,7 +33,7 @@ func TestTableMatchesDWARF(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantL, wantP, err := layoutFromDWARF(d)
+			wantL, wantP, wantI, err := layoutFromDWARF(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,9 +41,18 @@ func TestTableMatchesDWARF(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotL, gotP, err := layoutOf(structs)
+			gotL, gotP, _, err := layoutOf(structs)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// With the DWARF beside it, the table's reader takes what the
+			// table lacks (the scheduler's clocks, the label types) from it.
+			_, _, gotI, err := readLayout(&Binary{Version: bi.GoVersion, GOARCH: goarch, DWARF: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gotI != wantI {
+				t.Errorf("%s %s: table and DWARF %+v\nDWARF %+v", bi.GoVersion, goarch, gotI, wantI)
 			}
 			if gotL != wantL || gotP != wantP {
 				t.Errorf("%s %s: table %+v %+v\nDWARF %+v %+v", bi.GoVersion, goarch, gotL, gotP, wantL, wantP)
@@ -165,7 +174,7 @@ func TestTableEveryRelease(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
-		l, pl, err := layoutOf(structs)
+		l, pl, _, err := layoutOf(structs)
 		if err != nil || !pl.ok {
 			t.Errorf("%s: layout %+v, panic layout %+v, %v", key, l, pl, err)
 		}

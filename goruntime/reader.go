@@ -20,7 +20,7 @@ const (
 )
 
 // SymbolNames are the symbols to look up for Binary.Symbols.
-var SymbolNames = []string{SymBuildVersion, SymAllgs, SymWaitReasonStrings, SymFirstModuledata}
+var SymbolNames = append([]string{SymBuildVersion, SymAllgs, SymWaitReasonStrings, SymFirstModuledata}, infoSymbols...)
 
 // Binary is what the reader needs of a Go executable.
 type Binary struct {
@@ -58,6 +58,7 @@ type Reader struct {
 	b      Binary
 	layout layout
 	panic  panicLayout
+	info   infoLayout
 	// waitReasons name wait reasons from the generated table when the
 	// executable has no runtime.waitReasonStrings symbol.
 	waitReasons []string
@@ -77,11 +78,11 @@ func NewReader(b Binary) (*Reader, error) {
 	if b.PtrSize != 4 && b.PtrSize != 8 {
 		return nil, fmt.Errorf("goruntime: pointer size %d", b.PtrSize)
 	}
-	l, pl, err := readLayout(&b)
+	l, pl, il, err := readLayout(&b)
 	if err != nil {
 		return nil, fmt.Errorf("goruntime: %w", err)
 	}
-	r := &Reader{b: b, layout: l, panic: pl}
+	r := &Reader{b: b, layout: l, panic: pl, info: il}
 	if _, ok := b.Symbols[SymWaitReasonStrings]; !ok {
 		r.waitReasons = tableWaitReasons(b.Version)
 	}
@@ -89,16 +90,32 @@ func NewReader(b Binary) (*Reader, error) {
 }
 
 // readLayout reads the runtime's layouts from the generated table for
-// b's release, else from b's DWARF.
-func readLayout(b *Binary) (layout, panicLayout, error) {
+// b's release, else from b's DWARF. The table has no scheduler clocks
+// and no label types (what describes a goroutine beyond its stack: its
+// wait time, its pprof labels): those come from the DWARF where there is
+// one, and are not read without it.
+func readLayout(b *Binary) (layout, panicLayout, infoLayout, error) {
 	structs, terr := tableStructs(b.Version, b.GOARCH)
-	if terr == nil {
-		return layoutOf(structs)
+	if terr != nil {
+		if b.DWARF == nil {
+			return layout{}, panicLayout{}, infoLayout{}, fmt.Errorf("no DWARF, and %w", terr)
+		}
+		return layoutFromDWARF(b.DWARF)
 	}
-	if b.DWARF == nil {
-		return layout{}, panicLayout{}, fmt.Errorf("no DWARF, and %w", terr)
+	if b.DWARF != nil {
+		var missing []string
+		for _, n := range infoStructs {
+			if structs[n] == nil {
+				missing = append(missing, n)
+			}
+		}
+		if extra, err := findStructs(b.DWARF, missing...); err == nil {
+			for n, st := range extra {
+				structs[n] = st
+			}
+		}
 	}
-	return layoutFromDWARF(b.DWARF)
+	return layoutOf(structs)
 }
 
 // word reads a pointer-sized word at addr.

@@ -28,17 +28,26 @@ const maxGroupIDs = 10
 // them, each group as the indexes of its threads; noGroup makes every
 // group one thread.
 func groupThreads(threads []Thread, noGroup bool) [][]int {
+	return groupStacks(len(threads), noGroup,
+		func(i int) bool { return threads[i].Crashed },
+		func(i int) []Frame { return threads[i].Frames },
+		func(i, j int) bool { return sameStack(&threads[i], &threads[j]) })
+}
+
+// groupStacks groups n stacks (threads, goroutines) that same says are
+// alike, keeping the place of each group's first; the first crashed one
+// is alone and first. frames gives what is hashed to find candidates.
+func groupStacks(n int, noGroup bool, crashed func(int) bool, frames func(int) []Frame, same func(i, j int) bool) [][]int {
 	var groups [][]int
 	var seed maphash.Seed
 	byHash := map[uint64][]int{} // stack hash -> indexes into groups
 	if !noGroup {
 		seed = maphash.MakeSeed()
 	}
-	crashed := -1
-	for i := range threads {
-		t := &threads[i]
-		if t.Crashed && crashed < 0 {
-			crashed = len(groups)
+	first := -1
+	for i := 0; i < n; i++ {
+		if crashed(i) && first < 0 {
+			first = len(groups)
 			groups = append(groups, []int{i})
 			continue
 		}
@@ -46,10 +55,10 @@ func groupThreads(threads []Thread, noGroup bool) [][]int {
 			groups = append(groups, []int{i})
 			continue
 		}
-		h := stackHash(seed, t)
+		h := stackHash(seed, frames(i))
 		joined := false
 		for _, g := range byHash[h] {
-			if sameStack(&threads[groups[g][0]], t) {
+			if same(groups[g][0], i) {
 				groups[g] = append(groups[g], i)
 				joined = true
 				break
@@ -60,21 +69,21 @@ func groupThreads(threads []Thread, noGroup bool) [][]int {
 			groups = append(groups, []int{i})
 		}
 	}
-	if crashed > 0 {
-		c := groups[crashed]
-		copy(groups[1:crashed+1], groups[:crashed])
+	if first > 0 {
+		c := groups[first]
+		copy(groups[1:first+1], groups[:first])
 		groups[0] = c
 	}
 	return groups
 }
 
 // stackHash hashes what sameStack compares most cheaply: the pcs.
-func stackHash(seed maphash.Seed, t *Thread) uint64 {
+func stackHash(seed maphash.Seed, frames []Frame) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	var b [8]byte
-	for i := range t.Frames {
-		pc := uint64(t.Frames[i].PC)
+	for i := range frames {
+		pc := uint64(frames[i].PC)
 		for j := range b {
 			b[j] = byte(pc >> (8 * j))
 		}

@@ -391,6 +391,7 @@ func (e *jsonEnc) goroutines(gs []Goroutine) {
 		e.close(']')
 		e.key("error")
 		e.strPtr(g.Error)
+		e.goroutineInfo(g)
 		e.close('}')
 	}
 	e.close(']')

@@ -68,6 +68,13 @@ func TestWriteJSONGoroutinesMatchEncodingJSON(t *testing.T) {
 		{ID: 1 << 40, State: "chan receive",
 			Frames: []report.Frame{{Index: 0, PC: 0x402000, Trust: "context", Function: &fn, File: &file, Line: &line}}},
 		{ID: 9, State: "\"odd\" <state>", Error: report.Ptr("stack unreadable")},
+		// What a goroutine has beyond its stack.
+		{ID: 10, State: "select", WaitMinutes: report.Ptr(int64(3)), LockedToThread: true, LockedTID: report.Ptr(77),
+			Labels: map[string]string{"zeta": "1", "alpha": "\"quoted\" <k>", "\u00e9": ""},
+			CreatedBy: &report.GoCreator{Function: "main.main", Goroutine: report.Ptr(uint64(1)), PC: 0x48993d,
+				FunctionOffset: report.Ptr(report.Hex(0xfd)), File: &file, Line: &line},
+			Panics: []report.GoPanic{{Value: "first", Type: "string", Recovered: true}, {Value: "boom", Type: "*errors.errorString", Goexit: true}}},
+		{ID: 11, State: "runnable", Labels: map[string]string{}, Panics: []report.GoPanic{}, CreatedBy: &report.GoCreator{Function: "f"}},
 	}}
 	sameAsReflection(t, "goroutines", r)
 	sameAsReflection(t, "no goroutines", &report.Report{})

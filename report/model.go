@@ -215,6 +215,60 @@ type Goroutine struct {
 	// Error says why its frames stop early (or are missing), nil when
 	// they end normally.
 	Error *string `json:"error"`
+	// WaitMinutes is how long it has waited, in whole minutes, as the
+	// runtime prints it ("[chan receive, 3 minutes]"); nil where the
+	// runtime recorded no time (see report-json.md).
+	WaitMinutes *int64 `json:"wait_minutes"`
+	// LockedToThread: it called runtime.LockOSThread; LockedTID is
+	// that thread, nil when unknown.
+	LockedToThread bool `json:"locked_to_thread"`
+	LockedTID      *int `json:"locked_tid"`
+	// Labels are its pprof labels (runtime/pprof.Do), nil for none.
+	Labels map[string]string `json:"labels"`
+	// CreatedBy is the go statement that started it, nil for the main
+	// goroutine and the runtime's own first ones.
+	CreatedBy *GoCreator `json:"created_by"`
+	// Panics are the goroutine's panics, the oldest first as the
+	// runtime prints them; nil when it is not panicking.
+	Panics []GoPanic `json:"panics"`
+}
+
+// Crash kinds of a Go program: the runtime's own account of why it
+// died, which says more than the SIGABRT it then raises.
+const (
+	// KindGoPanic: the crashed goroutine was panicking; the summary is
+	// its chain of panics as the runtime prints it.
+	KindGoPanic = "go_panic"
+	// KindGoFatalError: runtime.throw or runtime.fatal; the summary is
+	// "fatal error: MSG".
+	KindGoFatalError = "go_fatal_error"
+)
+
+// GoCreator is where a goroutine was created, as the runtime's
+// traceback prints it under "created by".
+type GoCreator struct {
+	// Function is the function that ran the go statement.
+	Function string `json:"function"`
+	// Goroutine ran it; nil where the runtime does not say (Go 1.20).
+	Goroutine *uint64 `json:"goroutine"`
+	// PC is the return address after the go statement's call.
+	PC             Hex     `json:"pc"`
+	FunctionOffset *Hex    `json:"function_offset"`
+	File           *string `json:"file"`
+	Line           *int    `json:"line"`
+}
+
+// GoPanic is one panic of a goroutine.
+type GoPanic struct {
+	// Value is as the runtime prints it after "panic: ".
+	Value string `json:"value"`
+	// Type is the value's dynamic Go type ("string" once the runtime
+	// has turned an error into its message).
+	Type       string `json:"type"`
+	Recovered  bool   `json:"recovered"`
+	Repanicked bool   `json:"repanicked"`
+	// Goexit: runtime.Goexit, which the runtime does not print.
+	Goexit bool `json:"goexit"`
 }
 
 // Frame is one frame, or one inlined call within a frame (Inlined: it

@@ -134,16 +134,24 @@ func (b *ProfileBuilder) Add(r *Report, opts AddOptions) {
 			s.labels = append(s.labels, pprofLabel{key: k, str: labels[k]})
 		}
 		s.labels = append(s.labels, pprofLabel{key: "tid", num: int64(t.TID), numUnit: "id"})
-		for start := 0; start < len(t.Frames); {
-			end := start
-			for end < len(t.Frames)-1 && t.Frames[end].Inlined {
-				end++
-			}
-			s.locations = append(s.locations, b.location(r, mods, t.Frames[start:end+1]).id)
-			start = end + 1
-		}
+		s.locations = b.stackLocations(r, mods, t.Frames)
 		b.samples = append(b.samples, s)
 	}
+}
+
+// stackLocations are the location ids of a stack's frames, leaf first:
+// one per physical frame, with its inlined calls.
+func (b *ProfileBuilder) stackLocations(r *Report, mods []*pprofMapping, frames []Frame) []uint64 {
+	var ids []uint64
+	for start := 0; start < len(frames); {
+		end := start
+		for end < len(frames)-1 && frames[end].Inlined {
+			end++
+		}
+		ids = append(ids, b.location(r, mods, frames[start:end+1]).id)
+		start = end + 1
+	}
+	return ids
 }
 
 // WritePprof writes the threads of the reports as one gzipped

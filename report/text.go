@@ -32,8 +32,8 @@ type TextOptions struct {
 	// Maps adds the memory map after the header, as gdb's info proc
 	// mappings prints it.
 	Maps bool
-	// NoGroup prints every thread, instead of threads with the same
-	// stack once under one header (see group.go).
+	// NoGroup prints every thread and goroutine, instead of those with
+	// the same stack once under one header (see group.go).
 	NoGroup bool
 }
 
@@ -56,9 +56,7 @@ func WriteTextOptions(w io.Writer, r *Report, o TextOptions) error {
 	for _, g := range groupThreads(r.Threads, o.NoGroup) {
 		writeThread(bw, r.Threads, g, r.Core.PointerSize, o)
 	}
-	for i := range r.Goroutines {
-		writeGoroutine(bw, &r.Goroutines[i])
-	}
+	writeGoroutines(bw, r.Goroutines, o)
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nwarnings:\n")
 		for _, w := range r.Warnings {

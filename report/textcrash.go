@@ -14,7 +14,7 @@ func writeCrash(w *bufio.Writer, r *Report) {
 		return
 	}
 	const indent = "             "
-	fmt.Fprintf(w, "crash:       %s\n", Printable(c.Summary))
+	writeSummary(w, c, indent)
 	for _, d := range c.Details {
 		fmt.Fprintf(w, "%s%s\n", indent, Printable(d))
 	}
@@ -52,6 +52,25 @@ func writeCrash(w *bufio.Writer, r *Report) {
 		fmt.Fprintf(w, "recursion:   %s\n", Printable(strings.Join(c.Recursion, " -> ")))
 	}
 	writeRegisters(w, c.Registers, r.Core.PointerSize)
+}
+
+// writeSummary writes the crash's summary line. A Go program's panic
+// chain or fatal error is the runtime's own text, whose lines after the
+// first it starts with a tab (a chained panic, a message of several
+// lines): each prints on its own line, aligned under the first. Any
+// other summary is one line.
+func writeSummary(w *bufio.Writer, c *Crash, indent string) {
+	if c.Kind != KindGoPanic && c.Kind != KindGoFatalError {
+		fmt.Fprintf(w, "crash:       %s\n", Printable(c.Summary))
+		return
+	}
+	for i, line := range strings.Split(c.Summary, "\n") {
+		if i == 0 {
+			fmt.Fprintf(w, "crash:       %s\n", Printable(line))
+			continue
+		}
+		fmt.Fprintf(w, "%s%s\n", indent, Printable(strings.TrimPrefix(line, "\t")))
+	}
 }
 
 // crashFrame is the crashed thread's first frame that is not an inlined

@@ -17,6 +17,9 @@ import (
 // goroutine or no panic value for it (a fatal error, a signal, a
 // program that is not Go): the thread's frames decide then.
 func (s *Signer) goPanicFrames(r *report.Report, depth int) ([]string, bool) {
+	if r.Crash != nil && r.Crash.Kind == report.KindGoFatalError {
+		return s.goFatalFrames(r, depth)
+	}
 	g := crashedGoroutine(r)
 	if g == nil || len(g.Frames) == 0 || r.Crash == nil {
 		return nil, false
@@ -27,6 +30,38 @@ func (s *Signer) goPanicFrames(r *report.Report, depth int) ([]string, bool) {
 	}
 	frames, exact := s.topFrames(g.Frames, depth, isGoRuntime)
 	return append([]string{"panic: " + NormalizeGoPanic(msg)}, frames...), exact
+}
+
+// goFatalFrames is the signature of a Go program's fatal error
+// ("fatal error: concurrent map writes"): the error, then the first
+// depth frames outside the Go runtime of the crashed goroutine (of the
+// crashed thread when none ran there: a deadlock is found by the
+// scheduler, on no goroutine). The runtime's frames are left out, and
+// where none are left the error alone is the signature: exact.
+func (s *Signer) goFatalFrames(r *report.Report, depth int) ([]string, bool) {
+	head := []string{NormalizeGoPanic(r.Crash.Summary)}
+	var frames []report.Frame
+	if g := crashedGoroutine(r); g != nil {
+		frames = g.Frames
+	} else if th := crashedThread(r); th != nil {
+		frames = th.Frames
+	}
+	var names []string
+	exact := true
+	if frames != nil {
+		names, exact = s.topFrames(frames, depth, isGoFatalMachinery)
+		if len(names) > 0 && isGoFatalMachinery(names[0]) {
+			names, exact = nil, true // only the runtime's own frames
+		}
+	}
+	return append(head, names...), exact
+}
+
+// isGoFatalMachinery: the runtime, and the standard library's sync,
+// whose own fatal errors (a mutex unlocked twice) it raises for the
+// caller's bug.
+func isGoFatalMachinery(name string) bool {
+	return isGoRuntime(name) || strings.HasPrefix(name, "internal/sync.") || strings.HasPrefix(name, "sync.")
 }
 
 // crashedGoroutine is the goroutine running on the crashed thread.

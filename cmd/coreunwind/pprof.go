@@ -17,7 +17,7 @@ import (
 // names or order, and each core is paired with the executable it was
 // made by (pairing.go): a core none matches is the only one warned about.
 // opts is the report command's template; its Executable is replaced.
-func runPprof(pos []string, matches []string, opts analyze.Options, out string, stdout, stderr io.Writer) int {
+func runPprof(pos []string, matches []string, opts analyze.Options, format, out string, stdout, stderr io.Writer) int {
 	var cores, exes []string
 	var crashes []*container.Crash // from journal files, .crash files, ABRT directories
 	for _, p := range pos {
@@ -88,7 +88,11 @@ func runPprof(pos []string, matches []string, opts analyze.Options, out string, 
 	}
 	w, closeOut, err := openOutput(out, stdout)
 	if err == nil {
-		err = closeOut(report.WritePprof(w, reps))
+		write := report.WritePprof
+		if format == formatPprofGoroutines {
+			write = report.WritePprofGoroutines
+		}
+		err = closeOut(write(w, reps))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
@@ -97,11 +101,21 @@ func runPprof(pos []string, matches []string, opts analyze.Options, out string, 
 	return code
 }
 
+// formatPprofGoroutines is the format of a Go program's goroutine
+// profile: one sample per goroutine, as runtime/pprof's "goroutine"
+// profile of a live program has them.
+const formatPprofGoroutines = "pprof-goroutines"
+
+// isPprof says whether format is one of the pprof profiles.
+func isPprof(format string) bool {
+	return format == "pprof" || format == formatPprofGoroutines
+}
+
 // refuseBinaryToTerminal is the usage error for a gzip-compressed
 // profile about to be written to a terminal (--format pprof without -o):
 // bytes that garble the screen, and exit 0, help nobody.
 func refuseBinaryToTerminal(format, out string, stdout io.Writer) error {
-	if format != "pprof" || out != "" || !isTerminal(stdout) {
+	if !isPprof(format) || out != "" || !isTerminal(stdout) {
 		return nil
 	}
 	return fmt.Errorf("%w: --format pprof writes a compressed profile: give -o FILE or redirect stdout", errUsage)

@@ -21,7 +21,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		searchPath, debugDirs, matches stringList
 		version                        bool
 	)
-	fs.StringVar(&format, "format", "text", "output format: text, json or pprof")
+	fs.StringVar(&format, "format", "text", "output format: text, json, pprof or pprof-goroutines")
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
@@ -34,7 +34,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	unwindOnly := fs.Bool("unwind-only", false, "frames without names, lines or inlines (modules and offsets only)")
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
-	noGroup := fs.Bool("no-group", false, "text: print every thread, not threads with the same stack once under one header")
+	noGroup := fs.Bool("no-group", false, "text: print every thread and goroutine, not those with the same stack once under one header")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
@@ -51,10 +51,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) == 0:
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
-	case len(pos) > 2 && format != "pprof":
+	case len(pos) > 2 && !isPprof(format):
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
-	case format != "text" && format != "json" && format != "pprof":
-		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json or pprof", errUsage, format))
+	case format != "text" && format != "json" && !isPprof(format):
+		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, pprof or pprof-goroutines", errUsage, format))
 	case threads != "all" && threads != "crashed":
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case *style != "gdb" && *style != "hpux":
@@ -91,8 +91,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
-	if format == "pprof" {
-		return runPprof(pos, matches, opts, out, stdout, stderr)
+	if isPprof(format) {
+		return runPprof(pos, matches, opts, format, out, stdout, stderr)
 	}
 	core, exe, err := coreAndExecutable(pos)
 	if err != nil {

@@ -23,11 +23,14 @@ source file and line, inlined calls; with a header giving the executable,
 pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
-  --format text|json|pprof  output format (default text); pprof takes several
+  --format text|json|pprof|pprof-goroutines  output format (default text); pprof takes several
                          cores (and executables, told apart by content, each core
                          paired with its executable by build ID) into one
                          profile: one sample per thread, labels tid, thread,
-                         crashed, signal, core; it needs -o FILE on a terminal
+                         crashed, signal, core; it needs -o FILE on a terminal;
+                         pprof-goroutines: a Go program's goroutine profile, one
+                         sample per goroutine, its pprof labels as labels (as
+                         runtime/pprof's goroutine profile; go tool pprof reads it)
   -o FILE                write the report to FILE instead of standard output
   --style gdb|hpux       text style: gdb's backtrace (default), or the HP unwind
                          library's U_STACK_TRACE ("( 0) 0x000031f4 foo + 0x14 [./a.out]")
@@ -37,8 +40,10 @@ Flags (before or after the arguments):
   --no-fold              text: print every frame of deep recursion (by default a
                          cycle repeated 3+ times prints once, then "[previous N
                          frames repeated M more times]")
-  --no-group             text: print every thread (by default threads with the same
-                         stack print once, under "N threads (ids) with this stack:")
+  --no-group             text: print every thread and goroutine (by default threads
+                         with the same stack print once, under "N threads (ids)
+                         with this stack:", and a Go program's goroutines under
+                         "N goroutines (ids) [state]:")
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)

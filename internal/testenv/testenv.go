@@ -74,17 +74,24 @@ func BuildC(t testing.TB, dir, name, src string, flags ...string) string {
 // kernel wrote there ("core") and what the program printed.
 func CrashIn(t testing.TB, dir, exe string, env []string, args ...string) (core string, output []byte) {
 	t.Helper()
+	return CrashWithin(t, time.Minute, dir, exe, env, args...)
+}
+
+// CrashWithin is CrashIn for a program that takes up to limit to crash
+// (one that must wait for the runtime's clock).
+func CrashWithin(t testing.TB, limit time.Duration, dir, exe string, env []string, args ...string) (core string, output []byte) {
+	t.Helper()
 	NeedCores(t)
 	core = filepath.Join(dir, "core")
 	os.Remove(core)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -c unlimited; exec "$0" "$@"`, exe}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	output, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("%s did not crash within 60s; it printed:\n%s", exe, output)
+		t.Fatalf("%s did not crash within %v; it printed:\n%s", exe, limit, output)
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
