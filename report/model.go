@@ -19,6 +19,10 @@ type Report struct {
 	// prints it, with permissions and what the core holds of each.
 	Mappings []Mapping `json:"mappings"`
 	Threads  []Thread  `json:"threads"`
+	// Python is the CPython interpreter the process ran, nil for a
+	// process without one (or whose interpreter could not be read: a
+	// warning says why).
+	Python *Python `json:"python"`
 	// Goroutines are a Go program's goroutines, the crashed one first
 	// (alone in a report of the crashed thread only); nil for a program
 	// that is not Go (or whose goroutines could not be read: a warning
@@ -188,6 +192,9 @@ type Thread struct {
 	Frames    []Frame `json:"frames"`
 	Truncated bool    `json:"truncated"`
 	Error     *string `json:"error"`
+	// Python is the thread's Python thread state, nil for a thread
+	// without one.
+	Python *PythonThread `json:"python"`
 
 	// Err is the error behind Error, for callers that must tell why the
 	// walk stopped (errors.Is: unwind.ErrUnavailable, corefile.ErrTruncated).
@@ -237,9 +244,54 @@ type Frame struct {
 	// frames (they share the registers of the frame they are in).
 	Registers []Register `json:"registers"`
 
+	// Language is the language of the frame's code: LanguagePython for
+	// a frame of Python code, "" (JSON: "native") for machine code. A
+	// Python frame has no module offset, function offset or registers:
+	// its pc, sp, cfa, trust and module are those of the evaluator's
+	// native frame that runs it, which it replaces.
+	Language string `json:"language"`
+
 	// Signal marks a signal trampoline frame (text output prints it as
 	// gdb's "<signal handler called>"). Not part of the JSON schema.
 	Signal bool `json:"-"`
+}
+
+// Languages of frames (Frame.Language).
+const (
+	LanguageNative = "native"
+	LanguagePython = "python"
+)
+
+// Python is the CPython interpreter of the process.
+type Python struct {
+	// Version is the interpreter's version ("3.11.2").
+	Version string `json:"version"`
+}
+
+// PythonThread is a thread's Python thread state.
+type PythonThread struct {
+	// ThreadID is the thread's pthread_t, as faulthandler and
+	// threading.get_ident() give it.
+	ThreadID Hex `json:"thread_id"`
+	// HoldsGIL: the thread holds the global interpreter lock.
+	HoldsGIL bool `json:"holds_gil"`
+	// Exception is the exception the thread is raising or handling,
+	// nil for none.
+	Exception *PythonException `json:"exception"`
+	// Error says why the thread's Python frames stop early (or are not
+	// all placed in its native stack), nil when they do not.
+	Error *string `json:"error"`
+}
+
+// PythonException is an exception a Python thread holds.
+type PythonException struct {
+	Type string `json:"type"`
+	// Message is its str() when that is its single string argument,
+	// nil otherwise.
+	Message *string `json:"message"`
+	// Handled: the thread is handling it (in an except block), not
+	// raising it.
+	Handled bool `json:"handled"`
 }
 
 // TrustTailCall is the trust of a frame rebuilt from the compiler's

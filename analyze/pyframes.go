@@ -1,0 +1,196 @@
+package analyze
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/coreunwind/coreunwind/pyruntime"
+	"github.com/coreunwind/coreunwind/report"
+)
+
+// pyProgram is what a CPython process's interpreter says: its version
+// and its thread states by the kernel's thread id.
+type pyProgram struct {
+	version string
+	threads map[uint64]*pyruntime.Thread
+	order   []uint64 // native ids in the interpreter's order
+}
+
+// pythonProgram reads the interpreter of a CPython process: nil when no
+// module holds one; warnings say what could not be read.
+func pythonProgram(t *target) (*pyProgram, []string) {
+	m, syms := t.pythonModule()
+	if m == nil {
+		return nil, nil
+	}
+	r, err := pyruntime.NewReader(pyruntime.Binary{Symbols: syms, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()}, t)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("python: %s: %v", m.core.Path, err)}
+	}
+	threads, warnings := r.Threads(t)
+	p := &pyProgram{version: pyruntime.VersionString(r.Version()), threads: map[uint64]*pyruntime.Thread{}}
+	for i := range threads {
+		th := &threads[i]
+		if p.threads[th.NativeID] == nil {
+			p.threads[th.NativeID] = th
+			p.order = append(p.order, th.NativeID)
+		}
+	}
+	return p, warnings
+}
+
+// pythonModule is the module holding the interpreter (_PyRuntime): the
+// executable (python3.11 links libpython in) or a libpython library;
+// nil for none. Other modules are not opened to find out.
+func (t *target) pythonModule() (*module, map[string]uint64) {
+	for _, m := range t.modulesInLoadOrder() {
+		if !m.core.Main && !strings.HasPrefix(path.Base(m.core.Path), "libpython") {
+			continue
+		}
+		obj := m.obj()
+		if obj == nil {
+			continue
+		}
+		if syms := obj.SymbolValues(pyruntime.SymbolNames...); pyruntime.IsPython(syms) {
+			return m, syms
+		}
+	}
+	return nil, nil
+}
+
+// splicePython puts each thread's Python frames into its native stack
+// in place of the evaluator frames that run them and says, per thread,
+// what its thread state holds. Frame indices move; the crash analysis's
+// are moved with them.
+func splicePython(r *report.Report, p *pyProgram) (warnings []string) {
+	if p == nil {
+		return nil
+	}
+	r.Python = &report.Python{Version: p.version}
+	matched := map[uint64]bool{}
+	for i := range r.Threads {
+		th := &r.Threads[i]
+		py := p.threads[uint64(th.TID)]
+		if py == nil {
+			continue
+		}
+		matched[py.NativeID] = true
+		th.Python = pythonThread(py)
+		moved, unplaced := spliceThread(th, py.Frames)
+		if unplaced > 0 {
+			msg := fmt.Sprintf("%d of %d runs of Python frames have no %s frame in the native stack; they follow it", unplaced, len(pythonRuns(py.Frames)), pyruntime.EvalFunction)
+			if th.Python.Error != nil {
+				msg = *th.Python.Error + "; " + msg
+			}
+			th.Python.Error = &msg
+		}
+		if th.Crashed && r.Crash != nil && r.Crash.Reraised != nil {
+			rr := r.Crash.Reraised
+			rr.SignalFrame, rr.FaultFrame = moved(rr.SignalFrame), moved(rr.FaultFrame)
+		}
+	}
+	if len(r.Threads) > 1 || (len(r.Threads) == 1 && !r.Threads[0].Crashed) {
+		for _, id := range p.order {
+			if !matched[id] {
+				warnings = append(warnings, fmt.Sprintf("python: the thread state of thread %d matches no thread of the core", id))
+			}
+		}
+	}
+	return warnings
+}
+
+// pythonThread is the report's view of a thread state.
+func pythonThread(py *pyruntime.Thread) *report.PythonThread {
+	out := &report.PythonThread{ThreadID: report.Hex(py.ThreadID), HoldsGIL: py.HoldsGIL}
+	if py.FramesError != "" {
+		out.Error = report.Ptr(py.FramesError)
+	}
+	if e := py.Exception; e != nil {
+		out.Exception = &report.PythonException{Type: e.Type, Handled: e.Handled}
+		if e.Message != "" {
+			out.Exception.Message = report.Ptr(e.Message)
+		}
+	}
+	return out
+}
+
+// pythonRuns splits a thread's Python frames (innermost first) into the
+// runs one evaluator call each executes: a run ends with its entry
+// frame.
+func pythonRuns(frames []pyruntime.Frame) [][]pyruntime.Frame {
+	var runs [][]pyruntime.Frame
+	start := 0
+	for i := range frames {
+		if frames[i].Entry || i == len(frames)-1 {
+			runs = append(runs, frames[start:i+1])
+			start = i + 1
+		}
+	}
+	return runs
+}
+
+// spliceThread replaces th's evaluator frames, innermost first, with the
+// runs of Python frames they execute, one run each (an evaluator frame's
+// inlined calls go with it). Runs left without an evaluator frame follow
+// the native stack; unplaced counts them. moved maps an index of the old
+// frames to the new.
+func spliceThread(th *report.Thread, frames []pyruntime.Frame) (moved func(int) int, unplaced int) {
+	runs := pythonRuns(frames)
+	old := th.Frames
+	newIndex := make([]int, len(old))
+	out := make([]report.Frame, 0, len(old)+len(frames))
+	run := 0
+	physStart := 0 // where the current physical frame's inlined calls start
+	for i := range old {
+		f := &old[i]
+		if i > 0 && !old[i-1].Inlined {
+			physStart = i
+		}
+		if !f.Inlined && f.Language == "" && run < len(runs) && f.Function != nil && *f.Function == pyruntime.EvalFunction {
+			// Drop the evaluator's inlined calls already written.
+			out = out[:len(out)-(i-physStart)]
+			for j := physStart; j <= i; j++ {
+				newIndex[j] = len(out)
+			}
+			out = appendPython(out, f, runs[run])
+			run++
+			continue
+		}
+		newIndex[i] = len(out)
+		out = append(out, *f)
+		out[len(out)-1].Index = len(out) - 1
+	}
+	for _, r := range runs[run:] {
+		var last report.Frame
+		if len(old) > 0 {
+			last = old[len(old)-1]
+		}
+		out = appendPython(out, &last, r)
+	}
+	th.Frames = out
+	return func(i int) int {
+		if i >= 0 && i < len(newIndex) {
+			return newIndex[i]
+		}
+		return i
+	}, len(runs) - run
+}
+
+// appendPython appends the Python frames run executes, with the place
+// (pc, sp, cfa, module) of the native frame eval that runs them.
+func appendPython(out []report.Frame, eval *report.Frame, run []pyruntime.Frame) []report.Frame {
+	for i := range run {
+		pf := &run[i]
+		f := report.Frame{Index: len(out), PC: eval.PC, ExactPC: eval.ExactPC, SP: eval.SP, CFA: eval.CFA,
+			Trust: eval.Trust, Module: eval.Module, Language: report.LanguagePython}
+		if pf.Error == "" {
+			f.Function, f.File = report.Ptr(pf.Qualname), report.Ptr(pf.File)
+			if pf.Line >= 0 {
+				f.Line = report.Ptr(pf.Line)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}

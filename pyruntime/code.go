@@ -1,0 +1,93 @@
+package pyruntime
+
+import (
+	"fmt"
+)
+
+// Type objects the reader checks pointers against.
+const (
+	SymCodeType  = "PyCode_Type"
+	SymBytesType = "PyBytes_Type"
+	SymTupleType = "PyTuple_Type"
+)
+
+// code is what a frame prints of its code object.
+type code struct {
+	name, qualname, file string
+	firstLine            int
+	linetable            []byte
+	instrStart           uint64 // address of the first code unit
+}
+
+// codeCache keeps the code objects one read decoded, by address: a
+// recursion runs one code object in thousands of frames.
+type codeCache map[uint64]*code
+
+// maxCodes bounds the code objects one read keeps.
+const maxCodes = 1 << 14
+
+// code reads the code object at addr.
+func (r *Reader) code(mem Memory, cache codeCache, addr uint64) (*code, error) {
+	if c, ok := cache[addr]; ok {
+		return c, nil
+	}
+	c, err := r.readCode(mem, addr)
+	if err != nil {
+		return nil, err
+	}
+	if len(cache) < maxCodes {
+		cache[addr] = c
+	}
+	return c, nil
+}
+
+func (r *Reader) readCode(mem Memory, addr uint64) (*code, error) {
+	l := r.layout
+	if err := r.checkType(mem, addr, SymCodeType); err != nil {
+		return nil, err
+	}
+	first, err := r.int32At(mem, addr+uint64(l.CodeFirstLine))
+	if err != nil {
+		return nil, fmt.Errorf("code at %#x: %w", addr, err)
+	}
+	c := &code{firstLine: int(first), instrStart: addr + uint64(l.CodeInstrStart)}
+	for _, s := range []struct {
+		off int64
+		out *string
+	}{{l.CodeName, &c.name}, {l.CodeQualname, &c.qualname}, {l.CodeFilename, &c.file}} {
+		p, err := r.field(mem, addr, s.off)
+		if err != nil {
+			return nil, fmt.Errorf("code at %#x: %w", addr, err)
+		}
+		if *s.out, err = r.str(mem, p); err != nil {
+			return nil, fmt.Errorf("code at %#x: %w", addr, err)
+		}
+	}
+	if c.qualname == "" {
+		c.qualname = c.name
+	}
+	// A code object without its line table still names its frame.
+	if p, err := r.field(mem, addr, l.CodeLinetable); err == nil {
+		c.linetable, _ = r.bytes(mem, p, maxLinetable)
+	}
+	return c, nil
+}
+
+// bytes reads the bytes object at addr, nil past max bytes.
+func (r *Reader) bytes(mem Memory, addr uint64, max uint64) ([]byte, error) {
+	if err := r.checkType(mem, addr, SymBytesType); err != nil {
+		return nil, err
+	}
+	n, err := r.word(mem, addr+uint64(r.layout.VarObjectSize))
+	if err != nil {
+		return nil, fmt.Errorf("bytes at %#x: %w", addr, err)
+	}
+	if n > max {
+		return nil, fmt.Errorf("bytes at %#x: %d bytes", addr, n)
+	}
+	buf := make([]byte, n)
+	if err := mem.ReadMem(addr+uint64(r.layout.BytesData), buf); err != nil {
+		return nil, fmt.Errorf("bytes at %#x: %w", addr, err)
+	}
+	return buf, nil
+}

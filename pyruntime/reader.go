@@ -1,0 +1,160 @@
+package pyruntime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Memory reads the target's memory (an unwind.AddrSpace is one).
+type Memory interface {
+	ReadMem(addr uint64, p []byte) error
+}
+
+// Symbol names the reader needs: Binary.Symbols holds their values.
+const (
+	// SymRuntime is the runtime state, the root of everything read.
+	SymRuntime = "_PyRuntime"
+	// SymVersion is PY_VERSION_HEX as a variable (3.11 on).
+	SymVersion = "Py_Version"
+	// EvalFunction is the C function that runs Python frames: the
+	// native frames the Python ones replace.
+	EvalFunction = "_PyEval_EvalFrameDefault"
+)
+
+// SymbolNames are the symbols to look up for Binary.Symbols.
+var SymbolNames = []string{SymRuntime, SymVersion, SymUnicodeType, SymCodeType, SymBytesType, SymTupleType, SymNone}
+
+// IsPython reports whether symbols (a Binary's) name the module holding
+// a CPython interpreter: an executable with libpython linked in, or
+// libpython itself.
+func IsPython(symbols map[string]uint64) bool {
+	_, ok := symbols[SymRuntime]
+	return ok
+}
+
+// Binary is what the reader needs of the module holding the interpreter.
+type Binary struct {
+	// Symbols are link-time values of SymbolNames (absent: not defined).
+	Symbols map[string]uint64
+	// Bias is the load bias: run-time address = link-time + Bias.
+	Bias    uint64
+	PtrSize int // 4 or 8
+	Order   binary.ByteOrder
+}
+
+// Bounds on what memory may make the reader do.
+const (
+	// MaxThreads bounds the thread states read from all interpreters.
+	MaxThreads = 1 << 14
+	// MaxInterpreters bounds the interpreter list.
+	MaxInterpreters = 1 << 10
+	// MaxFrames bounds one thread's Python frames (the default
+	// recursion limit is 1000; a raised one is read to this depth).
+	MaxFrames = 1 << 17
+	// maxString bounds a name, file name or exception message read.
+	maxString = 4096
+	// maxLinetable bounds the line table read for one code object.
+	maxLinetable = 1 << 20
+	// maxWarnings bounds the warnings of one read.
+	maxWarnings = 16
+)
+
+// Reader reads Python threads from a CPython process's memory.
+type Reader struct {
+	b       Binary
+	layout  *Layout
+	version uint32
+}
+
+// ErrUnsupported says the interpreter's version has no known layout.
+var ErrUnsupported = errors.New("no struct layout for this Python version")
+
+// NewReader returns a reader for the interpreter b describes; mem gives
+// its version (Py_Version). An error when b holds no interpreter or its
+// version is one the reader has no layout for.
+func NewReader(b Binary, mem Memory) (*Reader, error) {
+	if !IsPython(b.Symbols) {
+		return nil, fmt.Errorf("pyruntime: no %s: not a CPython interpreter", SymRuntime)
+	}
+	if b.PtrSize != 4 && b.PtrSize != 8 {
+		return nil, fmt.Errorf("pyruntime: pointer size %d", b.PtrSize)
+	}
+	r := &Reader{b: b}
+	v, ok := b.Symbols[SymVersion]
+	if !ok {
+		return nil, fmt.Errorf("pyruntime: no %s symbol (before 3.11): %w", SymVersion, ErrUnsupported)
+	}
+	var buf [4]byte
+	if err := mem.ReadMem(v+b.Bias, buf[:]); err != nil {
+		return nil, fmt.Errorf("pyruntime: %s: %w", SymVersion, err)
+	}
+	r.version = b.Order.Uint32(buf[:])
+	l, err := layoutFor(r.version, b.PtrSize)
+	if err != nil {
+		return nil, err
+	}
+	r.layout = l
+	return r, nil
+}
+
+// layoutFor is the layout of version (PY_VERSION_HEX) at ptrSize.
+func layoutFor(version uint32, ptrSize int) (*Layout, error) {
+	if uint16(version>>16) == layout311.Version && ptrSize == 8 {
+		return &layout311, nil
+	}
+	return nil, fmt.Errorf("pyruntime: Python %s, %d-byte pointers: %w", VersionString(version), ptrSize, ErrUnsupported)
+}
+
+// Version is the interpreter's PY_VERSION_HEX.
+func (r *Reader) Version() uint32 { return r.version }
+
+// VersionString prints a PY_VERSION_HEX as Python prints its version
+// ("3.11.2"; a pre-release with its level and serial: "3.13.0rc1").
+func VersionString(v uint32) string {
+	s := fmt.Sprintf("%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff)
+	switch level, serial := v>>4&0xf, v&0xf; level {
+	case 0xa:
+		s += fmt.Sprintf("a%d", serial)
+	case 0xb:
+		s += fmt.Sprintf("b%d", serial)
+	case 0xc:
+		s += fmt.Sprintf("rc%d", serial)
+	}
+	return s
+}
+
+// word reads a pointer-sized word at addr.
+func (r *Reader) word(mem Memory, addr uint64) (uint64, error) {
+	var buf [8]byte
+	p := buf[:r.b.PtrSize]
+	if err := mem.ReadMem(addr, p); err != nil {
+		return 0, err
+	}
+	return r.decodeWord(p), nil
+}
+
+func (r *Reader) decodeWord(p []byte) uint64 {
+	if len(p) == 4 {
+		return uint64(r.b.Order.Uint32(p))
+	}
+	return r.b.Order.Uint64(p)
+}
+
+// field reads the pointer-sized member at off of the struct at base; 0
+// for a member the layout lacks (off < 0).
+func (r *Reader) field(mem Memory, base uint64, off int64) (uint64, error) {
+	if off < 0 {
+		return 0, nil
+	}
+	return r.word(mem, base+uint64(off))
+}
+
+// int32At reads a C int at addr.
+func (r *Reader) int32At(mem Memory, addr uint64) (int32, error) {
+	var buf [4]byte
+	if err := mem.ReadMem(addr, buf[:]); err != nil {
+		return 0, err
+	}
+	return int32(r.b.Order.Uint32(buf[:])), nil
+}
