@@ -19,16 +19,16 @@ type Report struct {
 	// prints it, with permissions and what the core holds of each.
 	Mappings []Mapping `json:"mappings"`
 	Threads  []Thread  `json:"threads"`
-	// Python is the CPython interpreter the process ran, nil for a
-	// process without one (or whose interpreter could not be read: a
-	// warning says why).
-	Python *Python `json:"python"`
 	// Goroutines are a Go program's goroutines, the crashed one first
 	// (alone in a report of the crashed thread only); nil for a program
 	// that is not Go (or whose goroutines could not be read: a warning
 	// says why).
 	Goroutines []Goroutine `json:"goroutines"`
-	Warnings   []string    `json:"warnings"`
+	// Python is the CPython interpreter the process ran, nil for a
+	// process without one (or whose interpreter could not be read: a
+	// warning says why).
+	Python   *Python  `json:"python"`
+	Warnings []string `json:"warnings"`
 }
 
 // Crash is why the process died, as far as the core proves it: nothing
@@ -240,27 +240,38 @@ type Frame struct {
 	Line           *int    `json:"line"`
 	Column         *int    `json:"column"`
 	Inlined        bool    `json:"inlined"`
-	// Registers the unwinder recovered for this frame; null for inlined
-	// frames (they share the registers of the frame they are in).
-	Registers []Register `json:"registers"`
-
 	// Language is the language of the frame's code: LanguagePython for
 	// a frame of Python code, "" (JSON: "native") for machine code. A
 	// Python frame has no module offset, function offset or registers:
 	// its pc, sp, cfa, trust and module are those of the evaluator's
 	// native frame that runs it, which it replaces.
-	Language string `json:"language"`
+	Language Language `json:"language"`
+
+	// Registers the unwinder recovered for this frame; null for inlined
+	// frames (they share the registers of the frame they are in).
+	Registers []Register `json:"registers"`
 
 	// Signal marks a signal trampoline frame (text output prints it as
 	// gdb's "<signal handler called>"). Not part of the JSON schema.
 	Signal bool `json:"-"`
 }
 
-// Languages of frames (Frame.Language).
+// Language is the language of a frame's code.
+type Language string
+
+// Languages of frames.
 const (
-	LanguageNative = "native"
-	LanguagePython = "python"
+	LanguageNative Language = "native"
+	LanguagePython Language = "python"
 )
+
+// MarshalJSON writes the zero Language, a native frame's, as "native".
+func (l Language) MarshalJSON() ([]byte, error) {
+	if l == "" {
+		l = LanguageNative
+	}
+	return []byte(`"` + string(l) + `"`), nil
+}
 
 // Python is the CPython interpreter of the process.
 type Python struct {

@@ -73,6 +73,8 @@ func WritePythonText(w io.Writer, r *Report) error {
 	writeHeader(bw, r)
 	if r.Python != nil {
 		fmt.Fprintf(bw, "python:      %s\n", r.Python.Version)
+	} else {
+		bw.WriteString("python:      none found (no CPython interpreter in the process, or it could not be read)\n")
 	}
 	for i := range r.Threads {
 		t := &r.Threads[i]

@@ -33,6 +33,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
 	noGroup := fs.Bool("no-group", false, "text: print every thread, not threads with the same stack once under one header")
+	pythonOnly := fs.Bool("python-only", false, "text: each thread's Python stack only, as faulthandler prints it")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
@@ -57,6 +58,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case *style != "gdb" && *style != "hpux":
 		return usageError(stderr, fmt.Errorf("%w: --style %q: want gdb or hpux", errUsage, *style))
+	case *pythonOnly && (format != "text" || *style != "gdb"):
+		return usageError(stderr, fmt.Errorf("%w: --python-only is a text style: not with --format %s or --style %s", errUsage, format, *style))
+	case *pythonOnly && *unwindOnly:
+		return usageError(stderr, fmt.Errorf("%w: --python-only needs names: not with --unwind-only", errUsage))
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
@@ -109,13 +114,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
+	if *pythonOnly {
+		format = "python"
+	}
 	// Each warning is said once, where the person running the command
 	// reads it: in the text report's "warnings:" block when that report
 	// goes to standard output, else on stderr (JSON keeps them in its
 	// "warnings" list for programs, but a person sees only stderr; a
 	// report written to -o FILE is not in front of them; the hpux style
 	// has no warnings block).
-	if format != "text" || out != "" {
+	if (format != "text" && format != "python") || out != "" {
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 		}
@@ -142,6 +150,8 @@ func writeReport(rep *report.Report, format string, text report.TextOptions, out
 		err = report.WriteJSON(w, rep)
 	case "hpux":
 		err = report.WriteHPUXOptions(w, rep, text)
+	case "python":
+		err = report.WritePythonText(w, rep)
 	default:
 		err = report.WriteTextOptions(w, rep, text)
 	}

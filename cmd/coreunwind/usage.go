@@ -36,6 +36,8 @@ Flags (before or after the arguments):
                          frames repeated M more times]")
   --no-group             text: print every thread (by default threads with the same
                          stack print once, under "N threads (ids) with this stack:")
+  --python-only          text: only each thread's Python stack, as faulthandler
+                         prints it (python -X faulthandler), for a CPython process
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
