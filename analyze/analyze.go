@@ -71,6 +71,9 @@ type Options struct {
 	// on every CPU the process's threads ran on, about a fifth of a small
 	// core's --unwind-only run.
 	LeaveMapped bool
+	// NoPython leaves a CPython process's Python frames out: the
+	// evaluator's native frames stay as they are.
+	NoPython bool
 }
 
 // DefaultMaxFrames is the frame limit per thread when Options.MaxFrames
@@ -154,7 +157,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	var goProg *goProgram
 	var goWalks []goWalk
 	var pyProg *pyProgram
-	if !opts.UnwindOnly {
+	if !opts.UnwindOnly && !opts.NoPython {
 		// A CPython process's Python frames: they replace the
 		// evaluator's frames once those are named.
 		var warnings []string

@@ -77,13 +77,17 @@ func splicePython(r *report.Report, p *pyProgram) (warnings []string) {
 		}
 		matched[py.NativeID] = true
 		th.Python = pythonThread(py)
+		if py.FramesError != "" {
+			// A chain that does not hold together places nothing:
+			// the native stack stays as it is.
+			warnings = append(warnings, fmt.Sprintf("python: thread %d: its Python frames are left out: %s", th.TID, py.FramesError))
+			continue
+		}
 		moved, unplaced := spliceThread(th, py.Frames)
 		if unplaced > 0 {
 			msg := fmt.Sprintf("%d of %d runs of Python frames have no %s frame in the native stack; they follow it", unplaced, len(pythonRuns(py.Frames)), pyruntime.EvalFunction)
-			if th.Python.Error != nil {
-				msg = *th.Python.Error + "; " + msg
-			}
 			th.Python.Error = &msg
+			warnings = append(warnings, fmt.Sprintf("python: thread %d: %s", th.TID, msg))
 		}
 		if th.Crashed && r.Crash != nil && r.Crash.Reraised != nil {
 			rr := r.Crash.Reraised

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -479,5 +481,80 @@ func TestPythonAsyncio(t *testing.T) {
 	th := c.Report.thread(c.Report.Core.CrashedTID)
 	if fs := pythonFrames(th); len(fs) == 0 || fs[0].Name != "fetch" {
 		t.Errorf("innermost Python frame: %v, want fetch", fs)
+	}
+}
+
+// TestPythonGarbageInterpreter: a core whose interpreter list holds a
+// garbage pointer gives the native report unchanged (the report of
+// --no-python) and a warning that says why the Python frames are left out.
+func TestPythonGarbageInterpreter(t *testing.T) {
+	t.Parallel()
+	c := crashPython(t, debianPython, "abort")
+	exe, err := elf.Open(c.Exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	syms, err := exe.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runtime uint64
+	for _, s := range syms {
+		if s.Name == "_PyRuntime" {
+			runtime = s.Value
+		}
+	}
+	if runtime == 0 {
+		t.Fatalf("%s defines no _PyRuntime", c.Exe)
+	}
+	// _PyRuntime.interpreters (mutex, head, main, next_id) is 32 bytes
+	// from its start in 3.11.
+	bad := filepath.Join(c.Dir, "core.garbage")
+	corruptCore(t, c.Core, bad, runtime+32, bytes.Repeat([]byte{0x5a, 0xa5, 0x11, 0x77, 0, 0, 0, 0x40}, 4))
+	garbled, _ := unwindJSON(t, nil, bad, c.Exe)
+	native, _ := unwindJSON(t, []string{"--no-python"}, bad, c.Exe)
+	if len(garbled.Threads) != len(native.Threads) {
+		t.Fatalf("%d threads, --no-python %d", len(garbled.Threads), len(native.Threads))
+	}
+	for i := range garbled.Threads {
+		g, n := &garbled.Threads[i], &native.Threads[i]
+		if fmt.Sprint(g.Frames) != fmt.Sprint(n.Frames) {
+			t.Errorf("thread %d: frames differ from --no-python's:\n%v\n%v", g.TID, g.Frames, n.Frames)
+		}
+	}
+	warned := false
+	for _, w := range garbled.Warnings {
+		warned = warned || strings.HasPrefix(w, "python: ")
+	}
+	if !warned {
+		t.Errorf("no python warning: %q", garbled.Warnings)
+	}
+}
+
+// corruptCore copies the core src to dst with data written over the
+// bytes that hold the process's memory at addr.
+func corruptCore(t *testing.T, src, dst string, addr uint64, data []byte) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr+uint64(len(data)) <= p.Vaddr+p.Filesz {
+			copy(b[p.Off+addr-p.Vaddr:], data)
+			done = true
+		}
+	}
+	if !done {
+		t.Fatalf("the core holds no memory at %#x", addr)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

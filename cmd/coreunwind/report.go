@@ -34,6 +34,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
 	noGroup := fs.Bool("no-group", false, "text: print every thread, not threads with the same stack once under one header")
 	pythonOnly := fs.Bool("python-only", false, "text: each thread's Python stack only, as faulthandler prints it")
+	noPython := fs.Bool("no-python", false, "leave a CPython process's Python frames out (the evaluator's native frames stay)")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
@@ -60,6 +61,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: --style %q: want gdb or hpux", errUsage, *style))
 	case *pythonOnly && (format != "text" || *style != "gdb"):
 		return usageError(stderr, fmt.Errorf("%w: --python-only is a text style: not with --format %s or --style %s", errUsage, format, *style))
+	case *pythonOnly && *noPython:
+		return usageError(stderr, fmt.Errorf("%w: --python-only and --no-python exclude each other", errUsage))
 	case *pythonOnly && *unwindOnly:
 		return usageError(stderr, fmt.Errorf("%w: --python-only needs names: not with --unwind-only", errUsage))
 	case maxFrames < 1:
@@ -85,6 +88,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		CrashedOnly: threads == "crashed",
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
+		NoPython:    *noPython,
 		// Only the JSON report lists every frame's registers.
 		CrashRegistersOnly: format != "json",
 		// The process exits once the report is written.
