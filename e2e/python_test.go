@@ -144,7 +144,9 @@ type pyFrame struct {
 	Name string
 }
 
-func (f pyFrame) String() string { return fmt.Sprintf("File %q, line %d, in %s", f.File, f.Line, f.Name) }
+func (f pyFrame) String() string {
+	return fmt.Sprintf("File %q, line %d, in %s", f.File, f.Line, f.Name)
+}
 
 // pyStack is one thread's Python frames, the innermost first; Cut: the
 // tool printed no more ("  ..." after faulthandler's 100 frames).
