@@ -2,6 +2,7 @@ package pylayout
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 )
 
@@ -247,10 +248,25 @@ type Unicode struct {
 	CompactSize Offset // sizeof(PyCompactUnicodeObject)
 	Data        Offset // PyUnicodeObject data.any: void* (legacy strings)
 	// Masks of state's bit fields, read as a little-endian uint32 at State.
-	// Kind (1, 2 or 4 bytes a character) is (state & KindMask) >> KindShift.
 	// ReadyMask is 0 from 3.12, where every string is ready.
-	KindMask, KindShift, CompactMask, ASCIIMask, ReadyMask uint32
+	KindMask, CompactMask, ASCIIMask, ReadyMask uint32
 }
+
+// Kind is a string's bytes a character (1, 2 or 4) from its state word.
+func (u Unicode) Kind(state uint32) int {
+	return int(state&u.KindMask) >> bits.TrailingZeros32(u.KindMask)
+}
+
+// Compact says the characters follow the header (at ASCIISize when
+// ASCII, else at CompactSize) rather than sit at *Data.
+func (u Unicode) Compact(state uint32) bool { return state&u.CompactMask != 0 }
+
+// ASCII says every character is below 128.
+func (u Unicode) ASCII(state uint32) bool { return state&u.ASCIIMask != 0 }
+
+// Ready says a legacy string (<= 3.11) has its canonical representation;
+// strings are always ready from 3.12.
+func (u Unicode) Ready(state uint32) bool { return u.ReadyMask == 0 || state&u.ReadyMask != 0 }
 
 // Bytes is PyBytesObject.
 type Bytes struct {

@@ -1,8 +1,9 @@
 // Command genlayout writes pylayout's table of CPython struct layouts
 // (table_gen.go) from CPython's own headers: for every Python it finds
 // (pyenv's versions and the system's python3.X-config, release and debug)
-// it compiles offsets.c against that Python's headers with gcc, runs it and
-// turns its "Path value" lines into a pylayout.Layout.
+// it compiles a C program measuring package spec's members (offsetof,
+// sizeof, ...) against that Python's headers with gcc, runs it and turns
+// its "Path value" lines into a pylayout.Layout.
 //
 // Debug (Py_DEBUG) and, from 3.13, free-threaded (Py_GIL_DISABLED) layouts
 // of versions with no such build installed are compiled from the release
@@ -19,7 +20,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	_ "embed"
 	"flag"
 	"fmt"
 	"go/format"
@@ -35,9 +35,6 @@ import (
 	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 )
 
-//go:embed offsets.c.in
-var offsetsC []byte
-
 // python is one installed CPython's headers and how to compile against them.
 type python struct {
 	config  string   // its python3.X-config
@@ -52,7 +49,7 @@ func (p python) String() string {
 	return s
 }
 
-// measured is offsets.c's output for one python.
+// measured is the measuring program's output for one python.
 type measured struct {
 	patchlevel string
 	layout     pylayout.Layout
@@ -76,7 +73,7 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	src := filepath.Join(dir, "offsets.c")
-	if err := os.WriteFile(src, offsetsC, 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(cSource()), 0o644); err != nil {
 		log.Fatal(err)
 	}
 
@@ -171,7 +168,7 @@ func findPythons(pyenv string) ([]python, error) {
 	return ps, nil
 }
 
-// measure compiles offsets.c for p and parses what it prints.
+// measure compiles the measuring program for p and parses what it prints.
 func measure(p python, src, exe string) (measured, error) {
 	inc, err := exec.Command(p.config, "--includes").Output()
 	if err != nil {
@@ -189,7 +186,7 @@ func measure(p python, src, exe string) (measured, error) {
 	return parse(b)
 }
 
-// parse turns offsets.c's "Path value" lines into a Layout.
+// parse turns the measuring program's "Path value" lines into a Layout.
 func parse(b []byte) (measured, error) {
 	m := measured{layout: pylayout.Empty()}
 	m.layout.Source = pylayout.FromHeaders
@@ -227,7 +224,7 @@ func parse(b []byte) (measured, error) {
 		for _, name := range strings.Split(path, ".") {
 			f = f.FieldByName(name)
 			if !f.IsValid() {
-				return m, fmt.Errorf("offsets.c prints %s, which pylayout.Layout has no field for", path)
+				return m, fmt.Errorf("spec measures %s, which pylayout.Layout has no field for", path)
 			}
 		}
 		if f.CanUint() {
