@@ -220,17 +220,8 @@ func parse(b []byte) (measured, error) {
 		if err != nil {
 			return m, fmt.Errorf("%s: %w", path, err)
 		}
-		f := reflect.ValueOf(&m.layout).Elem()
-		for _, name := range strings.Split(path, ".") {
-			f = f.FieldByName(name)
-			if !f.IsValid() {
-				return m, fmt.Errorf("spec measures %s, which pylayout.Layout has no field for", path)
-			}
-		}
-		if f.CanUint() {
-			f.SetUint(uint64(n))
-		} else {
-			f.SetInt(n)
+		if err := m.layout.Set(path, n); err != nil {
+			return m, fmt.Errorf("spec measures %s: %w", path, err)
 		}
 	}
 	return m, sc.Err()
