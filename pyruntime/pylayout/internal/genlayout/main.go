@@ -20,6 +20,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"flag"
 	"fmt"
 	"go/format"
@@ -59,6 +60,7 @@ type measured struct {
 func main() {
 	out := flag.String("o", "table_gen.go", "Go file to write")
 	pyenv := flag.String("pyenv", pyenvRoot(), "pyenv's root directory")
+	testdata := flag.String("testdata", "testdata", "directory to write each 3.13+ libpython's _Py_DebugOffsets into, for pylayout's tests")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("genlayout: ")
@@ -90,6 +92,11 @@ func main() {
 		}
 		if m.none {
 			continue
+		}
+		if m.layout.Version.AtLeast(3, 13) && len(p.defines) == 0 {
+			if err := saveDebugOffsets(p, m.patchlevel, *testdata); err != nil {
+				log.Fatal(err)
+			}
 		}
 		k := key{m.layout.Version, m.layout.Build}
 		origin := m.patchlevel + " (" + p.String() + ")"
@@ -184,6 +191,30 @@ func measure(p python, src, exe string) (measured, error) {
 		return measured{}, fmt.Errorf("running offsets for %s: %w", p, err)
 	}
 	return parse(b)
+}
+
+// saveDebugOffsets writes the _Py_DebugOffsets table in p's libpython to
+// dir/debugoffsets-<patchlevel>.bin: real bytes for the tests of
+// FromDebugOffsets on machines without that Python.
+func saveDebugOffsets(p python, patchlevel, dir string) error {
+	prefix, err := exec.Command(p.config, "--prefix").Output()
+	if err != nil {
+		return fmt.Errorf("%s --prefix: %w", p.config, err)
+	}
+	libs, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(prefix)), "lib", "libpython3.*.so.1.0"))
+	if len(libs) != 1 {
+		return fmt.Errorf("%s: want one shared libpython, found %v", p.config, libs)
+	}
+	f, err := elf.Open(libs[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := pylayout.DebugOffsetsInELF(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", libs[0], err)
+	}
+	return os.WriteFile(filepath.Join(dir, "debugoffsets-"+patchlevel+".bin"), b, 0o644)
 }
 
 // parse turns the measuring program's "Path value" lines into a Layout.
