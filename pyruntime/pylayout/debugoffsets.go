@@ -107,7 +107,7 @@ func FromDebugOffsets(b []byte, order binary.ByteOrder) (Layout, error) {
 		return Layout{}, fmt.Errorf("%w: no %q cookie", ErrNoDebugOffsets, DebugCookie)
 	}
 	hex := order.Uint64(b[8:])
-	v := Version{int(hex >> 24 & 0xff), int(hex >> 16 & 0xff)}
+	v := VersionFromHex(hex)
 	if v != (Version{3, 13}) {
 		return Layout{}, fmt.Errorf("_Py_DebugOffsets of CPython %s (%#x): %w", v, hex, ErrUnknownVersion)
 	}
