@@ -42,3 +42,17 @@ func checkBounded(t *testing.T, v reflect.Value) {
 		}
 	}
 }
+
+// FuzzFromLibName: any file name is a CPython 3 version and build, or
+// not one, without panicking.
+func FuzzFromLibName(f *testing.F) {
+	for _, s := range []string{"libpython3.11.so.1.0", "libpython3.7dm.so", "python3.13t", "libpython3.", "python3.1234", "libpython3.8.a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		v, b, ok := FromLibName(name)
+		if ok && (v.Major != 3 || v.Minor < 0 || v.Minor > 999 || b > Debug|FreeThreaded) {
+			t.Fatalf("%q: %s %s", name, v, b)
+		}
+	})
+}
