@@ -189,7 +189,10 @@ type CFrame struct {
 // runs; several of them can run in one C call of _PyEval_EvalFrameDefault.
 type InterpreterFrame struct {
 	Size Offset // sizeof(_PyInterpreterFrame), where localsplus starts
-	// Code is f_code (3.11-3.12) or f_executable (3.13+): the code object.
+	// Code is f_code (3.11-3.12) or f_executable (3.13+): the code
+	// object. Frames owned by OwnerCStack are the evaluator's entry shims
+	// (3.12: a trampoline code object; 3.13: None), not Python functions;
+	// from 3.13 check the object's type before reading it as code.
 	Code     Offset
 	Previous Offset // previous: _PyInterpreterFrame*
 	// PrevInstr (3.11-3.12) is prev_instr, the code unit before the next
