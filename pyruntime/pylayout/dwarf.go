@@ -2,9 +2,9 @@ package pylayout
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strings"
 
 	"github.com/coreunwind/coreunwind/pyruntime/pylayout/internal/spec"
@@ -16,9 +16,10 @@ var ErrNoDWARFLayout = errors.New("no CPython layout in the DWARF")
 
 // FromDWARF reads the layout of CPython v built as b from the debug
 // information of libpython (or of a python executable linking it
-// statically): the same members the generated table measures, looked up
-// in the types the compiler describes. Every member v has must be found.
-func FromDWARF(d *dwarf.Data, v Version, b Build) (Layout, error) {
+// statically) for a target of byte order order: the same members the
+// generated table measures, looked up in the types the compiler
+// describes. Every member v has must be found.
+func FromDWARF(d *dwarf.Data, order binary.ByteOrder, v Version, b Build) (Layout, error) {
 	if v.Major != 3 {
 		return Layout{}, fmt.Errorf("CPython %s: %w", v, ErrUnknownVersion)
 	}
@@ -32,6 +33,7 @@ func FromDWARF(d *dwarf.Data, v Version, b Build) (Layout, error) {
 		return Layout{}, fmt.Errorf("CPython %s: %w", v, ErrUnknownVersion)
 	}
 	idx, err := indexTypes(d, members)
+	idx.order = order
 	if err != nil {
 		return Layout{}, err
 	}
@@ -59,6 +61,7 @@ func FromDWARF(d *dwarf.Data, v Version, b Build) (Layout, error) {
 // union of each tag, the value of each enumerator.
 type typeIndex struct {
 	d           *dwarf.Data
+	order       binary.ByteOrder
 	typedefs    map[string]dwarf.Offset
 	tags        map[string]dwarf.Offset
 	enumerators map[string]int64
@@ -195,7 +198,7 @@ func (idx *typeIndex) measure(m spec.Member) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-		return bitMask(idx.complete(ct), field)
+		return bitMask(idx.complete(ct), field, idx.order)
 	}
 	return 0, false
 }
@@ -243,10 +246,13 @@ func (idx *typeIndex) member(st *dwarf.StructType, name string, depth int) (int6
 	return 0, nil, false
 }
 
-// bitMask is the mask of bit field name in the little-endian 32-bit word
-// starting st, from DWARF 4+'s data bit offset or DWARF 2's big-endian-
-// style bit offset within the storage unit.
-func bitMask(st dwarf.Type, name string) (int64, bool) {
+// bitMask is the mask of bit field name in the 32-bit word that starts
+// st, read in the target's byte order. DWARF 4+ gives the field's data
+// bit offset from the start of st, DWARF 2-3 its bit offset within a
+// storage unit; both count from the first byte's least significant bit
+// on little-endian targets and from its most significant on big-endian
+// ones.
+func bitMask(st dwarf.Type, name string, order binary.ByteOrder) (int64, bool) {
 	s, ok := st.(*dwarf.StructType)
 	if !ok {
 		return 0, false
@@ -255,14 +261,21 @@ func bitMask(st dwarf.Type, name string) (int64, bool) {
 		if f.Name != name || f.BitSize <= 0 || f.BitSize > 32 {
 			continue
 		}
-		pos := f.DataBitOffset
+		pos := f.DataBitOffset // from the start of st, in memory bit order
 		if pos == 0 && f.BitOffset != 0 {
-			pos = f.ByteOffset*8 + f.ByteSize*8 - f.BitOffset - f.BitSize
+			pos = f.ByteOffset*8 + f.BitOffset // DWARF 2: from the unit's MSB
+			if order == binary.LittleEndian {
+				pos = f.ByteOffset*8 + f.ByteSize*8 - f.BitOffset - f.BitSize
+			}
 		}
 		if pos < 0 || pos+f.BitSize > 32 {
 			return 0, false
 		}
-		return int64(bits.RotateLeft32(1<<uint(f.BitSize)-1, int(pos))), true
+		shift := pos // the least significant bit, counting from the word's
+		if order != binary.LittleEndian {
+			shift = 32 - pos - f.BitSize
+		}
+		return int64(uint32(1<<uint(f.BitSize)-1) << uint(shift)), true
 	}
 	return 0, false
 }

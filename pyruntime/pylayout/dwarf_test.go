@@ -2,6 +2,7 @@ package pylayout
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -62,7 +63,7 @@ func TestDWARFMatchesTableDebian(t *testing.T) {
 			if _, err := os.Stat(tc.file); err != nil {
 				testenv.Unavailable(t, "Debian's python3.11 and python3.11-dbg: "+err.Error())
 			}
-			got, err := FromDWARF(dwarfOf(t, tc.file), Version{3, 11}, tc.build)
+			got, err := FromDWARF(dwarfOf(t, tc.file), binary.LittleEndian, Version{3, 11}, tc.build)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func TestDWARFMatchesTablePyenv(t *testing.T) {
 			if !parseLibName(filepath.Base(lib), &v, &build) {
 				t.Fatalf("cannot tell the version of %s", lib)
 			}
-			got, err := FromDWARF(dwarfOf(t, lib), v, build)
+			got, err := FromDWARF(dwarfOf(t, lib), binary.LittleEndian, v, build)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -250,7 +250,8 @@ type Unicode struct {
 	ASCIISize   Offset // sizeof(PyASCIIObject)
 	CompactSize Offset // sizeof(PyCompactUnicodeObject)
 	Data        Offset // PyUnicodeObject data.any: void* (legacy strings)
-	// Masks of state's bit fields, read as a little-endian uint32 at State.
+	// Masks of state's bit fields, read as a uint32 at State in the
+	// target's byte order (the generated table's: little-endian).
 	// ReadyMask is 0 from 3.12, where every string is ready.
 	KindMask, CompactMask, ASCIIMask, ReadyMask uint32
 }
