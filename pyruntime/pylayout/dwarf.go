@@ -95,7 +95,8 @@ func indexTypes(d *dwarf.Data, members []spec.Member) (*typeIndex, error) {
 		}
 		name, _ := e.Val(dwarf.AttrName).(string)
 		switch {
-		case e.Tag == dwarf.TagCompileUnit:
+		case depth == 0 && (e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit):
+			// Partial units hold the types dwz moved out of compile units.
 		case depth == 2 && e.Tag == dwarf.TagEnumerator:
 			if v, ok := e.Val(dwarf.AttrConstValue).(int64); ok && wantEnum[name] {
 				if _, seen := idx.enumerators[name]; !seen {
