@@ -161,7 +161,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		// A CPython process's Python frames: they replace the
 		// evaluator's frames once those are named.
 		var warnings []string
-		pyProg, warnings = pythonProgram(t)
+		pyProg, warnings = pythonProgram(t, arch, threads)
 		r.Warnings = append(r.Warnings, warnings...)
 	}
 	if !opts.UnwindOnly {

@@ -1,41 +1,67 @@
 package analyze
 
 import (
+	"debug/dwarf"
 	"fmt"
 	"path"
 	"strings"
 
+	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/pyruntime"
 	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/unwind"
 )
 
 // pyProgram is what a CPython process's interpreter says: its version
 // and its thread states by the kernel's thread id.
 type pyProgram struct {
 	version string
-	threads map[uint64]*pyruntime.Thread
-	order   []uint64 // native ids in the interpreter's order
+	layout  string // where the layout came from
+	threads map[int]*pyruntime.Thread
 }
 
-// pythonProgram reads the interpreter of a CPython process: nil when no
-// module holds one; warnings say what could not be read.
-func pythonProgram(t *target) (*pyProgram, []string) {
+// pythonProgram reads the interpreter of a CPython process and matches
+// its thread states to the core's threads: nil when no module holds an
+// interpreter; warnings say what could not be read or matched.
+func pythonProgram(t *target, arch unwind.Arch, threads []*corefile.Thread) (*pyProgram, []string) {
 	m, syms := t.pythonModule()
 	if m == nil {
 		return nil, nil
 	}
-	r, err := pyruntime.NewReader(pyruntime.Binary{Symbols: syms, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()}, t)
+	obj := m.obj()
+	dw := func() *dwarf.Data {
+		d, _ := obj.DWARF()
+		return d
+	}
+	r, err := pyruntime.NewReader(pyruntime.Binary{Name: m.core.Path, Symbols: syms, DWARF: dw, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()}, t)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("python: %s: %v", m.core.Path, err)}
 	}
-	threads, warnings := r.Threads(t)
-	p := &pyProgram{version: pyruntime.VersionString(r.Version()), threads: map[uint64]*pyruntime.Thread{}}
-	for i := range threads {
-		th := &threads[i]
-		if p.threads[th.NativeID] == nil {
-			p.threads[th.NativeID] = th
-			p.order = append(p.order, th.NativeID)
+	states, warnings := r.Threads(t)
+	p := &pyProgram{version: r.Version(), layout: r.Layout().Source.String(), threads: map[int]*pyruntime.Thread{}}
+	// Before 3.11 a thread state has no native id: its pthread_t is the
+	// thread pointer where glibc keeps the TCB at it (x86-64, s390x:
+	// the DTV pointer is the TCB's second word, above tp).
+	byPthread := map[uint64]int{}
+	if tpa, ok := arch.(unwind.ThreadPointerArch); ok && tpa.DTVAt() > 0 {
+		for _, th := range threads {
+			ts := &unwind.ThreadState{GRegs: th.GRegs, FPRegs: th.FPRegs, Notes: th.Notes, Order: t.ByteOrder(), Mem: t}
+			if tp, ok := tpa.ThreadPointer(ts); ok {
+				byPthread[tp] = th.TID
+			}
 		}
+	}
+	for i := range states {
+		st := &states[i]
+		tid, ok := int(st.NativeID), st.NativeID != 0
+		if !ok {
+			tid, ok = byPthread[st.ThreadID]
+		}
+		if !ok || p.threads[tid] != nil {
+			warnings = append(warnings, fmt.Sprintf("python: the thread state at %#x (thread %#x) matches no thread of the core", st.Addr, st.ThreadID))
+			continue
+		}
+		p.threads[tid] = st
 	}
 	return p, warnings
 }
@@ -67,15 +93,13 @@ func splicePython(r *report.Report, p *pyProgram) (warnings []string) {
 	if p == nil {
 		return nil
 	}
-	r.Python = &report.Python{Version: p.version}
-	matched := map[uint64]bool{}
+	r.Python = &report.Python{Version: p.version, Layout: p.layout}
 	for i := range r.Threads {
 		th := &r.Threads[i]
-		py := p.threads[uint64(th.TID)]
+		py := p.threads[th.TID]
 		if py == nil {
 			continue
 		}
-		matched[py.NativeID] = true
 		th.Python = pythonThread(py)
 		if py.FramesError != "" {
 			// A chain that does not hold together places nothing:
@@ -92,13 +116,6 @@ func splicePython(r *report.Report, p *pyProgram) (warnings []string) {
 		if th.Crashed && r.Crash != nil && r.Crash.Reraised != nil {
 			rr := r.Crash.Reraised
 			rr.SignalFrame, rr.FaultFrame = moved(rr.SignalFrame), moved(rr.FaultFrame)
-		}
-	}
-	if len(r.Threads) > 1 || (len(r.Threads) == 1 && !r.Threads[0].Crashed) {
-		for _, id := range p.order {
-			if !matched[id] {
-				warnings = append(warnings, fmt.Sprintf("python: the thread state of thread %d matches no thread of the core", id))
-			}
 		}
 	}
 	return warnings

@@ -2,6 +2,9 @@ package pyruntime
 
 import (
 	"fmt"
+
+	"github.com/coreunwind/coreunwind/pyruntime/linetable"
+	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 )
 
 // Type objects the reader checks pointers against.
@@ -16,7 +19,7 @@ type code struct {
 	name, qualname, file string
 	firstLine            int
 	linetable            []byte
-	instrStart           uint64 // address of the first code unit
+	instrStart           uint64 // address of the first code unit (3.11+)
 }
 
 // codeCache keeps the code objects one read decoded, by address: a
@@ -46,15 +49,18 @@ func (r *Reader) readCode(mem Memory, addr uint64) (*code, error) {
 	if err := r.checkType(mem, addr, SymCodeType); err != nil {
 		return nil, err
 	}
-	first, err := r.int32At(mem, addr+uint64(l.CodeFirstLine))
+	first, err := r.int32At(mem, addr+uint64(l.Code.FirstLineno))
 	if err != nil {
 		return nil, fmt.Errorf("code at %#x: %w", addr, err)
 	}
-	c := &code{firstLine: int(first), instrStart: addr + uint64(l.CodeInstrStart)}
+	c := &code{firstLine: int(first), instrStart: addr + uint64(l.Code.CodeAdaptive)}
 	for _, s := range []struct {
-		off int64
+		off pylayout.Offset
 		out *string
-	}{{l.CodeName, &c.name}, {l.CodeQualname, &c.qualname}, {l.CodeFilename, &c.file}} {
+	}{{l.Code.Name, &c.name}, {l.Code.Qualname, &c.qualname}, {l.Code.Filename, &c.file}} {
+		if !s.off.Present() {
+			continue // co_qualname before 3.11
+		}
 		p, err := r.field(mem, addr, s.off)
 		if err != nil {
 			return nil, fmt.Errorf("code at %#x: %w", addr, err)
@@ -67,7 +73,11 @@ func (r *Reader) readCode(mem Memory, addr uint64) (*code, error) {
 		c.qualname = c.name
 	}
 	// A code object without its line table still names its frame.
-	if p, err := r.field(mem, addr, l.CodeLinetable); err == nil {
+	table := l.Code.Linetable
+	if r.format == linetable.Lnotab {
+		table = l.Code.Lnotab
+	}
+	if p, err := r.field(mem, addr, table); err == nil {
 		c.linetable, _ = r.bytes(mem, p, maxLinetable)
 	}
 	return c, nil
@@ -78,7 +88,7 @@ func (r *Reader) bytes(mem Memory, addr uint64, max uint64) ([]byte, error) {
 	if err := r.checkType(mem, addr, SymBytesType); err != nil {
 		return nil, err
 	}
-	n, err := r.word(mem, addr+uint64(r.layout.VarObjectSize))
+	n, err := r.word(mem, addr+uint64(r.layout.Bytes.Size))
 	if err != nil {
 		return nil, fmt.Errorf("bytes at %#x: %w", addr, err)
 	}
@@ -86,7 +96,7 @@ func (r *Reader) bytes(mem Memory, addr uint64, max uint64) ([]byte, error) {
 		return nil, fmt.Errorf("bytes at %#x: %d bytes", addr, n)
 	}
 	buf := make([]byte, n)
-	if err := mem.ReadMem(addr+uint64(r.layout.BytesData), buf); err != nil {
+	if err := mem.ReadMem(addr+uint64(r.layout.Bytes.Sval), buf); err != nil {
 		return nil, fmt.Errorf("bytes at %#x: %w", addr, err)
 	}
 	return buf, nil

@@ -16,16 +16,20 @@ type Exception struct {
 // else the one it handles; nil for none.
 func (r *Reader) exception(mem Memory, tstate uint64) *Exception {
 	l := r.layout
-	if v, err := r.field(mem, tstate, l.TstateCurExcValue); err == nil && v != 0 {
+	raised := l.Thread.CurrentException // 3.12+
+	if !raised.Present() {
+		raised = l.Thread.CurExcValue
+	}
+	if v, err := r.field(mem, tstate, raised); err == nil && v != 0 {
 		if e := r.exceptionObject(mem, v); e != nil {
 			return e
 		}
 	}
-	info, err := r.field(mem, tstate, l.TstateExcInfo)
+	info, err := r.field(mem, tstate, l.Thread.ExcInfo)
 	if err != nil || info == 0 {
 		return nil
 	}
-	v, err := r.field(mem, info, l.ErrStackExcValue)
+	v, err := r.field(mem, info, l.ErrStackItem.ExcValue)
 	if err != nil || v == 0 {
 		return nil
 	}
@@ -43,11 +47,11 @@ func (r *Reader) exceptionObject(mem Memory, addr uint64) *Exception {
 	if none, ok := r.b.Symbols[SymNone]; ok && addr == none+r.b.Bias {
 		return nil
 	}
-	typ, err := r.field(mem, addr, l.ObjectType)
+	typ, err := r.field(mem, addr, l.Object.Type)
 	if err != nil || typ == 0 {
 		return nil
 	}
-	name, err := r.field(mem, typ, l.TypeName)
+	name, err := r.field(mem, typ, l.Type.Name)
 	if err != nil {
 		return nil
 	}
@@ -56,14 +60,14 @@ func (r *Reader) exceptionObject(mem Memory, addr uint64) *Exception {
 		return nil
 	}
 	// A single str argument is the message.
-	args, err := r.field(mem, addr, l.ExceptionArgs)
+	args, err := r.field(mem, addr, l.Exception.Args)
 	if err != nil || r.checkType(mem, args, SymTupleType) != nil {
 		return e
 	}
-	if n, err := r.field(mem, args, l.VarObjectSize); err != nil || n != 1 {
+	if n, err := r.field(mem, args, l.Tuple.Size); err != nil || n != 1 {
 		return e
 	}
-	if arg, err := r.field(mem, args, l.TupleItems); err == nil {
+	if arg, err := r.field(mem, args, l.Tuple.Item); err == nil {
 		e.Message, _ = r.str(mem, arg)
 	}
 	return e

@@ -2,29 +2,31 @@ package pyruntime
 
 import (
 	"fmt"
+
+	"github.com/coreunwind/coreunwind/pyruntime/linetable"
 )
 
 // Frame is one Python frame.
 type Frame struct {
 	// Name is the code object's co_name (what faulthandler prints),
-	// Qualname its co_qualname ("Class.method"); File its co_filename.
+	// Qualname its co_qualname ("Class.method"; co_name before 3.11);
+	// File its co_filename.
 	Name, Qualname, File string
 	// FirstLine is co_firstlineno; Line the line executing, -1 when the
 	// line table gives none.
 	FirstLine, Line int
 	// Entry marks the first frame a call of the C evaluator
 	// (EvalFunction) ran: the oldest of those that native frame runs.
+	// Before 3.11 every frame is its own call's.
 	Entry bool
 	// Error says why the frame's code could not be read ("" when it
 	// was): the frame is there, without its names.
 	Error string
 }
 
-// frame owners (_PyInterpreterFrame.owner).
-const ownedByCStack = 3 // 3.12's shim frame, the entry of an evaluator call
-
-// frames reads the chain of interpreter frames from the innermost, at
-// addr; err says why it stopped before its end.
+// frames reads the thread's chain of frames from the innermost, at addr
+// (a _PyInterpreterFrame from 3.11, a PyFrameObject before); err says
+// why it stopped before its end.
 func (r *Reader) frames(mem Memory, cache codeCache, addr uint64) ([]Frame, error) {
 	var out []Frame
 	seen := map[uint64]bool{}
@@ -54,54 +56,99 @@ func (r *Reader) frames(mem Memory, cache codeCache, addr uint64) ([]Frame, erro
 	return out, nil
 }
 
-// frame reads the interpreter frame at addr and the address of the one
-// before it; f is nil for a shim frame, which runs no code.
+// frame reads the frame at addr and the address of the one before it;
+// f is nil for an entry shim (3.12+), which runs no Python code.
 func (r *Reader) frame(mem Memory, cache codeCache, addr uint64) (f *Frame, prev uint64, err error) {
-	l := r.layout
-	prev, err = r.field(mem, addr, l.FramePrevious)
-	if err != nil {
+	fail := func(err error) (*Frame, uint64, error) {
 		return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+	}
+	l := r.layout
+	if !l.Frame.Code.Present() {
+		return r.frameObject(mem, cache, addr)
+	}
+	if prev, err = r.field(mem, addr, l.Frame.Previous); err != nil {
+		return fail(err)
 	}
 	var b [1]byte
-	if err := mem.ReadMem(addr+uint64(l.FrameOwner), b[:]); err != nil {
-		return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+	if err := mem.ReadMem(addr+uint64(l.Frame.Owner), b[:]); err != nil {
+		return fail(err)
 	}
-	if b[0] == ownedByCStack && l.FrameIsEntry < 0 {
+	if l.Frame.OwnerCStack >= 0 && int64(b[0]) == l.Frame.OwnerCStack {
 		return nil, prev, nil
 	}
-	f = &Frame{Line: -1}
-	if l.FrameIsEntry >= 0 {
-		if err := mem.ReadMem(addr+uint64(l.FrameIsEntry), b[:]); err != nil {
-			return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+	f = &Frame{Line: linetable.NoLine}
+	if l.Frame.IsEntry.Present() { // 3.11; later, a shim beneath says so
+		if err := mem.ReadMem(addr+uint64(l.Frame.IsEntry), b[:]); err != nil {
+			return fail(err)
 		}
 		f.Entry = b[0] != 0
 	}
-	codeAddr, err := r.field(mem, addr, l.FrameCode)
+	codeAddr, err := r.field(mem, addr, l.Frame.Code)
 	if err != nil {
-		return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+		return fail(err)
 	}
 	c, err := r.code(mem, cache, codeAddr)
 	if err != nil {
 		f.Error = err.Error()
 		return f, prev, nil
 	}
-	f.Name, f.Qualname, f.File, f.FirstLine = c.name, c.qualname, c.file, c.firstLine
-	if instr, err := r.field(mem, addr, l.FrameInstr); err == nil {
-		f.Line = lineAt(c.linetable, c.firstLine, r.lasti(instr, c))
+	f.setCode(c)
+	// prev_instr (3.11, 3.12) or instr_ptr (3.13+): either way the
+	// offset from the first code unit is what PyCode_Addr2Line takes.
+	instrAt := l.Frame.PrevInstr
+	if !instrAt.Present() {
+		instrAt = l.Frame.InstrPtr
+	}
+	if instr, err := r.field(mem, addr, instrAt); err == nil {
+		f.Line = linetable.Line(r.format, c.linetable, c.firstLine, offsetIn(instr, c.instrStart))
 	}
 	return f, prev, nil
 }
 
-// lasti is the byte offset in the code's bytecode of the instruction
-// the frame last started (prev_instr), as _PyInterpreterFrame_LASTI
-// times sizeof(_Py_CODEUNIT); -1 before the first.
-func (r *Reader) lasti(instr uint64, c *code) int {
-	if instr < c.instrStart {
+// frameObject reads the PyFrameObject at addr (before 3.11): each runs
+// in a call of the evaluator of its own.
+func (r *Reader) frameObject(mem Memory, cache codeCache, addr uint64) (f *Frame, back uint64, err error) {
+	fail := func(err error) (*Frame, uint64, error) {
+		return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+	}
+	l := &r.layout.FrameObject
+	if back, err = r.field(mem, addr, l.Back); err != nil {
+		return fail(err)
+	}
+	f = &Frame{Line: linetable.NoLine, Entry: true}
+	codeAddr, err := r.field(mem, addr, l.Code)
+	if err != nil {
+		return fail(err)
+	}
+	c, err := r.code(mem, cache, codeAddr)
+	if err != nil {
+		f.Error = err.Error()
+		return f, back, nil
+	}
+	f.setCode(c)
+	if lasti, err := r.int32At(mem, addr+uint64(l.Lasti)); err == nil {
+		addr := int(lasti)
+		if r.format == linetable.Linetable310 {
+			addr *= codeUnit // 3.10's f_lasti counts code units
+		}
+		f.Line = linetable.Line(r.format, c.linetable, c.firstLine, addr)
+	}
+	return f, back, nil
+}
+
+// codeUnit is sizeof(_Py_CODEUNIT).
+const codeUnit = 2
+
+func (f *Frame) setCode(c *code) {
+	f.Name, f.Qualname, f.File, f.FirstLine = c.name, c.qualname, c.file, c.firstLine
+}
+
+// offsetIn is the byte offset of the instruction pointer instr from the
+// first code unit at start, negative before it, and past any line table
+// when it is far off.
+func offsetIn(instr, start uint64) int {
+	if instr < start {
 		return -codeUnit
 	}
-	d := instr - c.instrStart
-	if d > 1<<30 {
-		return 1 << 30 // past any table: no line
-	}
-	return int(d) / codeUnit * codeUnit
+	return int(min(instr-start, 1<<30))
 }

@@ -1,117 +1,73 @@
 package pyruntime
 
-// Layout is where the members the reader follows sit in CPython's
-// structs, as byte offsets, for one version and pointer size. A member
-// the version lacks is -1.
-//
-// This is the reader's side of the contract with the layouts generated
-// from CPython's headers (pyver's pyruntime/pylayout); until those land
-// the reader knows Debian's 3.11 only (layout311).
-type Layout struct {
-	// Version is PY_VERSION_HEX's major and minor: 0x030b for 3.11.
-	Version uint16
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
 
-	// _PyRuntimeState
-	RuntimeInterpretersHead int64 // interpreters.head
-	RuntimeGILLocked        int64 // ceval.gil.locked (3.11: one GIL per runtime)
-	RuntimeGILLastHolder    int64 // ceval.gil.last_holder
+	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
+)
 
-	// PyInterpreterState
-	InterpNext        int64
-	InterpThreadsHead int64 // threads.head
-
-	// PyThreadState
-	TstateNext         int64
-	TstateCFrame       int64 // cframe (3.11); -1 where the frame is TstateCurrentFrame
-	TstateCurrentFrame int64 // current_frame (3.13: in the thread state); -1 before
-	TstateThreadID     int64 // thread_id: the pthread_t faulthandler prints
-	TstateNativeID     int64 // native_thread_id: the kernel's thread id
-	TstateCurExcValue  int64 // curexc_value (3.11), current_exception (3.12): being raised
-	TstateExcInfo      int64 // exc_info: the _PyErr_StackItem being handled
-
-	// _PyCFrame
-	CFrameCurrentFrame int64
-
-	// _PyErr_StackItem
-	ErrStackExcValue int64
-
-	// _PyInterpreterFrame
-	FrameCode     int64 // f_code (f_executable from 3.13)
-	FramePrevious int64
-	FrameInstr    int64 // prev_instr (3.11, 3.12), instr_ptr (3.13)
-	FrameIsEntry  int64 // is_entry (3.11); -1 where entry frames are shims
-	FrameOwner    int64 // owner
-
-	// PyCodeObject
-	CodeFirstLine  int64 // co_firstlineno
-	CodeFilename   int64
-	CodeName       int64
-	CodeQualname   int64
-	CodeLinetable  int64
-	CodeInstrStart int64 // co_code_adaptive: where the bytecode starts
-	CodeSize       int64 // the bytes of a code object the reader reads at once
-
-	// PyObject, PyVarObject
-	ObjectType    int64 // ob_type
-	VarObjectSize int64 // ob_size
-
-	// PyTypeObject
-	TypeName int64 // tp_name
-
-	// PyBytesObject
-	BytesData int64 // ob_sval
-
-	// PyTupleObject
-	TupleItems int64 // ob_item
-
-	// PyBaseExceptionObject
-	ExceptionArgs int64
-
-	// PyASCIIObject, PyCompactUnicodeObject
-	UnicodeLength      int64
-	UnicodeState       int64
-	UnicodeASCIIData   int64 // sizeof(PyASCIIObject): a compact ASCII string's characters
-	UnicodeCompactData int64 // sizeof(PyCompactUnicodeObject): a compact string's characters
+// findLayout finds the interpreter's version, build and struct layout,
+// best source first: 3.13's _Py_DebugOffsets in the core, libpython's
+// DWARF, the table generated from CPython's headers. The version is
+// Py_Version (3.11+), _Py_DebugOffsets' or the module's name
+// (libpython3.9.so, python3.9).
+func findLayout(b *Binary, mem Memory) (pylayout.Layout, uint32, error) {
+	runtime := b.Symbols[SymRuntime] + b.Bias
+	build := pylayout.BuildFromSymbols(func(name string) bool { _, ok := b.Symbols[name]; return ok })
+	// 3.13+: the table at _PyRuntime's start describes this very build.
+	head := make([]byte, pylayout.DebugOffsetsSize)
+	if err := mem.ReadMem(runtime, head); err == nil {
+		if l, err := pylayout.FromDebugOffsets(head, b.Order); err == nil {
+			hex := uint32(b.Order.Uint64(head[8:]))
+			table, err := pylayout.Lookup(l.Version, l.Build)
+			if err != nil {
+				return pylayout.Layout{}, 0, fmt.Errorf("_Py_DebugOffsets of %s: %w", VersionString(hex), err)
+			}
+			return l.Complete(table), hex, nil
+		}
+	}
+	hex, v, err := findVersion(b, mem)
+	if err != nil {
+		return pylayout.Layout{}, 0, err
+	}
+	if b.DWARF != nil {
+		if d := b.DWARF(); d != nil {
+			if l, err := pylayout.FromDWARF(d, b.Order, v, build); err == nil {
+				return l, hex, nil
+			}
+		}
+	}
+	l, err := pylayout.Lookup(v, build)
+	if err != nil {
+		return pylayout.Layout{}, 0, fmt.Errorf("%w: %w", ErrUnsupported, err)
+	}
+	if b.PtrSize != 8 {
+		// The generated table is for 64-bit targets.
+		return pylayout.Layout{}, 0, fmt.Errorf("%w: CPython %s with %d-byte pointers and no DWARF", ErrUnsupported, v, b.PtrSize)
+	}
+	return l, hex, nil
 }
 
-// layout311 is CPython 3.11 on LP64 (x86_64), from Debian's python3.11
-// DWARF (python3.11-dbg).
-var layout311 = Layout{
-	Version:                 0x030b,
-	RuntimeInterpretersHead: 40,
-	RuntimeGILLocked:        352 + 8 + 16,
-	RuntimeGILLastHolder:    352 + 8 + 8,
-	InterpNext:              0,
-	InterpThreadsHead:       16,
-	TstateNext:              8,
-	TstateCFrame:            56,
-	TstateCurrentFrame:      -1,
-	TstateThreadID:          152,
-	TstateNativeID:          160,
-	TstateCurExcValue:       104,
-	TstateExcInfo:           120,
-	CFrameCurrentFrame:      8,
-	ErrStackExcValue:        0,
-	FrameCode:               32,
-	FramePrevious:           48,
-	FrameInstr:              56,
-	FrameIsEntry:            68,
-	FrameOwner:              69,
-	CodeFirstLine:           72,
-	CodeFilename:            112,
-	CodeName:                120,
-	CodeQualname:            128,
-	CodeLinetable:           136,
-	CodeInstrStart:          184,
-	CodeSize:                184,
-	ObjectType:              8,
-	VarObjectSize:           16,
-	TypeName:                24,
-	BytesData:               32,
-	TupleItems:              24,
-	ExceptionArgs:           24,
-	UnicodeLength:           16,
-	UnicodeState:            32,
-	UnicodeASCIIData:        48,
-	UnicodeCompactData:      72,
+// findVersion is the interpreter's PY_VERSION_HEX (0 when only the
+// module's name gives the version) and feature release.
+func findVersion(b *Binary, mem Memory) (uint32, pylayout.Version, error) {
+	if addr, ok := b.Symbols[SymVersion]; ok {
+		var buf [4]byte
+		if err := mem.ReadMem(addr+b.Bias, buf[:]); err != nil {
+			return 0, pylayout.Version{}, fmt.Errorf("%s: %w", SymVersion, err)
+		}
+		hex := b.Order.Uint32(buf[:])
+		return hex, pylayout.VersionFromHex(uint64(hex)), nil
+	}
+	if v, _, ok := pylayout.FromLibName(b.Name); ok {
+		return uint32(v.Major)<<24 | uint32(v.Minor)<<16, v, nil
+	}
+	return 0, pylayout.Version{}, errNoVersion
 }
+
+var errNoVersion = errors.New("no Py_Version symbol, and the module's name gives no version")
+
+// DWARFFunc returns a module's DWARF, nil when it has none.
+type DWARFFunc func() *dwarf.Data

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/coreunwind/coreunwind/pyruntime/linetable"
+	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 )
 
 // Memory reads the target's memory (an unwind.AddrSpace is one).
@@ -23,7 +26,8 @@ const (
 )
 
 // SymbolNames are the symbols to look up for Binary.Symbols.
-var SymbolNames = []string{SymRuntime, SymVersion, SymUnicodeType, SymCodeType, SymBytesType, SymTupleType, SymNone}
+var SymbolNames = []string{SymRuntime, SymVersion, SymUnicodeType, SymCodeType, SymBytesType, SymTupleType, SymNone,
+	pylayout.SymRefDebug, pylayout.SymFreeThreaded}
 
 // IsPython reports whether symbols (a Binary's) name the module holding
 // a CPython interpreter: an executable with libpython linked in, or
@@ -35,8 +39,14 @@ func IsPython(symbols map[string]uint64) bool {
 
 // Binary is what the reader needs of the module holding the interpreter.
 type Binary struct {
+	// Name is the module's file name: libpython3.9.so.1.0 or python3.9
+	// give the version where no symbol does (before 3.11).
+	Name string
 	// Symbols are link-time values of SymbolNames (absent: not defined).
 	Symbols map[string]uint64
+	// DWARF, when set, gives the module's debug information, whose
+	// struct types are the layout when they describe it (nil: none).
+	DWARF DWARFFunc
 	// Bias is the load bias: run-time address = link-time + Bias.
 	Bias    uint64
 	PtrSize int // 4 or 8
@@ -63,16 +73,17 @@ const (
 // Reader reads Python threads from a CPython process's memory.
 type Reader struct {
 	b       Binary
-	layout  *Layout
-	version uint32
+	layout  *pylayout.Layout
+	format  linetable.Format
+	version string
 }
 
 // ErrUnsupported says the interpreter's version has no known layout.
 var ErrUnsupported = errors.New("no struct layout for this Python version")
 
-// NewReader returns a reader for the interpreter b describes; mem gives
-// its version (Py_Version). An error when b holds no interpreter or its
-// version is one the reader has no layout for.
+// NewReader returns a reader for the interpreter b describes, mem its
+// memory. An error when b holds no interpreter or its layout is not
+// known.
 func NewReader(b Binary, mem Memory) (*Reader, error) {
 	if !IsPython(b.Symbols) {
 		return nil, fmt.Errorf("pyruntime: no %s: not a CPython interpreter", SymRuntime)
@@ -80,34 +91,27 @@ func NewReader(b Binary, mem Memory) (*Reader, error) {
 	if b.PtrSize != 4 && b.PtrSize != 8 {
 		return nil, fmt.Errorf("pyruntime: pointer size %d", b.PtrSize)
 	}
-	r := &Reader{b: b}
-	v, ok := b.Symbols[SymVersion]
-	if !ok {
-		return nil, fmt.Errorf("pyruntime: no %s symbol (before 3.11): %w", SymVersion, ErrUnsupported)
-	}
-	var buf [4]byte
-	if err := mem.ReadMem(v+b.Bias, buf[:]); err != nil {
-		return nil, fmt.Errorf("pyruntime: %s: %w", SymVersion, err)
-	}
-	r.version = b.Order.Uint32(buf[:])
-	l, err := layoutFor(r.version, b.PtrSize)
+	l, hex, err := findLayout(&b, mem)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pyruntime: %w", err)
 	}
-	r.layout = l
+	f, ok := linetable.FormatOf(l.Version)
+	if !ok {
+		return nil, fmt.Errorf("pyruntime: CPython %s: %w", l.Version, ErrUnsupported)
+	}
+	r := &Reader{b: b, layout: &l, format: f, version: l.Version.String()}
+	if hex>>16&0xff == uint32(l.Version.Minor) && hex&0xffff != 0 {
+		r.version = VersionString(hex)
+	}
 	return r, nil
 }
 
-// layoutFor is the layout of version (PY_VERSION_HEX) at ptrSize.
-func layoutFor(version uint32, ptrSize int) (*Layout, error) {
-	if uint16(version>>16) == layout311.Version && ptrSize == 8 {
-		return &layout311, nil
-	}
-	return nil, fmt.Errorf("pyruntime: Python %s, %d-byte pointers: %w", VersionString(version), ptrSize, ErrUnsupported)
-}
+// Version is the interpreter's version: "3.11.2" where the process
+// says it, else its feature release ("3.9") from the module's name.
+func (r *Reader) Version() string { return r.version }
 
-// Version is the interpreter's PY_VERSION_HEX.
-func (r *Reader) Version() uint32 { return r.version }
+// Layout is the struct layout the reader follows.
+func (r *Reader) Layout() *pylayout.Layout { return r.layout }
 
 // VersionString prints a PY_VERSION_HEX as Python prints its version
 // ("3.11.2"; a pre-release with its level and serial: "3.13.0rc1").
@@ -143,8 +147,8 @@ func (r *Reader) decodeWord(p []byte) uint64 {
 
 // field reads the pointer-sized member at off of the struct at base; 0
 // for a member the layout lacks (off < 0).
-func (r *Reader) field(mem Memory, base uint64, off int64) (uint64, error) {
-	if off < 0 {
+func (r *Reader) field(mem Memory, base uint64, off pylayout.Offset) (uint64, error) {
+	if !off.Present() {
 		return 0, nil
 	}
 	return r.word(mem, base+uint64(off))

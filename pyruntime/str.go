@@ -1,7 +1,6 @@
 package pyruntime
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -11,58 +10,46 @@ import (
 // only when its object's type is str.
 const SymUnicodeType = "PyUnicode_Type"
 
-// Bits of PyASCIIObject.state (interned:2, kind:3, compact:1, ascii:1),
-// numbered from the first bit the compiler allocates: the lowest on a
-// little-endian target, the highest on a big-endian one.
-const (
-	stateKindShift    = 2
-	stateKindBits     = 3
-	stateCompactShift = 5
-	stateASCIIShift   = 6
-)
-
 // str reads the str object at addr as UTF-8, cut to maxString
-// characters. Only compact strings (all that the compiler and
-// PyUnicode_New make: names, file names, messages) are read.
+// characters.
 func (r *Reader) str(mem Memory, addr uint64) (string, error) {
-	l := r.layout
+	u := &r.layout.Unicode
 	if err := r.checkType(mem, addr, SymUnicodeType); err != nil {
 		return "", err
 	}
-	n, err := r.word(mem, addr+uint64(l.UnicodeLength))
+	n, err := r.word(mem, addr+uint64(u.Length))
 	if err != nil {
 		return "", fmt.Errorf("str at %#x: %w", addr, err)
 	}
 	var st [4]byte
-	if err := mem.ReadMem(addr+uint64(l.UnicodeState), st[:]); err != nil {
+	if err := mem.ReadMem(addr+uint64(u.State), st[:]); err != nil {
 		return "", fmt.Errorf("str at %#x: %w", addr, err)
 	}
 	state := r.b.Order.Uint32(st[:])
-	bit := func(shift, bits uint) uint32 {
-		if r.b.Order == binary.BigEndian {
-			shift = 32 - shift - bits
+	kind := u.Kind(state)
+	if kind != 1 && kind != 2 && kind != 4 || !u.Ready(state) {
+		return "", fmt.Errorf("str at %#x: not ready, or %d bytes a character", addr, kind)
+	}
+	var data uint64
+	switch {
+	case u.Compact(state) && u.ASCII(state):
+		data = addr + uint64(u.ASCIISize)
+	case u.Compact(state):
+		data = addr + uint64(u.CompactSize)
+	default:
+		// A legacy string (<= 3.11) keeps its characters elsewhere.
+		if data, err = r.field(mem, addr, u.Data); err != nil || data == 0 {
+			return "", fmt.Errorf("str at %#x: no characters", addr)
 		}
-		return state >> shift & (1<<bits - 1)
-	}
-	kind, compact, ascii := bit(stateKindShift, stateKindBits), bit(stateCompactShift, 1), bit(stateASCIIShift, 1)
-	if compact == 0 {
-		return "", fmt.Errorf("str at %#x is not compact", addr)
-	}
-	if kind != 1 && kind != 2 && kind != 4 {
-		return "", fmt.Errorf("str at %#x: character size %d", addr, kind)
 	}
 	cut := n > maxString
 	n = min(n, maxString)
-	data := addr + uint64(l.UnicodeCompactData)
-	if ascii != 0 {
-		data = addr + uint64(l.UnicodeASCIIData)
-	}
 	buf := make([]byte, n*uint64(kind))
 	if err := mem.ReadMem(data, buf); err != nil {
 		return "", fmt.Errorf("str at %#x: %d characters at %#x: %w", addr, n, data, err)
 	}
 	var sb strings.Builder
-	for i := 0; i < len(buf); i += int(kind) {
+	for i := 0; i < len(buf); i += kind {
 		var c rune
 		switch kind {
 		case 1:
@@ -93,7 +80,7 @@ func (r *Reader) checkType(mem Memory, addr uint64, typeSym string) error {
 	if !ok {
 		return nil
 	}
-	typ, err := r.word(mem, addr+uint64(r.layout.ObjectType))
+	typ, err := r.word(mem, addr+uint64(r.layout.Object.Type))
 	if err != nil {
 		return fmt.Errorf("object at %#x: %w", addr, err)
 	}

@@ -2,15 +2,17 @@ package pyruntime
 
 import (
 	"fmt"
+
+	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 )
 
 // Thread is one Python thread state.
 type Thread struct {
 	// Addr is the thread state's address.
 	Addr uint64
-	// NativeID is the kernel's id of the thread (native_thread_id): the
-	// core's thread. ThreadID is its pthread_t, as faulthandler prints
-	// it ("Thread 0x00007f...").
+	// NativeID is the kernel's id of the thread (native_thread_id,
+	// 3.11+; 0 before): the core's thread. ThreadID is its pthread_t, as
+	// faulthandler prints it ("Thread 0x00007f...").
 	NativeID, ThreadID uint64
 	// HoldsGIL: the thread holds the global interpreter lock.
 	HoldsGIL bool
@@ -36,12 +38,11 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 		}
 	}
 	runtime := r.b.Symbols[SymRuntime] + r.b.Bias
-	interp, err := r.field(mem, runtime, l.RuntimeInterpretersHead)
+	interp, err := r.field(mem, runtime, l.Runtime.InterpretersHead)
 	if err != nil {
 		warn("%s at %#x: %v", SymRuntime, runtime, err)
 		return nil, warnings
 	}
-	holder := r.gilHolder(mem, runtime)
 	cache := codeCache{}
 	seen := map[uint64]bool{}
 	for n := 0; interp != 0; n++ {
@@ -50,7 +51,8 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 			break
 		}
 		seen[interp] = true
-		ts, err := r.field(mem, interp, l.InterpThreadsHead)
+		holder := r.gilHolder(mem, runtime, interp)
+		ts, err := r.field(mem, interp, l.Interp.ThreadsHead)
 		if err != nil {
 			warn("interpreter at %#x: %v", interp, err)
 			break
@@ -70,7 +72,7 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 			threads = append(threads, th)
 			ts = next
 		}
-		if interp, err = r.field(mem, interp, l.InterpNext); err != nil {
+		if interp, err = r.field(mem, interp, l.Interp.Next); err != nil {
 			warn("interpreter at %#x: %v", interp, err)
 			break
 		}
@@ -80,12 +82,12 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 
 // thread reads the thread state at addr and the address of the next.
 func (r *Reader) thread(mem Memory, cache codeCache, addr uint64) (th Thread, next uint64, err error) {
-	l := r.layout
+	l := &r.layout.Thread
 	th.Addr = addr
 	for _, f := range []struct {
-		off int64
+		off pylayout.Offset
 		out *uint64
-	}{{l.TstateNext, &next}, {l.TstateThreadID, &th.ThreadID}, {l.TstateNativeID, &th.NativeID}} {
+	}{{l.Next, &next}, {l.ThreadID, &th.ThreadID}, {l.NativeThreadID, &th.NativeID}} {
 		if *f.out, err = r.field(mem, addr, f.off); err != nil {
 			return th, 0, fmt.Errorf("thread state at %#x: %w", addr, err)
 		}
@@ -100,31 +102,48 @@ func (r *Reader) thread(mem Memory, cache codeCache, addr uint64) (th Thread, ne
 	return th, next, nil
 }
 
-// currentFrame is the address of the thread's innermost interpreter
-// frame, 0 for none.
+// currentFrame is the address of the thread's innermost frame, 0 for
+// none: tstate->frame (<= 3.10), tstate->cframe->current_frame (3.11,
+// 3.12) or tstate->current_frame (3.13+).
 func (r *Reader) currentFrame(mem Memory, tstate uint64) (uint64, error) {
 	l := r.layout
-	if l.TstateCurrentFrame >= 0 {
-		return r.field(mem, tstate, l.TstateCurrentFrame)
+	switch {
+	case l.Thread.CurrentFrame.Present():
+		return r.field(mem, tstate, l.Thread.CurrentFrame)
+	case l.Thread.CFrame.Present():
+		cframe, err := r.field(mem, tstate, l.Thread.CFrame)
+		if err != nil || cframe == 0 {
+			return 0, err
+		}
+		return r.field(mem, cframe, l.CFrame.CurrentFrame)
 	}
-	cframe, err := r.field(mem, tstate, l.TstateCFrame)
-	if err != nil || cframe == 0 {
-		return 0, err
-	}
-	return r.field(mem, cframe, l.CFrameCurrentFrame)
+	return r.field(mem, tstate, l.Thread.Frame)
 }
 
-// gilHolder is the thread state holding the GIL, 0 when it is free or
-// unknown.
-func (r *Reader) gilHolder(mem Memory, runtime uint64) uint64 {
+// gilHolder is the thread state holding the GIL interp runs under, 0
+// when it is free or unknown: the runtime's GIL up to 3.11, the one the
+// interpreter points to from 3.12.
+func (r *Reader) gilHolder(mem Memory, runtime, interp uint64) uint64 {
 	l := r.layout
-	if l.RuntimeGILLocked < 0 {
+	var gil uint64
+	switch {
+	case l.Runtime.GIL.Present():
+		gil = runtime + uint64(l.Runtime.GIL)
+	case l.Interp.GIL.Present():
+		var err error
+		if gil, err = r.field(mem, interp, l.Interp.GIL); err != nil || gil == 0 {
+			return 0
+		}
+	default:
 		return 0
 	}
-	locked, err := r.int32At(mem, runtime+uint64(l.RuntimeGILLocked))
+	if !l.GIL.Locked.Present() {
+		return 0
+	}
+	locked, err := r.int32At(mem, gil+uint64(l.GIL.Locked))
 	if err != nil || locked == 0 {
 		return 0
 	}
-	holder, _ := r.field(mem, runtime, l.RuntimeGILLastHolder)
+	holder, _ := r.field(mem, gil, l.GIL.LastHolder)
 	return holder
 }

@@ -255,6 +255,8 @@ func (e *jsonEnc) report(r *Report) {
 		e.open('{')
 		e.key("version")
 		e.str(r.Python.Version)
+		e.key("layout")
+		e.str(r.Python.Layout)
 		e.close('}')
 	}
 	e.key("warnings")

@@ -275,8 +275,14 @@ func (l Language) MarshalJSON() ([]byte, error) {
 
 // Python is the CPython interpreter of the process.
 type Python struct {
-	// Version is the interpreter's version ("3.11.2").
+	// Version is the interpreter's version ("3.11.2"; its feature
+	// release, "3.9", where only the library's name says it).
 	Version string `json:"version"`
+	// Layout says where the struct layouts read came from: "DWARF"
+	// (the interpreter's debug information), "_Py_DebugOffsets" (3.13+,
+	// the table in the core) or "headers" (coreunwind's table generated
+	// from CPython's headers).
+	Layout string `json:"layout"`
 }
 
 // PythonThread is a thread's Python thread state.

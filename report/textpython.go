@@ -72,7 +72,7 @@ func WritePythonText(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	writeHeader(bw, r)
 	if r.Python != nil {
-		fmt.Fprintf(bw, "python:      %s\n", r.Python.Version)
+		fmt.Fprintf(bw, "python:      %s (layouts from %s)\n", r.Python.Version, r.Python.Layout)
 	} else {
 		bw.WriteString("python:      none found (no CPython interpreter in the process, or it could not be read)\n")
 	}
