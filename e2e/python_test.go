@@ -44,7 +44,7 @@ static PyObject *crash_now(PyObject *self, PyObject *unused)
 
 static PyObject *call(PyObject *self, PyObject *f)
 {
-	return PyObject_CallNoArgs(f);
+	return PyObject_CallObject(f, NULL);
 }
 
 static PyMethodDef methods[] = {
@@ -190,8 +190,16 @@ func parseFaulthandler(out string) (stacks map[uint64]*pyStack, current uint64) 
 			cur.Cut = true
 		}
 	}
+	for _, st := range stacks {
+		// faulthandler prints at most 100 frames (MAX_FRAME_DEPTH); 3.13
+		// stops there without its "  ..." line.
+		st.Cut = st.Cut || len(st.Frames) >= faulthandlerMaxFrames
+	}
 	return stacks, current
 }
+
+// faulthandlerMaxFrames is faulthandler's MAX_FRAME_DEPTH.
+const faulthandlerMaxFrames = 100
 
 var (
 	pyBtThread = regexp.MustCompile(`^Thread \d+ \(Thread 0x[0-9a-f]+ \(LWP (\d+)\)\):$`)
@@ -247,7 +255,7 @@ func pythonFrames(th *reportThread) []pyFrame {
 // the tool cut the stack.
 func samePyFrames(got []pyFrame, want *pyStack) string {
 	if len(got) < len(want.Frames) || !want.Cut && len(got) != len(want.Frames) {
-		return fmt.Sprintf("%d frames, want %d (cut: %v)\n got: %v\nwant: %v", len(got), len(want.Frames), want.Cut, got, want.Frames)
+		return fmt.Sprintf("%d frames, want %d (cut: %v)\n got: %v\nwant: %v", len(got), len(want.Frames), want.Cut, firstFrames(got), firstFrames(want.Frames))
 	}
 	for i, w := range want.Frames {
 		if got[i] != w {
@@ -255,6 +263,14 @@ func samePyFrames(got []pyFrame, want *pyStack) string {
 		}
 	}
 	return ""
+}
+
+// firstFrames prints a stack's first frames: enough to see a difference.
+func firstFrames(fs []pyFrame) string {
+	if len(fs) > 8 {
+		return fmt.Sprintf("%v ... (%d more)", fs[:8], len(fs)-8)
+	}
+	return fmt.Sprint(fs)
 }
 
 // pythonCrash is a Python program's crash and coreunwind's report of it.
@@ -558,5 +574,50 @@ func corruptCore(t *testing.T, src, dst string, addr uint64, data []byte) {
 	}
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// pyenvVersions are the CPython builds of a pyenv tree (PYENV_ROOT, else
+// /root/.pyenv) from 3.8 on, by version directory. The development
+// machines have one, built from source with shared libpythons; CI
+// machines have Debian's python3.11 only, so TestPythonVersions checks
+// what there is and skips (under CI=true too) where there is no tree.
+func pyenvVersions(t *testing.T) map[string]string {
+	root := os.Getenv("PYENV_ROOT")
+	if root == "" {
+		root = "/root/.pyenv"
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "versions", "3.*"))
+	out := map[string]string{}
+	for _, d := range dirs {
+		v := filepath.Base(d)
+		var minor int
+		if _, err := fmt.Sscanf(v, "3.%d.", &minor); err != nil || minor < 8 {
+			continue
+		}
+		if exe := filepath.Join(d, "bin", "python3"); fileExists(exe) {
+			out[v] = exe
+		}
+	}
+	if len(out) == 0 {
+		t.Skipf("no pyenv CPython 3.8+ under %s (a development-machine check: CI has Debian's python3.11 only, which the other Python tests require)", root)
+	}
+	return out
+}
+
+// TestPythonVersions: every pyenv CPython from 3.8 (frame objects,
+// 3.10's line table, 3.11's entry markers, 3.12's shim frames, 3.13's
+// _Py_DebugOffsets; shared libpython), each program: every thread's
+// Python frames equal faulthandler's.
+func TestPythonVersions(t *testing.T) {
+	t.Parallel()
+	for v, exe := range pyenvVersions(t) {
+		for _, prog := range []string{"threads", "abort", "recursion", "asyncio"} {
+			t.Run(v+"/"+prog, func(t *testing.T) {
+				c := crashPython(t, exe, prog)
+				c.compareFaulthandler(t)
+				c.noEvaluatorFrames(t)
+			})
+		}
 	}
 }
