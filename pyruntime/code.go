@@ -22,26 +22,29 @@ type code struct {
 	instrStart           uint64 // address of the first code unit (3.11+)
 }
 
-// codeCache keeps the code objects one read decoded, by address: a
-// recursion runs one code object in thousands of frames.
-type codeCache map[uint64]*code
+// codeCache keeps the code objects one read decoded, by address, and
+// why those that could not be were not: a recursion runs one code
+// object in thousands of frames.
+type codeCache map[uint64]codeResult
+
+type codeResult struct {
+	c   *code
+	err error
+}
 
 // maxCodes bounds the code objects one read keeps.
 const maxCodes = 1 << 14
 
 // code reads the code object at addr.
 func (r *Reader) code(mem Memory, cache codeCache, addr uint64) (*code, error) {
-	if c, ok := cache[addr]; ok {
-		return c, nil
+	if res, ok := cache[addr]; ok {
+		return res.c, res.err
 	}
 	c, err := r.readCode(mem, addr)
-	if err != nil {
-		return nil, err
-	}
 	if len(cache) < maxCodes {
-		cache[addr] = c
+		cache[addr] = codeResult{c, err}
 	}
-	return c, nil
+	return c, err
 }
 
 func (r *Reader) readCode(mem Memory, addr uint64) (*code, error) {
@@ -94,6 +97,9 @@ func (r *Reader) bytes(mem Memory, addr uint64, max uint64) ([]byte, error) {
 	}
 	if n > max {
 		return nil, fmt.Errorf("bytes at %#x: %d bytes", addr, n)
+	}
+	if err := r.readable(mem, addr+uint64(r.layout.Bytes.Sval), n); err != nil {
+		return nil, fmt.Errorf("bytes at %#x: %w", addr, err)
 	}
 	buf := make([]byte, n)
 	if err := mem.ReadMem(addr+uint64(r.layout.Bytes.Sval), buf); err != nil {

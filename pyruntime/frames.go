@@ -27,13 +27,17 @@ type Frame struct {
 // frames reads the thread's chain of frames from the innermost, at addr
 // (a _PyInterpreterFrame from 3.11, a PyFrameObject before); err says
 // why it stopped before its end.
-func (r *Reader) frames(mem Memory, cache codeCache, addr uint64) ([]Frame, error) {
+func (r *Reader) frames(mem Memory, cache codeCache, budget *int, addr uint64) ([]Frame, error) {
 	var out []Frame
 	seen := map[uint64]bool{}
 	for addr != 0 {
 		if len(out) >= MaxFrames {
 			return out, fmt.Errorf("more than %d Python frames", MaxFrames)
 		}
+		if *budget <= 0 {
+			return out, fmt.Errorf("too many Python frames in all threads")
+		}
+		*budget--
 		if seen[addr] {
 			return out, fmt.Errorf("Python frame %#x: the chain loops", addr)
 		}

@@ -62,6 +62,9 @@ const (
 	// MaxFrames bounds one thread's Python frames (the default
 	// recursion limit is 1000; a raised one is read to this depth).
 	MaxFrames = 1 << 17
+	// MaxTotalFrames bounds the frames of all threads together: what a
+	// core can make the reader walk.
+	MaxTotalFrames = 1 << 20
 	// maxString bounds a name, file name or exception message read.
 	maxString = 4096
 	// maxLinetable bounds the line table read for one code object.
@@ -76,6 +79,9 @@ type Reader struct {
 	layout  *pylayout.Layout
 	format  linetable.Format
 	version string
+	// maxTotalFrames, when set, lowers MaxTotalFrames (the fuzz test's
+	// inputs would otherwise spend seconds each on frame chains).
+	maxTotalFrames int
 }
 
 // ErrUnsupported says the interpreter's version has no known layout.
@@ -152,6 +158,20 @@ func (r *Reader) field(mem Memory, base uint64, off pylayout.Offset) (uint64, er
 		return 0, nil
 	}
 	return r.word(mem, base+uint64(off))
+}
+
+// readable says whether the n bytes at addr can be read, by their last
+// byte: a size read from memory is believed only once the bytes it
+// claims are there, before anything is allocated for them.
+func (r *Reader) readable(mem Memory, addr, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	if addr+n < addr {
+		return fmt.Errorf("%d bytes at %#x wrap around", n, addr)
+	}
+	var b [1]byte
+	return mem.ReadMem(addr+n-1, b[:])
 }
 
 // int32At reads a C int at addr.

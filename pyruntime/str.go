@@ -44,6 +44,9 @@ func (r *Reader) str(mem Memory, addr uint64) (string, error) {
 	}
 	cut := n > maxString
 	n = min(n, maxString)
+	if err := r.readable(mem, data, n*uint64(kind)); err != nil {
+		return "", fmt.Errorf("str at %#x: %d characters at %#x: %w", addr, n, data, err)
+	}
 	buf := make([]byte, n*uint64(kind))
 	if err := mem.ReadMem(data, buf); err != nil {
 		return "", fmt.Errorf("str at %#x: %d characters at %#x: %w", addr, n, data, err)

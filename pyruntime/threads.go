@@ -44,6 +44,10 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 		return nil, warnings
 	}
 	cache := codeCache{}
+	budget := MaxTotalFrames
+	if r.maxTotalFrames > 0 {
+		budget = r.maxTotalFrames
+	}
 	seen := map[uint64]bool{}
 	for n := 0; interp != 0; n++ {
 		if n >= MaxInterpreters || seen[interp] {
@@ -63,7 +67,7 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 				break
 			}
 			seen[ts] = true
-			th, next, err := r.thread(mem, cache, ts)
+			th, next, err := r.thread(mem, cache, &budget, ts)
 			if err != nil {
 				warn("%v", err)
 				break
@@ -81,7 +85,7 @@ func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
 }
 
 // thread reads the thread state at addr and the address of the next.
-func (r *Reader) thread(mem Memory, cache codeCache, addr uint64) (th Thread, next uint64, err error) {
+func (r *Reader) thread(mem Memory, cache codeCache, budget *int, addr uint64) (th Thread, next uint64, err error) {
 	l := &r.layout.Thread
 	th.Addr = addr
 	for _, f := range []struct {
@@ -95,7 +99,7 @@ func (r *Reader) thread(mem Memory, cache codeCache, addr uint64) (th Thread, ne
 	frame, err := r.currentFrame(mem, addr)
 	if err != nil {
 		th.FramesError = err.Error()
-	} else if th.Frames, err = r.frames(mem, cache, frame); err != nil {
+	} else if th.Frames, err = r.frames(mem, cache, budget, frame); err != nil {
 		th.FramesError = err.Error()
 	}
 	th.Exception = r.exception(mem, addr)
