@@ -39,7 +39,7 @@ func (r *Reader) frames(mem Memory, cache codeCache, budget *int, addr uint64) (
 		}
 		*budget--
 		if seen[addr] {
-			return out, fmt.Errorf("Python frame %#x: the chain loops", addr)
+			return out, fmt.Errorf("python frame %#x: the chain loops", addr)
 		}
 		seen[addr] = true
 		f, prev, err := r.frame(mem, cache, addr)
@@ -64,7 +64,7 @@ func (r *Reader) frames(mem Memory, cache codeCache, budget *int, addr uint64) (
 // f is nil for an entry shim (3.12+), which runs no Python code.
 func (r *Reader) frame(mem Memory, cache codeCache, addr uint64) (f *Frame, prev uint64, err error) {
 	fail := func(err error) (*Frame, uint64, error) {
-		return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+		return nil, 0, fmt.Errorf("python frame %#x: %w", addr, err)
 	}
 	l := r.layout
 	if !l.Frame.Code.Present() {
@@ -113,7 +113,7 @@ func (r *Reader) frame(mem Memory, cache codeCache, addr uint64) (f *Frame, prev
 // in a call of the evaluator of its own.
 func (r *Reader) frameObject(mem Memory, cache codeCache, addr uint64) (f *Frame, back uint64, err error) {
 	fail := func(err error) (*Frame, uint64, error) {
-		return nil, 0, fmt.Errorf("Python frame %#x: %w", addr, err)
+		return nil, 0, fmt.Errorf("python frame %#x: %w", addr, err)
 	}
 	l := &r.layout.FrameObject
 	if back, err = r.field(mem, addr, l.Back); err != nil {

@@ -12,7 +12,7 @@ import (
 // one of each shape: frame objects (3.8-3.10: lnotab, 3.10's table),
 // interpreter frames with entry markers (3.11), shims (3.12), the frame
 // in the thread state (3.13).
-var versions = []pylayout.Version{{3, 8}, {3, 9}, {3, 10}, {3, 11}, {3, 12}, {3, 13}}
+var versions = []pylayout.Version{{Major: 3, Minor: 8}, {Major: 3, Minor: 9}, {Major: 3, Minor: 10}, {Major: 3, Minor: 11}, {Major: 3, Minor: 12}, {Major: 3, Minor: 13}}
 
 // sampleHeap is a process with two threads: the first (tid 100) runs
 // inner (called from C by middle), middle and outer, handles

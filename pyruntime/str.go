@@ -77,7 +77,7 @@ func (r *Reader) str(mem Memory, addr uint64) (string, error) {
 // typeSym names. A Binary without that symbol does not check.
 func (r *Reader) checkType(mem Memory, addr uint64, typeSym string) error {
 	if addr == 0 {
-		return fmt.Errorf("NULL where a %s object was expected", typeName(typeSym))
+		return fmt.Errorf("a NULL pointer where a %s object was expected", typeName(typeSym))
 	}
 	want, ok := r.b.Symbols[typeSym]
 	if !ok {
@@ -119,7 +119,7 @@ func (r *Reader) cString(mem Memory, addr uint64) (string, error) {
 		if err := mem.ReadMem(addr+uint64(len(out)), p); err != nil {
 			p = chunk[:1]
 			if err := mem.ReadMem(addr+uint64(len(out)), p); err != nil {
-				return "", fmt.Errorf("C string at %#x: %w", addr, err)
+				return "", fmt.Errorf("a C string at %#x: %w", addr, err)
 			}
 		}
 		for _, c := range p {
