@@ -17,6 +17,7 @@ import (
 type pyProgram struct {
 	version string
 	layout  string // where the layout came from
+	module  string // the interpreter's module
 	threads map[int]*pyruntime.Thread
 }
 
@@ -38,7 +39,7 @@ func pythonProgram(t *target, arch unwind.Arch, threads []*corefile.Thread) (*py
 		return nil, []string{fmt.Sprintf("python: %s: %v", m.core.Path, err)}
 	}
 	states, warnings := r.Threads(t)
-	p := &pyProgram{version: r.Version(), layout: r.Layout().Source.String(), threads: map[int]*pyruntime.Thread{}}
+	p := &pyProgram{version: r.Version(), layout: r.Layout().Source.String(), module: m.core.Path, threads: map[int]*pyruntime.Thread{}}
 	// Before 3.11 a thread state has no native id: its pthread_t is the
 	// thread pointer where glibc keeps the TCB at it (x86-64, s390x:
 	// the DTV pointer is the TCB's second word, above tp).
@@ -93,7 +94,7 @@ func splicePython(r *report.Report, p *pyProgram) (warnings []string) {
 	if p == nil {
 		return nil
 	}
-	r.Python = &report.Python{Version: p.version, Layout: p.layout}
+	r.Python = &report.Python{Version: p.version, Layout: p.layout, Module: p.module}
 	for i := range r.Threads {
 		th := &r.Threads[i]
 		py := p.threads[th.TID]

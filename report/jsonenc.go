@@ -257,6 +257,8 @@ func (e *jsonEnc) report(r *Report) {
 		e.str(r.Python.Version)
 		e.key("layout")
 		e.str(r.Python.Layout)
+		e.key("module")
+		e.str(r.Python.Module)
 		e.close('}')
 	}
 	e.key("warnings")

@@ -283,6 +283,9 @@ type Python struct {
 	// the table in the core) or "headers" (coreunwind's table generated
 	// from CPython's headers).
 	Layout string `json:"layout"`
+	// Module is the module holding the interpreter: the executable
+	// (Debian's python3.11 links libpython in) or libpython3.X.so.
+	Module string `json:"module"`
 }
 
 // PythonThread is a thread's Python thread state.
