@@ -2,17 +2,20 @@ package pyruntime
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 )
 
-// findLayout finds the interpreter's version, build and struct layout,
-// best source first: 3.13's _Py_DebugOffsets in the core, libpython's
-// DWARF, the table generated from CPython's headers. The version is
-// Py_Version (3.11+), _Py_DebugOffsets' or the module's name
-// (libpython3.9.so, python3.9).
+// findLayout finds the interpreter's version, build and struct layout:
+// 3.13's _Py_DebugOffsets in the core, describing this very build; else
+// the table generated from CPython's headers for the version (Py_Version
+// from 3.11, the module's name before) and build; else libpython's DWARF.
+// The table comes before the DWARF, which costs a pass over the debug
+// information's types (a quarter of a python3.11 core's report): Threads
+// turns to the DWARF when what the table reads does not hold together.
 func findLayout(b *Binary, mem Memory) (pylayout.Layout, uint32, error) {
 	runtime := b.Symbols[SymRuntime] + b.Bias
 	build := pylayout.BuildFromSymbols(func(name string) bool { _, ok := b.Symbols[name]; return ok })
@@ -32,22 +35,30 @@ func findLayout(b *Binary, mem Memory) (pylayout.Layout, uint32, error) {
 	if err != nil {
 		return pylayout.Layout{}, 0, err
 	}
-	if b.DWARF != nil {
-		if d := b.DWARF(); d != nil {
-			if l, err := pylayout.FromDWARF(d, b.Order, v, build); err == nil {
-				return l, hex, nil
-			}
+	// The generated table is for 64-bit little-endian targets.
+	if b.PtrSize == 8 && b.Order == binary.LittleEndian {
+		if l, err := pylayout.Lookup(v, build); err == nil {
+			return l, hex, nil
 		}
 	}
-	l, err := pylayout.Lookup(v, build)
-	if err != nil {
-		return pylayout.Layout{}, 0, fmt.Errorf("%w: %w", ErrUnsupported, err)
+	if l, ok := dwarfLayout(b, v, build); ok {
+		return l, hex, nil
 	}
-	if b.PtrSize != 8 {
-		// The generated table is for 64-bit targets.
-		return pylayout.Layout{}, 0, fmt.Errorf("%w: CPython %s with %d-byte pointers and no DWARF", ErrUnsupported, v, b.PtrSize)
+	return pylayout.Layout{}, 0, fmt.Errorf("%w: CPython %s %s, %d-byte pointers, and no DWARF that describes it", ErrUnsupported, v, build, b.PtrSize)
+}
+
+// dwarfLayout is the layout the module's DWARF gives, ok false when it
+// has none that describes CPython v built as build.
+func dwarfLayout(b *Binary, v pylayout.Version, build pylayout.Build) (pylayout.Layout, bool) {
+	if b.DWARF == nil {
+		return pylayout.Layout{}, false
 	}
-	return l, hex, nil
+	d := b.DWARF()
+	if d == nil {
+		return pylayout.Layout{}, false
+	}
+	l, err := pylayout.FromDWARF(d, b.Order, v, build)
+	return l, err == nil
 }
 
 // findVersion is the interpreter's PY_VERSION_HEX (0 when only the

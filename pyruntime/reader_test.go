@@ -1,10 +1,14 @@
 package pyruntime
 
 import (
+	"debug/dwarf"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 )
 
@@ -114,5 +118,47 @@ func TestVersionString(t *testing.T) {
 		if got := VersionString(hex); got != want {
 			t.Errorf("VersionString(%#x) = %q, want %q", hex, got, want)
 		}
+	}
+}
+
+// TestDWARFWhereTheTableFails: a table layout whose reading does not
+// hold together (here: one that puts the thread state's frame elsewhere,
+// as a patched build would) gives way to the layout of the module's
+// DWARF: Debian's python3.11 debug information (python3.11-dbg).
+func TestDWARFWhereTheTableFails(t *testing.T) {
+	const exe = "/usr/bin/python3.11"
+	if _, err := os.Stat(exe); err != nil {
+		testenv.Unavailable(t, exe+" is not installed (Debian package python3.11)")
+	}
+	o, err := elfx.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if _, err := o.AttachDebugFile(nil); err != nil {
+		testenv.Unavailable(t, exe+" has no debug file (Debian package python3.11-dbg): "+err.Error())
+	}
+	d, err := o.DWARF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sampleHeap(t, pylayout.Version{Major: 3, Minor: 11})
+	wrong := h.l
+	wrong.Thread.CFrame += 8
+	r := h.reader()
+	r.layout = &wrong
+	r.b.DWARF = func() *dwarf.Data { return d }
+	threads, warnings := r.Threads(h.mem)
+	if len(threads) != 2 || len(threads[0].Frames) != 3 || threads[0].FramesError != "" || len(warnings) > 0 {
+		t.Fatalf("threads %+v, warnings %q", threads, warnings)
+	}
+	if r.Layout().Source != pylayout.FromDWARFInfo {
+		t.Errorf("layout from %s, want DWARF", r.Layout().Source)
+	}
+	// Without the DWARF the table's reading stands, errors and all.
+	r = h.reader()
+	r.layout = &wrong
+	if threads, _ := r.Threads(h.mem); holdsTogether(threads) {
+		t.Errorf("the wrong layout's reading holds together: %+v", threads)
 	}
 }

@@ -29,8 +29,48 @@ type Thread struct {
 // Threads reads every thread state of every interpreter, in the
 // interpreters' order (the newest thread first, as faulthandler lists
 // them). A thread state that cannot be read ends its interpreter's list
-// with a warning.
+// with a warning. When the layout came from the generated table and what
+// it reads does not hold together, the module's DWARF, where it describes
+// the interpreter, is read instead (a distribution's patched build).
 func (r *Reader) Threads(mem Memory) (threads []Thread, warnings []string) {
+	threads, warnings = r.threads(mem)
+	if holdsTogether(threads) || r.layout.Source != pylayout.FromHeaders {
+		return threads, warnings
+	}
+	l, ok := dwarfLayout(&r.b, r.layout.Version, r.layout.Build)
+	if !ok {
+		return threads, warnings
+	}
+	table := r.layout
+	r.layout = &l
+	if t, w := r.threads(mem); holdsTogether(t) {
+		return t, w
+	}
+	r.layout = table
+	return threads, warnings
+}
+
+// holdsTogether says whether threads read with a layout look right:
+// Python frames in some thread (a process that crashed running no
+// Python code at all is rare), every frame chain and code object read
+// whole.
+func holdsTogether(threads []Thread) bool {
+	frames := 0
+	for _, th := range threads {
+		frames += len(th.Frames)
+		if th.FramesError != "" {
+			return false
+		}
+		for _, f := range th.Frames {
+			if f.Error != "" {
+				return false
+			}
+		}
+	}
+	return frames > 0
+}
+
+func (r *Reader) threads(mem Memory) (threads []Thread, warnings []string) {
 	l := r.layout
 	warn := func(format string, args ...any) {
 		if len(warnings) < maxWarnings {
