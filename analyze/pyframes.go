@@ -2,12 +2,12 @@ package analyze
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"fmt"
-	"path"
-	"strings"
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/pyruntime"
+	"github.com/coreunwind/coreunwind/pyruntime/pylayout"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -69,14 +69,22 @@ func pythonProgram(t *target, arch unwind.Arch, threads []*corefile.Thread) (*py
 
 // pythonModule is the module holding the interpreter (_PyRuntime): the
 // executable (python3.11 links libpython in) or a libpython library;
-// nil for none. Other modules are not opened to find out.
+// nil for none. Other modules are not opened to find out, and a module
+// is looked at by its dynamic symbol table's hash (every interpreter
+// exports _PyRuntime to its extension modules) unless its name says it
+// is a Python (python3.9, libpython3.9.so): a program that is not
+// Python costs no pass over its full symbol table.
 func (t *target) pythonModule() (*module, map[string]uint64) {
 	for _, m := range t.modulesInLoadOrder() {
-		if !m.core.Main && !strings.HasPrefix(path.Base(m.core.Path), "libpython") {
+		_, _, named := pylayout.FromLibName(m.core.Path)
+		if !m.core.Main && !named {
 			continue
 		}
 		obj := m.obj()
 		if obj == nil {
+			continue
+		}
+		if _, ok := obj.DefinedSymbol(elf.SHT_DYNSYM, pyruntime.SymRuntime, elf.STT_OBJECT); !ok && !named {
 			continue
 		}
 		if syms := obj.SymbolValues(pyruntime.SymbolNames...); pyruntime.IsPython(syms) {
