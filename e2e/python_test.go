@@ -156,7 +156,8 @@ type pyStack struct {
 }
 
 var (
-	fhThread = regexp.MustCompile(`^(Current thread|Thread) (0x[0-9a-f]+) \(most recent call first\):$`)
+	// (coreunwind's --python-only adds ", tid N".)
+	fhThread = regexp.MustCompile(`^(Current thread|Thread) (0x[0-9a-f]+)(?:, tid \d+)? \(most recent call first\):$`)
 	fhFrame  = regexp.MustCompile(`^  File "(.*)", line (\d+|\?\?\?) in (.*)$`)
 )
 
@@ -415,6 +416,7 @@ func TestPythonExtensionSegfault(t *testing.T) {
 	c := crashPython(t, debianPython, "threads")
 	c.compareFaulthandler(t)
 	c.comparePyBt(t)
+	c.comparePythonOnly(t)
 	c.noEvaluatorFrames(t)
 	th := c.Report.thread(c.Report.Core.CrashedTID)
 	if th == nil {
@@ -454,6 +456,7 @@ func TestPythonAbort(t *testing.T) {
 	c := crashPython(t, debianPython, "abort")
 	c.compareFaulthandler(t)
 	c.comparePyBt(t)
+	c.comparePythonOnly(t)
 	c.noEvaluatorFrames(t)
 	th := c.Report.thread(c.Report.Core.CrashedTID)
 	if th == nil || th.Python == nil {
@@ -465,6 +468,32 @@ func TestPythonAbort(t *testing.T) {
 	}
 	if fs := pythonFrames(th); len(fs) == 0 || fs[0].Name != "commit" {
 		t.Errorf("innermost Python frame: %v, want Store.commit", fs)
+	}
+}
+
+// comparePythonOnly holds coreunwind's --python-only view, which
+// prints as faulthandler does, to what faulthandler printed: the same
+// threads, each with the same frames (by co_name: the view prints the
+// qualified names) and the same current thread.
+func (c *pythonCrash) comparePythonOnly(t *testing.T) {
+	t.Helper()
+	out := runCoreunwind(t, "--python-only", c.Core, c.Exe)
+	if out.Code != exitOK {
+		t.Fatalf("--python-only: exit %d\n%s", out.Code, out.Stderr)
+	}
+	view, current := parseFaulthandler(out.Stdout)
+	if current != c.Current || len(view) != len(c.Faulthandler) {
+		t.Fatalf("--python-only: %d threads, current %#x; faulthandler %d, %#x:\n%s", len(view), current, len(c.Faulthandler), c.Current, out.Stdout)
+	}
+	for id, st := range view {
+		for i := range st.Frames {
+			if j := strings.LastIndexByte(st.Frames[i].Name, '.'); j >= 0 {
+				st.Frames[i].Name = st.Frames[i].Name[j+1:]
+			}
+		}
+		if msg := samePyFrames(st.Frames, c.Faulthandler[id]); msg != "" {
+			t.Errorf("--python-only thread %#x: %s", id, msg)
+		}
 	}
 }
 
@@ -578,7 +607,7 @@ func corruptCore(t *testing.T, src, dst string, addr uint64, data []byte) {
 }
 
 // pyenvVersions are the CPython builds of a pyenv tree (PYENV_ROOT, else
-// /root/.pyenv) from 3.8 on, by version directory. The development
+// /root/.pyenv) from 3.7 on (_PyRuntime), by version directory. The development
 // machines have one, built from source with shared libpythons; CI
 // machines have Debian's python3.11 only, so TestPythonVersions checks
 // what there is and skips (under CI=true too) where there is no tree.
@@ -592,7 +621,7 @@ func pyenvVersions(t *testing.T) map[string]string {
 	for _, d := range dirs {
 		v := filepath.Base(d)
 		var minor int
-		if _, err := fmt.Sscanf(v, "3.%d.", &minor); err != nil || minor < 8 {
+		if _, err := fmt.Sscanf(v, "3.%d.", &minor); err != nil || minor < 7 {
 			continue
 		}
 		if exe := filepath.Join(d, "bin", "python3"); fileExists(exe) {
@@ -600,12 +629,12 @@ func pyenvVersions(t *testing.T) map[string]string {
 		}
 	}
 	if len(out) == 0 {
-		t.Skipf("no pyenv CPython 3.8+ under %s (a development-machine check: CI has Debian's python3.11 only, which the other Python tests require)", root)
+		t.Skipf("no pyenv CPython 3.7+ under %s (a development-machine check: CI has Debian's python3.11 only, which the other Python tests require)", root)
 	}
 	return out
 }
 
-// TestPythonVersions: every pyenv CPython from 3.8 (frame objects,
+// TestPythonVersions: every pyenv CPython from 3.7 (frame objects,
 // 3.10's line table, 3.11's entry markers, 3.12's shim frames, 3.13's
 // _Py_DebugOffsets; shared libpython), each program: every thread's
 // Python frames equal faulthandler's.
