@@ -42,6 +42,11 @@ func FromDWARF(d *dwarf.Data, order binary.ByteOrder, v Version, b Build) (Layou
 	var missing []string
 	for _, m := range members {
 		val, ok := idx.measure(m)
+		if m.Kind == spec.OffsetOf || m.Kind == spec.SizeOf {
+			// Offsets and sizes lie within any struct CPython has: a
+			// negative one would read as Absent, a huge one is garbage.
+			ok = ok && val >= 0 && val < maxStructSize
+		}
 		if !ok {
 			missing = append(missing, m.CType+"."+m.Member)
 			continue

@@ -114,7 +114,7 @@ type Object struct {
 // Runtime is _PyRuntimeState, the struct behind the _PyRuntime symbol (3.7+).
 type Runtime struct {
 	Size             Offset // sizeof(_PyRuntimeState)
-	Finalizing       Offset // _finalizing: the thread state finalizing Python, or NULL
+	Finalizing       Offset // _finalizing (finalizing before 3.9): the thread state finalizing Python, or NULL
 	InterpretersHead Offset // interpreters.head: PyInterpreterState*
 	InterpretersMain Offset // interpreters.main: PyInterpreterState*
 	// TstateCurrent is gilstate.tstate_current (3.7-3.11): the thread state
@@ -129,7 +129,7 @@ type Runtime struct {
 type Interp struct {
 	Size        Offset
 	Next        Offset // next: PyInterpreterState*
-	ThreadsHead Offset // threads.head (3.12+) or tstate_head: PyThreadState*
+	ThreadsHead Offset // threads.head (3.11+) or tstate_head: PyThreadState*
 	ID          Offset // id: int64_t
 	// GIL is ceval.gil (3.12+): a pointer to the struct _gil_runtime_state
 	// this interpreter runs under.
