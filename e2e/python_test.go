@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -648,5 +649,46 @@ func TestPythonVersions(t *testing.T) {
 				c.noEvaluatorFrames(t)
 			})
 		}
+	}
+}
+
+// TestPythonTriage: triage signs crashes under Debian's python3.11 by
+// their Python frames: the extension's segfault by its C function and
+// the Python function that called it, the two os.abort() crashes (one
+// in an except block, one 400 calls deep) each by its Python function,
+// not all by the interpreter's evaluator frames.
+func TestPythonTriage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, prog := range []string{"threads", "abort", "recursion"} {
+		c := crashPython(t, debianPython, prog)
+		if err := os.Rename(c.Core, filepath.Join(dir, "core."+prog)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runCoreunwind(t, "triage", "--format", "json", dir)
+	if r.Code != exitOK {
+		t.Fatalf("triage: exit %d: %s", r.Code, r.Stderr)
+	}
+	var tri struct {
+		Buckets []struct {
+			Signature string `json:"signature"`
+			Count     int    `json:"count"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &tri); err != nil {
+		t.Fatalf("triage JSON: %v\n%s", err, r.Stdout)
+	}
+	got := map[string]int{}
+	for _, b := range tri.Buckets {
+		got[b.Signature] = b.Count
+	}
+	want := map[string]int{
+		"crash_now | app.py:inner": 1,
+		"app.py:Store.commit":      1,
+		"app.py:down":              1,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("triage buckets (signature: cores) %v, want %v", got, want)
 	}
 }
