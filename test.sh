@@ -25,6 +25,13 @@ need g++ g++
 need rustc rustc
 need javac default-jdk-headless
 need /usr/lib/debug/.build-id libc6-dbg
+# Debian's CPython for the Python crash tests: the interpreter, its
+# headers (a C extension that segfaults) and python3.11-dbg, whose gdb
+# extension (py-bt) is the reference for the Python frames and whose
+# DWARF describes the interpreter's structs.
+need /usr/bin/python3.11 python3.11
+need /usr/include/python3.11/Python.h python3.11-dev
+need /usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py python3.11-dbg
 need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
 # LLVM's JITs register relocatable objects with the GDB JIT interface.
 need /usr/lib/llvm-14/bin/llvm-config llvm-14-dev

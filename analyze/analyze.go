@@ -71,6 +71,9 @@ type Options struct {
 	// on every CPU the process's threads ran on, about a fifth of a small
 	// core's --unwind-only run.
 	LeaveMapped bool
+	// NoPython leaves a CPython process's Python frames out: the
+	// evaluator's native frames stay as they are.
+	NoPython bool
 }
 
 // DefaultMaxFrames is the frame limit per thread when Options.MaxFrames
@@ -153,6 +156,14 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	// goroutine alone (triage signs a panic by it).
 	var goProg *goProgram
 	var goWalks []goWalk
+	var pyProg *pyProgram
+	if !opts.UnwindOnly && !opts.NoPython {
+		// A CPython process's Python frames: they replace the
+		// evaluator's frames once those are named.
+		var warnings []string
+		pyProg, warnings = pythonProgram(t, arch, threads)
+		r.Warnings = append(r.Warnings, warnings...)
+	}
 	if !opts.UnwindOnly {
 		var warnings []string
 		goProg, warnings = goroutineWalks(t, arch, cache, r.Threads, walks, opts)
@@ -212,6 +223,8 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	if d := goProg.panicDetail(); d != "" && r.Crash != nil {
 		r.Crash.Details = append(r.Crash.Details, d)
 	}
+	// After the crash analysis, which reads the native frames.
+	r.Warnings = append(r.Warnings, splicePython(r, pyProg)...)
 	// Last: by now every module the walk, the names and the crash
 	// analysis asked for is open.
 	r.Modules = moduleInfo(t)

@@ -37,7 +37,10 @@ type report struct {
 	Modules    []module          `json:"modules"`
 	Threads    []reportThread    `json:"threads"`
 	Goroutines []reportGoroutine `json:"goroutines"`
-	Warnings   []string          `json:"warnings"`
+	Python     *struct {
+		Version string `json:"version"`
+	} `json:"python"`
+	Warnings []string `json:"warnings"`
 }
 
 type reportGoroutine struct {
@@ -72,6 +75,16 @@ type reportThread struct {
 	Frames    []reportFrame `json:"frames"`
 	Truncated bool          `json:"truncated"`
 	Error     *string       `json:"error"`
+	Python    *struct {
+		ThreadID  string `json:"thread_id"`
+		HoldsGIL  bool   `json:"holds_gil"`
+		Exception *struct {
+			Type    string  `json:"type"`
+			Message *string `json:"message"`
+			Handled bool    `json:"handled"`
+		} `json:"exception"`
+		Error *string `json:"error"`
+	} `json:"python"`
 }
 
 type reportFrame struct {
@@ -86,6 +99,8 @@ type reportFrame struct {
 	File           string `json:"file"`
 	Line           int    `json:"line"`
 	Inlined        bool   `json:"inlined"`
+	// Language is native or python.
+	Language string `json:"language"`
 }
 
 // pc returns the frame's pc as a number; ok is false when it is not the

@@ -108,7 +108,14 @@ func bestCycle(frames []Frame, i int) (k, reps int) {
 // index (see the package's folding rule above).
 func sameFrame(a, b *Frame) bool {
 	return a.PC == b.PC && a.Inlined == b.Inlined && a.Signal == b.Signal && a.Trust == b.Trust &&
-		samePtr(a.Function, b.Function)
+		samePtr(a.Function, b.Function) && a.Language == b.Language && samePtr(a.File, b.File) && sameInt(a.Line, b.Line)
+}
+
+func sameInt(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func samePtr(a, b *string) bool {

@@ -95,7 +95,9 @@ func stackHash(seed maphash.Seed, frames []Frame) uint64 {
 // sameStack says whether a and b print the same frames and stop the
 // same way.
 func sameStack(a, b *Thread) bool {
-	if len(a.Frames) != len(b.Frames) || a.Truncated != b.Truncated || !samePtr(a.Error, b.Error) {
+	if len(a.Frames) != len(b.Frames) || a.Truncated != b.Truncated || !samePtr(a.Error, b.Error) || a.Python != nil || b.Python != nil {
+		// A Python thread state is the thread's own (its pthread id, the
+		// GIL, its exception): such threads print under their own header.
 		return false
 	}
 	for i := range a.Frames {

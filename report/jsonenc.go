@@ -248,6 +248,19 @@ func (e *jsonEnc) report(r *Report) {
 	e.close(']')
 	e.key("goroutines")
 	e.goroutines(r.Goroutines)
+	e.key("python")
+	if r.Python == nil {
+		e.null()
+	} else {
+		e.open('{')
+		e.key("version")
+		e.str(r.Python.Version)
+		e.key("layout")
+		e.str(r.Python.Layout)
+		e.key("module")
+		e.str(r.Python.Module)
+		e.close('}')
+	}
 	e.key("warnings")
 	e.strs(r.Warnings)
 	e.close('}')
@@ -359,6 +372,37 @@ func (e *jsonEnc) thread(t *Thread) {
 	e.bool(t.Truncated)
 	e.key("error")
 	e.strPtr(t.Error)
+	e.key("python")
+	e.pythonThread(t.Python)
+	e.close('}')
+}
+
+// pythonThread writes a thread's Python thread state, null for none.
+func (e *jsonEnc) pythonThread(p *PythonThread) {
+	if p == nil {
+		e.null()
+		return
+	}
+	e.open('{')
+	e.key("thread_id")
+	e.hex(p.ThreadID)
+	e.key("holds_gil")
+	e.bool(p.HoldsGIL)
+	e.key("exception")
+	if x := p.Exception; x == nil {
+		e.null()
+	} else {
+		e.open('{')
+		e.key("type")
+		e.str(x.Type)
+		e.key("message")
+		e.strPtr(x.Message)
+		e.key("handled")
+		e.bool(x.Handled)
+		e.close('}')
+	}
+	e.key("error")
+	e.strPtr(p.Error)
 	e.close('}')
 }
 
@@ -399,7 +443,7 @@ func (e *jsonEnc) goroutines(gs []Goroutine) {
 
 // frameFieldNames are a frame's keys in the order frame writes them.
 var frameFieldNames = [...]string{"index", "pc", "exact_pc", "sp", "cfa", "trust", "module",
-	"module_offset", "function", "function_offset", "file", "line", "column", "inlined", "registers"}
+	"module_offset", "function", "function_offset", "file", "line", "column", "inlined", "language", "registers"}
 
 // frameLayout is, for frames written at one depth, the bytes before each
 // field (comma, newline, indentation, key) and before the closing brace:
@@ -462,6 +506,12 @@ func (e *jsonEnc) frame(f *Frame) {
 	e.b = append(e.b, l.fields[13]...)
 	e.bool(f.Inlined)
 	e.b = append(e.b, l.fields[14]...)
+	if f.Language == "" {
+		e.str(string(LanguageNative))
+	} else {
+		e.str(string(f.Language))
+	}
+	e.b = append(e.b, l.fields[15]...)
 	// registers nests a list: it writes at the depth of the frame's
 	// fields, as open would have left it.
 	e.depth++

@@ -24,7 +24,11 @@ type Report struct {
 	// that is not Go (or whose goroutines could not be read: a warning
 	// says why).
 	Goroutines []Goroutine `json:"goroutines"`
-	Warnings   []string    `json:"warnings"`
+	// Python is the CPython interpreter the process ran, nil for a
+	// process without one (or whose interpreter could not be read: a
+	// warning says why).
+	Python   *Python  `json:"python"`
+	Warnings []string `json:"warnings"`
 }
 
 // Crash is why the process died, as far as the core proves it: nothing
@@ -192,6 +196,9 @@ type Thread struct {
 	Frames    []Frame `json:"frames"`
 	Truncated bool    `json:"truncated"`
 	Error     *string `json:"error"`
+	// Python is the thread's Python thread state, nil for a thread
+	// without one.
+	Python *PythonThread `json:"python"`
 
 	// Err is the error behind Error, for callers that must tell why the
 	// walk stopped (errors.Is: unwind.ErrUnavailable, corefile.ErrTruncated).
@@ -291,6 +298,13 @@ type Frame struct {
 	Line           *int    `json:"line"`
 	Column         *int    `json:"column"`
 	Inlined        bool    `json:"inlined"`
+	// Language is the language of the frame's code: LanguagePython for
+	// a frame of Python code, "" (JSON: "native") for machine code. A
+	// Python frame has no module offset, function offset or registers:
+	// its pc, sp, cfa, trust and module are those of the evaluator's
+	// native frame that runs it, which it replaces.
+	Language Language `json:"language"`
+
 	// Registers the unwinder recovered for this frame; null for inlined
 	// frames (they share the registers of the frame they are in).
 	Registers []Register `json:"registers"`
@@ -298,6 +312,64 @@ type Frame struct {
 	// Signal marks a signal trampoline frame (text output prints it as
 	// gdb's "<signal handler called>"). Not part of the JSON schema.
 	Signal bool `json:"-"`
+}
+
+// Language is the language of a frame's code.
+type Language string
+
+// Languages of frames.
+const (
+	LanguageNative Language = "native"
+	LanguagePython Language = "python"
+)
+
+// MarshalJSON writes the zero Language, a native frame's, as "native".
+func (l Language) MarshalJSON() ([]byte, error) {
+	if l == "" {
+		l = LanguageNative
+	}
+	return []byte(`"` + string(l) + `"`), nil
+}
+
+// Python is the CPython interpreter of the process.
+type Python struct {
+	// Version is the interpreter's version ("3.11.2"; its feature
+	// release, "3.9", where only the library's name says it).
+	Version string `json:"version"`
+	// Layout says where the struct layouts read came from: "DWARF"
+	// (the interpreter's debug information), "_Py_DebugOffsets" (3.13+,
+	// the table in the core) or "headers" (coreunwind's table generated
+	// from CPython's headers).
+	Layout string `json:"layout"`
+	// Module is the module holding the interpreter: the executable
+	// (Debian's python3.11 links libpython in) or libpython3.X.so.
+	Module string `json:"module"`
+}
+
+// PythonThread is a thread's Python thread state.
+type PythonThread struct {
+	// ThreadID is the thread's pthread_t, as faulthandler and
+	// threading.get_ident() give it.
+	ThreadID Hex `json:"thread_id"`
+	// HoldsGIL: the thread holds the global interpreter lock.
+	HoldsGIL bool `json:"holds_gil"`
+	// Exception is the exception the thread is raising or handling,
+	// nil for none.
+	Exception *PythonException `json:"exception"`
+	// Error says why the thread's Python frames stop early (or are not
+	// all placed in its native stack), nil when they do not.
+	Error *string `json:"error"`
+}
+
+// PythonException is an exception a Python thread holds.
+type PythonException struct {
+	Type string `json:"type"`
+	// Message is its str() when that is its single string argument,
+	// nil otherwise.
+	Message *string `json:"message"`
+	// Handled: the thread is handling it (in an except block), not
+	// raising it.
+	Handled bool `json:"handled"`
 }
 
 // TrustTailCall is the trust of a frame rebuilt from the compiler's

@@ -195,7 +195,15 @@ func (b *ProfileBuilder) location(r *Report, mods []*pprofMapping, frames []Fram
 		addr--
 	}
 	var mapping uint64
+	if outer.Language == LanguagePython {
+		// A Python function, not code of a mapping: its pc is the
+		// evaluator's, shared by every Python frame it runs.
+		addr = 0
+	}
 	for i := range r.Modules {
+		if addr == 0 {
+			break
+		}
 		if uint64(outer.PC) >= uint64(r.Modules[i].Start) && uint64(outer.PC) < uint64(r.Modules[i].End) {
 			mapping = mods[i].id
 			break

@@ -119,6 +119,7 @@ func writeThread(w *bufio.Writer, threads []Thread, group []int, ptrSize int, o 
 		}
 		w.WriteString(":\n")
 	}
+	writePythonThread(w, t.Python)
 	width := 16
 	if ptrSize == 4 {
 		width = 8
@@ -154,6 +155,12 @@ func writeFrame(w *bufio.Writer, f *Frame, width int) {
 	if f.Signal {
 		b = append(b, "<signal handler called>\n"...)
 		w.Write(b)
+		return
+	}
+	if f.Language == LanguagePython {
+		b = append(b, "[python] "...)
+		b = appendPythonFrame(b, f, ", in ")
+		w.Write(append(b, '\n'))
 		return
 	}
 	b = append(b, '0', 'x')

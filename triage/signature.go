@@ -61,6 +61,8 @@ func (s *Signer) Sign(r *report.Report) Signature {
 		sig.Frames, sig.Exact = cf, true
 	} else if gf, exact := s.goPanicFrames(r, depth); gf != nil {
 		sig.Frames, sig.Exact = gf, exact
+	} else if pf, exact := s.pythonFrames(r, depth); pf != nil {
+		sig.Frames, sig.Exact = pf, exact
 	}
 	if len(sig.Frames) == 0 {
 		sig.Frames = []string{"(no frames)"}

@@ -35,6 +35,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	style := fs.String("style", "gdb", "text style: gdb, or hpux (the HP unwind library's U_STACK_TRACE)")
 	maps := fs.Bool("maps", false, "text: print the memory map after the header (JSON always has it)")
 	noGroup := fs.Bool("no-group", false, "text: print every thread and goroutine, not those with the same stack once under one header")
+	pythonOnly := fs.Bool("python-only", false, "text: each thread's Python stack only, as faulthandler prints it")
+	noPython := fs.Bool("no-python", false, "leave a CPython process's Python frames out (the evaluator's native frames stay)")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
 	var dflags debuginfodFlags
@@ -59,6 +61,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case *style != "gdb" && *style != "hpux":
 		return usageError(stderr, fmt.Errorf("%w: --style %q: want gdb or hpux", errUsage, *style))
+	case *pythonOnly && (format != "text" || *style != "gdb"):
+		return usageError(stderr, fmt.Errorf("%w: --python-only is a text style: not with --format %s or --style %s", errUsage, format, *style))
+	case *pythonOnly && *noPython:
+		return usageError(stderr, fmt.Errorf("%w: --python-only and --no-python exclude each other", errUsage))
+	case *pythonOnly && *unwindOnly:
+		return usageError(stderr, fmt.Errorf("%w: --python-only needs names: not with --unwind-only", errUsage))
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
@@ -82,6 +90,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		CrashedOnly: threads == "crashed",
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
+		NoPython:    *noPython,
 		// Only the JSON report lists every frame's registers.
 		CrashRegistersOnly: format != "json",
 		// The process exits once the report is written.
@@ -105,6 +114,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if format == "text" && *style == "hpux" {
 		format = "hpux"
 	}
+	if *pythonOnly {
+		format = "python"
+	}
 	textOpts := report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}
 	if container.Detect(core) != container.KindNone {
 		return runContainer(core, exe, matches, opts, format, textOpts, out, stdout, stderr)
@@ -124,7 +136,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	// "warnings" list for programs, but a person sees only stderr; a
 	// report written to -o FILE is not in front of them; the hpux style
 	// has no warnings block).
-	if format != "text" || out != "" {
+	if (format != "text" && format != "python") || out != "" {
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 		}
@@ -149,13 +161,16 @@ func writeReport(rep *report.Report, format string, text report.TextOptions, out
 	return closeOut(writeOne(w, rep, format, text))
 }
 
-// writeOne writes one report in format: json, hpux, or text.
+// writeOne writes one report in format: json, hpux, python (the Python
+// stacks alone), or text.
 func writeOne(w io.Writer, rep *report.Report, format string, text report.TextOptions) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, rep)
 	case "hpux":
 		return report.WriteHPUXOptions(w, rep, text)
+	case "python":
+		return report.WritePythonText(w, rep)
 	}
 	return report.WriteTextOptions(w, rep, text)
 }

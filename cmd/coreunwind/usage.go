@@ -44,6 +44,10 @@ Flags (before or after the arguments):
                          with the same stack print once, under "N threads (ids)
                          with this stack:", and a Go program's goroutines under
                          "N goroutines (ids) [state]:")
+  --python-only          text: only each thread's Python stack, as faulthandler
+                         prints it (python -X faulthandler), for a CPython process
+  --no-python            leave a CPython process's Python frames out: the
+                         _PyEval_EvalFrameDefault frames stay as they are
   --maps                 print the memory map after the header (text; JSON always has it)
   --unwind-only          no names, lines or inlines: modules and offsets only (fastest)
   --sysroot DIR          look for the core's files under DIR (a core from another machine)
