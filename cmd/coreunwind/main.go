@@ -58,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // is a report's flag or file. docs/flags.md documents each (a test checks).
 var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"tables": runTables,
+	"gcore":  runGcore,
 	"triage": runTriage,
 	"help": func(_ []string, stdout, _ io.Writer) int {
 		printUsage(stdout)

@@ -66,15 +66,7 @@ func runPprof(pos []string, opts analyze.Options, out string, stdout, stderr io.
 	if len(reps) == 0 {
 		return exitcode.NoCore
 	}
-	w, closeOut, err := openOutput(out, stdout)
-	if err == nil {
-		err = closeOut(report.WritePprof(w, reps))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-		return exitcode.Output
-	}
-	return code
+	return writeProfile(reps, out, stdout, stderr, code)
 }
 
 // refuseBinaryToTerminal is the usage error for a gzip-compressed

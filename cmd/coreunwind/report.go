@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
@@ -35,6 +36,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	noGroup := fs.Bool("no-group", false, "text: print every thread, not threads with the same stack once under one header")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
+	var lf liveFlags
+	fs.IntVar(&lf.pid, "p", 0, "report on the running process `PID` (it is stopped for a snapshot and let go)")
+	fs.IntVar(&lf.pid, "pid", 0, "as -p")
+	fs.StringVar(&lf.dump, "dump", "", "with -p: also write the process as a core to `FILE`")
+	fs.IntVar(&lf.samples, "samples", 0, "with -p and --format pprof: take `N` snapshots into one profile")
+	fs.DurationVar(&lf.interval, "interval", 100*time.Millisecond, "with --samples: time between snapshots")
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
@@ -47,7 +54,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitcode.OK
 	}
 	switch {
-	case len(pos) == 0:
+	case len(pos) == 0 && lf.pid == 0:
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
 	case len(pos) > 2 && format != "pprof":
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
@@ -60,7 +67,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
-	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap})); err != nil {
+	if err := lf.check(pos, format); err != nil {
+		return usageError(stderr, err)
+	}
+	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap, lf.dump})); err != nil {
 		return usageError(stderr, err)
 	}
 	if err := refuseBinaryToTerminal(format, out, stdout); err != nil {
@@ -89,6 +99,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
+	if format == "text" && *style == "hpux" {
+		format = "hpux"
+	}
+	text := report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}
+	if lf.pid != 0 {
+		return runLive(lf, opts, format, text, out, stdout, stderr)
+	}
 	if format == "pprof" {
 		return runPprof(pos, opts, out, stdout, stderr)
 	}
@@ -106,9 +123,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.NoCore
 	}
-	if format == "text" && *style == "hpux" {
-		format = "hpux"
-	}
+	return finishReport(rep, format, text, out, stdout, stderr)
+}
+
+// finishReport writes a report and returns the command's exit code.
+func finishReport(rep *report.Report, format string, text report.TextOptions, out string, stdout, stderr io.Writer) int {
 	// Each warning is said once, where the person running the command
 	// reads it: in the text report's "warnings:" block when that report
 	// goes to standard output, else on stderr (JSON keeps them in its
@@ -120,7 +139,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 		}
 	}
-	if err := writeReport(rep, format, report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}, out, stdout); err != nil {
+	if err := writeReport(rep, format, text, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.Output
 	}
