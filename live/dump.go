@@ -19,16 +19,15 @@ import (
 
 // coredump_filter bits (core(5)).
 const (
-	filterAnonPrivate   = 1 << 0
-	filterAnonShared    = 1 << 1
-	filterFilePrivate   = 1 << 2
-	filterFileShared    = 1 << 3
-	filterELFHeaders    = 1 << 4
-	filterHugePrivate   = 1 << 5
-	filterHugeShared    = 1 << 6
-	defaultDumpFilter   = 0x33 // the kernel's default
-	elfHeaderBytes      = pageSize
-	smapsAnonymousField = "Anonymous:"
+	filterAnonPrivate = 1 << 0
+	filterAnonShared  = 1 << 1
+	filterFilePrivate = 1 << 2
+	filterFileShared  = 1 << 3
+	filterELFHeaders  = 1 << 4
+	filterHugePrivate = 1 << 5
+	filterHugeShared  = 1 << 6
+	defaultDumpFilter = 0x33 // the kernel's default
+	elfHeaderBytes    = pageSize
 )
 
 // vmInfo is what /proc/PID/smaps says of a mapping that the filter
@@ -45,6 +44,12 @@ func readSmaps(pid int) map[uint64]vmInfo {
 	if err != nil {
 		return nil
 	}
+	return parseSmaps(b)
+}
+
+// parseSmaps parses the text of /proc/PID/smaps: a maps line, then
+// "Key: value" lines for that mapping.
+func parseSmaps(b []byte) map[uint64]vmInfo {
 	out := map[uint64]vmInfo{}
 	var cur uint64
 	var info vmInfo
@@ -53,14 +58,22 @@ func readSmaps(pid int) map[uint64]vmInfo {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if m, ok := parseMapsLine(line); ok && !strings.HasSuffix(strings.Fields(line)[0], ":") {
-			if have {
-				out[cur] = info
+		key, val, isField := strings.Cut(line, ":")
+		if isField && strings.ContainsAny(key, " -") {
+			isField = false // "7f..-7f.. r-xp 00000000 08:01 12 /lib/x.so: odd name"
+		}
+		if !isField {
+			if m, ok := parseMapsLine(line); ok {
+				if have {
+					out[cur] = info
+				}
+				cur, info, have = m.Start, vmInfo{flags: map[string]bool{}}, true
 			}
-			cur, info, have = m.Start, vmInfo{flags: map[string]bool{}}, true
 			continue
 		}
-		key, val, _ := strings.Cut(line, ":")
+		if !have {
+			continue
+		}
 		switch key {
 		case "Anonymous", "Swap":
 			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)

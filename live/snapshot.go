@@ -220,9 +220,7 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 			}
 		}
 		all = append(all, fresh...)
-		if err := s.waitStopped(ctx, fresh, opts.StopTimeout); err != nil {
-			return err
-		}
+		s.waitStopped(fresh, opts.StopTimeout)
 	}
 	if len(all) == 0 {
 		return attachErr(s.PID, "no thread could be attached (the process exited?)")
@@ -248,7 +246,7 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 
 // waitStopped polls until every tracee of ts has stopped or gone, or the
 // timeout: a thread that does not stop is warned about and left out.
-func (s *Snapshot) waitStopped(ctx context.Context, ts []*tracee, timeout time.Duration) error {
+func (s *Snapshot) waitStopped(ts []*tracee, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	pending := ts
 	for len(pending) > 0 {
@@ -270,9 +268,8 @@ func (s *Snapshot) waitStopped(ctx context.Context, ts []*tracee, timeout time.D
 		if len(pending) == 0 {
 			break
 		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("process %d: %w (every thread was let go)", s.PID, ErrInterrupted)
-		}
+		// Not cut short by ctx: a thread interrupted and not waited for
+		// could not be let go (ptrace detaches stopped threads only).
 		if time.Now().After(deadline) {
 			for _, tr := range pending {
 				s.warnf("thread %d did not stop within %v (state %c: in an uninterruptible sleep?): it is not in the snapshot", tr.tid, timeout, threadState(s.PID, tr.tid))
@@ -281,7 +278,6 @@ func (s *Snapshot) waitStopped(ctx context.Context, ts []*tracee, timeout time.D
 		}
 		unix.Nanosleep(&unix.Timespec{Nsec: 2000}, nil)
 	}
-	return nil
 }
 
 func threadState(pid, tid int) byte {
@@ -423,7 +419,12 @@ func mergeCopies(cs []Copy) []Copy {
 // end, which the kernel turns into a detach.
 func (s *Snapshot) release(tr *tracee) {
 	if !tr.stopped {
-		return
+		// It may have stopped since it was last looked at.
+		kind, sig, err := pollStop(tr.tid)
+		if err != nil || kind != stopped {
+			return
+		}
+		tr.stopped, tr.signal = true, sig
 	}
 	if err := detach(tr.tid, tr.signal); err != nil && !errors.Is(err, unix.ESRCH) {
 		s.warnf("thread %d: detaching: %v", tr.tid, err)
