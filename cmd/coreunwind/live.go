@@ -29,7 +29,7 @@ type liveFlags struct {
 }
 
 // check returns the usage error of a combination that makes no sense.
-func (l *liveFlags) check(pos []string, format string) error {
+func (l *liveFlags) check(pos []string, format, threads string) error {
 	switch {
 	case l.pid < 0:
 		return fmt.Errorf("%w: -p %d: want a process id", errUsage, l.pid)
@@ -37,6 +37,8 @@ func (l *liveFlags) check(pos []string, format string) error {
 		return fmt.Errorf("%w: --dump and --samples need -p PID", errUsage)
 	case l.pid == 0:
 		return nil
+	case threads == "crashed":
+		return fmt.Errorf("%w: --threads crashed: a running process has no crashed thread", errUsage)
 	case len(pos) > 0:
 		return fmt.Errorf("%w: -p PID takes no core or executable (the process's own files are used): %q", errUsage, pos)
 	case l.samples < 0:

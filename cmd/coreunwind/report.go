@@ -67,7 +67,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
-	if err := lf.check(pos, format); err != nil {
+	if err := lf.check(pos, format, threads); err != nil {
 		return usageError(stderr, err)
 	}
 	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap, lf.dump})); err != nil {
