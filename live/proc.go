@@ -18,7 +18,10 @@ type status struct {
 	Name      string
 	State     byte // R, S, D, T, t, Z, X ...
 	PPID, UID int
+	// TracerPID is the tracing thread's id (a thread of the tracer,
+	// whose process is that thread's Tgid).
 	TracerPID int
+	Tgid      int
 }
 
 // readStatus reads /proc/PID/status (or /proc/PID/task/TID/status).
@@ -46,6 +49,8 @@ func readStatus(path string) (status, error) {
 			st.PPID, _ = strconv.Atoi(first)
 		case "Uid":
 			st.UID, _ = strconv.Atoi(first)
+		case "Tgid":
+			st.Tgid, _ = strconv.Atoi(first)
 		case "TracerPid":
 			st.TracerPID, _ = strconv.Atoi(first)
 		}

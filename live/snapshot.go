@@ -153,12 +153,16 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	return s, nil
 }
 
-// describeProcess names process pid for a message: "process 12 (gdb)".
-func describeProcess(pid int) string {
-	if st, err := readStatus(filepath.Join(procDir(pid), "status")); err == nil {
-		return fmt.Sprintf("process %d (%s)", pid, st.Name)
+// describeProcess names the process of thread tid (a TracerPid) for a
+// message: "process 12 (gdb)".
+func describeProcess(tid int) string {
+	if st, err := readStatus(filepath.Join(procDir(tid), "status")); err == nil {
+		if st.Tgid != 0 {
+			tid = st.Tgid
+		}
+		return fmt.Sprintf("process %d (%s)", tid, st.Name)
 	}
-	return fmt.Sprintf("process %d", pid)
+	return fmt.Sprintf("process %d", tid)
 }
 
 // tracee is a thread the tracer has seized.
