@@ -17,6 +17,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
 	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/google/pprof/profile"
 	"golang.org/x/sys/unix"
 )
 
@@ -496,4 +497,91 @@ func fmtStates(states map[int]byte) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, " ")
+}
+
+// TestLiveSampling: -p PID --samples N takes N snapshots into one valid
+// profile, one sample per thread per snapshot, with the threads' stacks
+// (the spinner's spin among them); and a process whose threads come and
+// go all the time (some exit while being stopped) is sampled without
+// error and left running.
+func TestLiveSampling(t *testing.T) {
+	t.Parallel()
+	t.Run("liveproc", func(t *testing.T) {
+		t.Parallel()
+		lt := startLive(t, "liveproc", true)
+		out := filepath.Join(t.TempDir(), "live.pb.gz")
+		r := runCoreunwind(t, "-p", strconv.Itoa(lt.pid), "--format", "pprof", "-o", out, "--samples", "4", "--interval", "20ms")
+		if r.Code != exitOK {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+		}
+		p := readProfile(t, out)
+		if len(p.Sample) != 4*5 {
+			t.Errorf("%d samples, want 4 snapshots of 5 threads", len(p.Sample))
+		}
+		spins := 0
+		for _, s := range p.Sample {
+			if len(s.Location) > 0 && len(s.Location[0].Line) > 0 && s.Location[0].Line[0].Function.Name == "spin" {
+				spins++
+			}
+		}
+		if spins != 4 {
+			t.Errorf("%d samples in spin, want 4", spins)
+		}
+		lt.checkRunning(t, 2*time.Second)
+	})
+	t.Run("thread-churn", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		exe := testenv.BuildC(t, dir, "churn", threadChurn, "-O1", "-g", "-pthread")
+		cmd := exec.Command(exe)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}()
+		lt := &liveTarget{exe: exe, pid: cmd.Process.Pid}
+		out := filepath.Join(dir, "churn.pb.gz")
+		r := runCoreunwind(t, "-p", strconv.Itoa(lt.pid), "--format", "pprof", "-o", out, "--samples", "30", "--interval", "1ms")
+		if r.Code != exitOK && r.Code != exitPartial {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+		}
+		if p := readProfile(t, out); len(p.Sample) < 30 {
+			t.Errorf("%d samples from 30 snapshots of at least one thread", len(p.Sample))
+		}
+		lt.checkRunning(t, 2*time.Second)
+	})
+}
+
+// threadChurn starts and joins short-lived threads without pause.
+const threadChurn = `
+#include <pthread.h>
+static void *brief(void *arg) { return arg; }
+int main(void) {
+	for (;;) {
+		pthread_t t[8];
+		for (int i = 0; i < 8; i++)
+			pthread_create(&t[i], 0, brief, 0);
+		for (int i = 0; i < 8; i++)
+			pthread_join(t[i], 0);
+	}
+}
+`
+
+func readProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
