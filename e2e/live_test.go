@@ -420,18 +420,32 @@ func TestLiveRefusals(t *testing.T) {
 		lt := startLive(t, "liveproc", false, "nospin")
 		seized := make(chan error)
 		release := make(chan struct{})
+		released := make(chan error)
 		go func() {
-			// ptrace ties the tracee to this OS thread; ending the
-			// goroutine locked ends the thread, which detaches it.
+			// ptrace ties the tracee to this OS thread: every request
+			// from it, and a detach needs the tracee stopped.
 			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			seized <- unix.PtraceSeize(lt.pid)
 			<-release
+			err := unix.PtraceInterrupt(lt.pid)
+			if err == nil {
+				var ws unix.WaitStatus
+				_, err = unix.Wait4(lt.pid, &ws, unix.WALL, nil)
+			}
+			if err == nil {
+				err = unix.PtraceDetach(lt.pid)
+			}
+			released <- err
 		}()
 		if err := <-seized; err != nil {
 			t.Fatalf("PTRACE_SEIZE: %v", err)
 		}
 		refuse(t, lt.pid, "already traced by process "+strconv.Itoa(os.Getpid()), "detach")
 		close(release)
+		if err := <-released; err != nil {
+			t.Fatalf("detaching: %v", err)
+		}
 		lt.checkRunning(t, 5*time.Second)
 	})
 	t.Run("zombie", func(t *testing.T) {
