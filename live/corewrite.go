@@ -144,6 +144,9 @@ func (s *Snapshot) writeSegment(w io.Writer, sg loadSeg) error {
 	}
 	buf := make([]byte, min(sg.size, 1<<20))
 	for done := uint64(0); done < sg.size; {
+		if s.stop != nil && s.stop.Err() != nil {
+			return fmt.Errorf("process %d: %w while writing its core (every thread was let go)", s.PID, ErrInterrupted)
+		}
 		p := buf[:min(uint64(len(buf)), sg.size-done)]
 		got := s.mem.readFull(sg.addr+done, p)
 		clear(p[got:])

@@ -81,6 +81,9 @@ type Snapshot struct {
 	Warnings []string
 
 	mem *processMemory
+	// stop is Take's context while the snapshot is taken: a long dump
+	// checks it between chunks.
+	stop context.Context
 }
 
 // Copy is memory copied from the process.
@@ -113,7 +116,8 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout
 	}
-	s := &Snapshot{PID: pid, mem: newProcessMemory(pid)}
+	s := &Snapshot{PID: pid, mem: newProcessMemory(pid), stop: ctx}
+	defer func() { s.stop = nil }()
 	st, err := readStatus(filepath.Join(procDir(pid), "status"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, attachErr(pid, "no such process")

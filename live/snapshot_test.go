@@ -7,6 +7,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/corefile"
 	"github.com/coreunwind/coreunwind/unwind"
+	"golang.org/x/sys/unix"
 )
 
 // childEnv makes the test binary a process to snapshot: it prints
@@ -170,6 +172,53 @@ func TestTakeInterrupted(t *testing.T) {
 	_, err := Take(ctx, pid, Options{})
 	if !errors.Is(err, ErrInterrupted) {
 		t.Errorf("err = %v, want ErrInterrupted", err)
+	}
+	checkNotStopped(t, pid)
+}
+
+// TestWriteDump: a dump written while the process is stopped is a core
+// on its own (no live process behind it): every thread, its stack as
+// the snapshot copied it, the executable's ELF header, and SIGSTOP as
+// its signal; and a dump interrupted midway lets the process go.
+func TestWriteDump(t *testing.T) {
+	pid := startChild(t)
+	var dump bytes.Buffer
+	s, err := Take(context.Background(), pid, Options{WhileStopped: func(s *Snapshot) error { return s.WriteDump(&dump) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkNotStopped(t, pid)
+	c, err := corefile.OpenBytes(dump.Bytes(), corefile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Threads) != len(s.Threads) || c.Signal == nil || c.Signal.Number != int(unix.SIGSTOP) {
+		t.Fatalf("%d threads (want %d), signal %+v", len(c.Threads), len(s.Threads), c.Signal)
+	}
+	for i, th := range c.Threads {
+		if th.TID != s.Threads[i].TID || !bytes.Equal(th.GRegs, s.Threads[i].Regs) || len(th.FPRegs) == 0 {
+			t.Errorf("thread %d: registers differ from the snapshot's, or no floating point ones", th.TID)
+		}
+	}
+	for _, cp := range s.Copies {
+		got := make([]byte, len(cp.Data))
+		if err := c.ReadMem(cp.Addr, got); err != nil || !bytes.Equal(got, cp.Data) {
+			t.Errorf("stack at %#x not in the dump as copied: %v", cp.Addr, err)
+		}
+	}
+	magic := make([]byte, 4)
+	if err := c.ReadMem(c.Modules[0].Start, magic); err != nil || string(magic) != "\x7fELF" {
+		t.Errorf("the executable's ELF header is not in the dump: %q %v", magic, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = Take(ctx, pid, Options{WhileStopped: func(s *Snapshot) error {
+		cancel()
+		return s.WriteDump(io.Discard)
+	}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("a dump interrupted midway: %v, want ErrInterrupted", err)
 	}
 	checkNotStopped(t, pid)
 }
