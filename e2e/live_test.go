@@ -599,3 +599,82 @@ func readProfile(t *testing.T, path string) *profile.Profile {
 	}
 	return p
 }
+
+// signalWaiter prints "usr2" each time SIGUSR2 arrives.
+const signalWaiter = `
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static volatile sig_atomic_t got;
+static void on_usr2(int sig) { got = sig; }
+int main(void) {
+	signal(SIGUSR2, on_usr2);
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		pause();
+		if (got) {
+			got = 0;
+			printf("usr2\n");
+			fflush(stdout);
+		}
+	}
+}
+`
+
+// TestLiveSignalDuringSnapshot: a signal sent to the process while
+// coreunwind holds it stopped is delivered once the threads are let go,
+// not lost.
+func TestLiveSignalDuringSnapshot(t *testing.T) {
+	t.Parallel()
+	exe := testenv.BuildC(t, t.TempDir(), "sigwait", signalWaiter, "-O1", "-g")
+	target := exec.Command(exe)
+	out, err := target.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := target.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		target.Process.Kill()
+		target.Wait()
+	}()
+	lines := bufio.NewReader(out)
+	if line, err := lines.ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("not ready: %q %v", line, err)
+	}
+	needCoreunwind(t)
+	cmd := exec.Command(coreunwindBin, "-p", strconv.Itoa(target.Process.Pid))
+	cmd.Env = append(os.Environ(), "COREUNWIND_TEST_HOLD_STOPPED=1s")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	br := bufio.NewReader(stderr)
+	if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, "holding process") {
+		t.Fatalf("coreunwind did not hold the process: %q %v", line, err)
+	}
+	target.Process.Signal(syscall.SIGUSR2)
+	rest, _ := io.ReadAll(br)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("coreunwind: %v: %s", err, rest)
+	}
+	got := make(chan string, 1)
+	go func() {
+		line, _ := lines.ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		if line != "usr2\n" {
+			t.Errorf("the process printed %q, want usr2", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("SIGUSR2 sent during the snapshot never reached the process")
+	}
+}
