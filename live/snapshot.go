@@ -116,6 +116,9 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout
 	}
+	if pid == os.Getpid() {
+		return nil, attachErr(pid, "that is coreunwind itself: a process cannot stop its own threads to look at them")
+	}
 	s := &Snapshot{PID: pid, mem: newProcessMemory(pid), stop: ctx}
 	defer func() { s.stop = nil }()
 	st, err := readStatus(filepath.Join(procDir(pid), "status"))

@@ -132,7 +132,7 @@ func TestTakeAndOpen(t *testing.T) {
 	}
 }
 
-// TestTakeRefusals: a process that is gone, or a zombie, is refused with
+// TestTakeRefusals: a process that is gone, coreunwind itself, or a zombie, is refused with
 // ErrAttach and says so.
 func TestTakeRefusals(t *testing.T) {
 	done := exec.Command("true")
@@ -142,6 +142,9 @@ func TestTakeRefusals(t *testing.T) {
 	_, err := Take(context.Background(), done.Process.Pid, Options{})
 	if !errors.Is(err, ErrAttach) || !strings.Contains(err.Error(), "no such process") {
 		t.Errorf("a reaped process: %v", err)
+	}
+	if _, err := Take(context.Background(), os.Getpid(), Options{}); !errors.Is(err, ErrAttach) || !strings.Contains(err.Error(), "itself") {
+		t.Errorf("itself: %v", err)
 	}
 	zombie := exec.Command("true")
 	if err := zombie.Start(); err != nil {
