@@ -284,7 +284,10 @@ type rawFrame struct {
 // raw frames.
 func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.Thread, c *corefile.Core, opts Options) (report.Thread, []rawFrame) {
 	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID && crashed(c)}
-	if th.TID == c.PID && c.Comm != "" {
+	switch {
+	case th.Name != "":
+		rt.Name = report.Ptr(th.Name)
+	case th.TID == c.PID && c.Comm != "":
 		rt.Name = report.Ptr(c.Comm)
 	}
 	fail := func(err error) (report.Thread, []rawFrame) {

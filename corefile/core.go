@@ -126,7 +126,11 @@ type Core struct {
 
 // Thread is one thread's register notes.
 type Thread struct {
-	TID        int
+	TID int
+	// Name is the thread's name where the producer knows it (a live
+	// process's /proc/PID/task/TID/comm); "" for a core, which records
+	// only the process's (Core.Comm).
+	Name       string
 	Signal     int    // pr_cursig: the signal being delivered to this thread, 0 if none
 	PendingSig uint64 // pr_sigpend
 	HeldSig    uint64 // pr_sighold (blocked)

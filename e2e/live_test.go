@@ -223,6 +223,11 @@ func checkKnownPoint(t *testing.T, lt *liveTarget, rep *report, dumped bool) {
 			return
 		}
 		expectFunctions(t, th, fns...)
+		// liveproc names each thread after its function; a live
+		// report has the names (a core, only the process's).
+		if want := fns[len(fns)-1]; !dumped && want != "main" && th.Name != want {
+			t.Errorf("thread %d is named %q, want %q", th.TID, th.Name, want)
+		}
 	}
 	expect("idle_loop", "nap", "idle_loop", "main")
 	// (i386's C library has no symbols here: its frames are checked

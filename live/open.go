@@ -2,6 +2,10 @@ package live
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/coreunwind/coreunwind/corefile"
 )
@@ -30,9 +34,22 @@ func (s *Snapshot) Open(opts corefile.Options) (*corefile.Core, error) {
 		return nil, fmt.Errorf("process %d: %w", s.PID, err)
 	}
 	c.Path = procDir(s.PID)
+	for _, th := range c.Threads {
+		th.Name = threadName(s.PID, th.TID)
+	}
 	// A running process has not crashed: no thread is the crashing one
 	// (corefile takes the first thread of a core without a signal).
 	c.CrashedTID = 0
 	c.Warnings = append(c.Warnings, s.Warnings...)
 	return c, nil
+}
+
+// threadName is thread tid's name (its comm, which pthread_setname_np
+// sets), "" when it is gone.
+func threadName(pid, tid int) string {
+	b, err := os.ReadFile(filepath.Join(procDir(pid), "task", strconv.Itoa(tid), "comm"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(string(b), "\n")
 }

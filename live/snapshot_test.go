@@ -119,6 +119,11 @@ func TestTakeAndOpen(t *testing.T) {
 			t.Errorf("copy at %#x does not read back: %v", cp.Addr, err)
 		}
 	}
+	for _, th := range c.Threads {
+		if th.Name != "live.test" {
+			t.Errorf("thread %d named %q, want the child's comm", th.TID, th.Name)
+		}
+	}
 	// The executable's mapping starts with its ELF header: read from
 	// the running process, not copied.
 	exe := c.Modules[0]

@@ -9,7 +9,9 @@
  *   jit      with argument "jit OBJ": pause() called from code loaded from
  *            OBJ and registered with the GDB JIT interface
  * It prints "ready" once every thread is on its way to its call, then
- * the test waits for the kernel to show them asleep. */
+ * the test waits for the kernel to show them asleep. Each thread is
+ * named after its function (pthread_setname_np). */
+#define _GNU_SOURCE
 #include <link.h> /* ElfW */
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +26,7 @@ static pthread_barrier_t parked;
 volatile unsigned long spins;
 
 __attribute__((noinline)) static void *reader(void *arg) {
+	pthread_setname_np(pthread_self(), "reader");
 	int fds[2];
 	char c;
 	if (pipe(fds) != 0)
@@ -37,6 +40,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 
 __attribute__((noinline)) static void *waiter(void *arg) {
+	pthread_setname_np(pthread_self(), "waiter");
 	pthread_mutex_lock(&mu);
 	pthread_barrier_wait(&parked);
 	for (;;)
@@ -55,6 +59,7 @@ static void on_usr1(int sig) {
 }
 
 __attribute__((noinline)) static void *handler(void *arg) {
+	pthread_setname_np(pthread_self(), "handler");
 	stack_t ss = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16};
 	sigaltstack(&ss, 0);
 	struct sigaction sa;
@@ -73,6 +78,7 @@ __attribute__((noinline)) static void spin(void) {
 }
 
 __attribute__((noinline)) static void *spinner(void *arg) {
+	pthread_setname_np(pthread_self(), "spinner");
 	pthread_barrier_wait(&parked);
 	spin();
 	return arg;
@@ -125,6 +131,7 @@ static void *load_jit(const char *path) {
 }
 
 __attribute__((noinline)) static void *jit(void *arg) {
+	pthread_setname_np(pthread_self(), "jit");
 	void (*entry)(void (*)(void)) = (void (*)(void (*)(void)))load_jit(jit_path);
 	pthread_barrier_wait(&parked);
 	entry(host_block);
