@@ -81,6 +81,9 @@ type Snapshot struct {
 	Warnings []string
 
 	mem *processMemory
+	// unknownRegs is the size of a thread's registers that are neither
+	// x86_64's nor i386's (0: none seen).
+	unknownRegs int
 	// stop is Take's context while the snapshot is taken: a long dump
 	// checks it between chunks.
 	stop context.Context
@@ -241,6 +244,9 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 		return fmt.Errorf("process %d: %w (every thread was let go)", s.PID, ErrInterrupted)
 	}
 	s.readRegisters(all, opts.WhileStopped != nil)
+	if len(s.Threads) == 0 && s.Machine == 0 && s.unknownRegs != 0 {
+		return attachErr(s.PID, "%d bytes of registers per thread: coreunwind -p reads x86_64 and i386 processes only", s.unknownRegs)
+	}
 	if len(s.Threads) == 0 {
 		return attachErr(s.PID, "no thread stopped: they exited during the snapshot")
 	}
@@ -333,7 +339,7 @@ func (s *Snapshot) readRegisters(ts []*tracee, fp bool) {
 		}
 		if s.Machine == 0 {
 			if !s.setMachine(len(regs)) {
-				s.warnf("thread %d: %d bytes of registers: not an x86_64 or i386 thread", tr.tid, len(regs))
+				s.unknownRegs = len(regs)
 				continue
 			}
 		}
