@@ -89,11 +89,7 @@ var ErrNotCore = errors.New("cannot read core")
 // there is no report at all; a partial result is a report whose threads
 // or warnings say what is missing.
 func Analyze(path string, opts Options) (*report.Report, error) {
-	c, err := corefile.Open(path, corefile.Options{
-		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
-		TempDir: opts.TempDir, Files: opts.Files, FindByBuildID: opts.FindByBuildID,
-		FetchByBuildID: fetchExecutable(opts.Debuginfod),
-	})
+	c, err := corefile.Open(path, CoreOptions(opts))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCore, err)
 	}
@@ -101,6 +97,18 @@ func Analyze(path string, opts Options) (*report.Report, error) {
 		defer c.Close()
 	}
 	return AnalyzeCore(c, opts)
+}
+
+// CoreOptions are the options corefile opens a core with for an
+// analysis with opts: the files it is given, where to look for the rest,
+// and debuginfod. A core opened otherwise (a live process's snapshot)
+// starts from them too.
+func CoreOptions(opts Options) corefile.Options {
+	return corefile.Options{
+		Executable: opts.Executable, Sysroot: opts.Sysroot, SearchPath: opts.SearchPath,
+		TempDir: opts.TempDir, Files: opts.Files, FindByBuildID: opts.FindByBuildID,
+		FetchByBuildID: fetchExecutable(opts.Debuginfod),
+	}
 }
 
 // ErrFileChanged is wrapped by the error of an analysis that read a
@@ -291,7 +299,10 @@ type rawFrame struct {
 // raw frames.
 func walkThread(t *target, arch unwind.Arch, cache *unwind.Cache, th *corefile.Thread, c *corefile.Core, opts Options) (report.Thread, []rawFrame) {
 	rt := report.Thread{TID: th.TID, Crashed: th.TID == c.CrashedTID && crashed(c)}
-	if th.TID == c.PID && c.Comm != "" {
+	switch {
+	case th.Name != "":
+		rt.Name = report.Ptr(th.Name)
+	case th.TID == c.PID && c.Comm != "":
 		rt.Name = report.Ptr(c.Comm)
 	}
 	fail := func(err error) (report.Thread, []rawFrame) {

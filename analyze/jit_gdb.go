@@ -24,7 +24,10 @@ import (
 // without a load bias, or a relocatable one (ET_REL) whose section
 // headers carry the load addresses (jit_rel.go). coreunwind treats each
 // as a module.
-// symfile_size is a uint64_t: on 32-bit targets it is taken 8-aligned.
+// symfile_size is a uint64_t, aligned as the target's ABI aligns one in
+// a struct: 8 bytes on the 32-bit ABIs (ARM EABI, PowerPC, MIPS, ...),
+// but 4 on i386, where it follows symfile_addr at offset 12 (as gdb
+// reads it: type_align of uint64_t).
 
 // Bounds against a corrupt descriptor.
 const (
@@ -64,7 +67,7 @@ func loadGDBJIT(t *target) (mods []*module, warnings []string) {
 		return nil, []string{fmt.Sprintf("descriptor at %#x: version %d, want 1", desc, v)}
 	}
 	sizeOff := 3 * w
-	if w == 4 {
+	if w == 4 && t.core.Machine != elf.EM_386 {
 		sizeOff = 16
 	}
 	entry := make([]byte, sizeOff+8)

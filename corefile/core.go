@@ -41,6 +41,18 @@ type Options struct {
 	// core are fetched concurrently; the file fetched is checked like any
 	// candidate, and a failed fetch is a warning naming the module.
 	FetchByBuildID func(buildID string) (string, error)
+	// Memory, when set, is the memory of the live process the core is a
+	// snapshot of (package live): it is read wherever the core holds no
+	// bytes, before any file, since the process's pages are the truth
+	// (a written .data, JIT code, the heap) and a file only a stand-in.
+	Memory ProcessMemory
+}
+
+// ProcessMemory reads a live process's memory: ReadProcess copies the
+// longest prefix of p it can from addr and returns its length (0: none).
+// It is called from many goroutines at once.
+type ProcessMemory interface {
+	ReadProcess(addr uint64, p []byte) int
 }
 
 // Core is an opened core file.
@@ -100,6 +112,9 @@ type Core struct {
 	// lazy, when set, reads data on demand: a read of data calls its
 	// fill first (a batch's small cores).
 	lazy *lazyCore
+	// process is the live process this core is a snapshot of (nil: none);
+	// see Options.Memory.
+	process ProcessMemory
 
 	// dumperLost: a malformed note comes before the first NT_PRSTATUS,
 	// which may have been the dumping thread's.
@@ -111,7 +126,11 @@ type Core struct {
 
 // Thread is one thread's register notes.
 type Thread struct {
-	TID        int
+	TID int
+	// Name is the thread's name where the producer knows it (a live
+	// process's /proc/PID/task/TID/comm); "" for a core, which records
+	// only the process's (Core.Comm).
+	Name       string
 	Signal     int    // pr_cursig: the signal being delivered to this thread, 0 if none
 	PendingSig uint64 // pr_sigpend
 	HeldSig    uint64 // pr_sighold (blocked)
@@ -273,6 +292,7 @@ func decode(data []byte, lazy *lazyCore, opts Options, started **Core) (*Core, e
 		data:       data,
 		lazy:       lazy,
 		fileStatus: map[string]string{},
+		process:    opts.Memory,
 	}
 	*started = c
 	phnum, err := h.progCount(data)

@@ -120,6 +120,15 @@ func (c *Core) readPiece(addr uint64, p []byte, files bool) (int, error) {
 	} else if next := c.nextRange(addr); next < len(c.ranges) {
 		limit = c.ranges[next].start
 	}
+	if c.process != nil {
+		n := uint64(len(p))
+		if limit != ^uint64(0) {
+			n = min(n, limit-addr)
+		}
+		if got := c.process.ReadProcess(addr, p[:n]); got > 0 {
+			return got, nil
+		}
+	}
 	if !files {
 		return 0, nil
 	}

@@ -23,6 +23,11 @@ type program struct {
 	build func(src, dir string) (string, error)
 }
 
+// liveJITFlags build livejit.c as code for the GDB JIT interface: a
+// static object without a C library, linked where liveproc maps it.
+var liveJITFlags = []string{"-O2", "-g", "-fasynchronous-unwind-tables", "-nostdlib", "-static", "-no-pie",
+	"-Wl,-e,jit_entry", "-Wl,-Ttext-segment=0x60000000", "-Wl,--build-id", "livejit.c"}
+
 // cc returns a build for one C or C++ program compiled in one step.
 func cc(compiler, out string, args ...string) program {
 	return program{
@@ -58,6 +63,8 @@ var programs = map[string]program{
 	"reraise":      cc("gcc", "reraise", "-g", "-O1", "reraise.c"),
 	"threads":      cc("gcc", "threads", "-g", "-O2", "-pthread", "threads.c"),
 	"sleeper":      cc("gcc", "sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
+	"liveproc":     cc("gcc", "liveproc", "-g", "-O1", "-pthread", "liveproc.c"),
+	"livejit":      cc("gcc", "livejit.elf", liveJITFlags...),
 	"nullfn-O0":    cc("gcc", "nullfn", "-g", "-O0", "nullfn.c"),
 	"nullfn-O2":    cc("gcc", "nullfn", "-g", "-O2", "nullfn.c"),
 	"recurse":      cc("gcc", "recurse", "-g", "-O0", "recurse.c"),
@@ -148,6 +155,8 @@ var programs = map[string]program{
 	"i386-sigtramp":          i386cc("sigtramp", "-g", "-O1", "sigtramp_i386.c"),
 	"i386-threads":           i386cc("threads", "-g", "-O2", "-pthread", "threads.c"),
 	"i386-sleeper":           i386cc("sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
+	"i386-liveproc":          i386cc("liveproc", "-g", "-O1", "-pthread", "liveproc.c"),
+	"i386-livejit":           cc(testenv.I386.CC(), "livejit.elf", liveJITFlags...),
 	"i386-nocfi":             nocfiBuild(testenv.I386.Triple+"-", nil, testenv.I386Dynamic),
 }
 

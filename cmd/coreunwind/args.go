@@ -80,6 +80,9 @@ func mistypedSubcommand(arg string) string {
 	if strings.HasPrefix(arg, "-") {
 		return "" // a flag: parseFlags judges it
 	}
+	if strings.HasPrefix(arg, "core") {
+		return "" // the kernel's name for a core (core, core.PID), one edit from gcore
+	}
 	near := cliflag.Closest(arg, slices.Sorted(maps.Keys(subcommands)))
 	if near == "" {
 		return ""

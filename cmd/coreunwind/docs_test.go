@@ -63,7 +63,7 @@ func helpFlags(t *testing.T) (flags flagSets, usageCommands flagdoc.Set) {
 	t.Helper()
 	var buf bytes.Buffer
 	printUsage(&buf)
-	sections := map[string]string{"Flags": rootCommand, "Triage": rootCommand + " triage", "Tables": rootCommand + " tables"}
+	sections := map[string]string{"Flags": rootCommand, "Triage": rootCommand + " triage", "Tables": rootCommand + " tables", "Gcore": rootCommand + " gcore"}
 	flags, usageCommands = flagSets{}, flagdoc.Set{}
 	section, inUsage := "", false
 	sc := bufio.NewScanner(&buf)

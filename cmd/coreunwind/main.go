@@ -1,5 +1,6 @@
-// Command coreunwind prints, for every thread of a core dump, how it got
-// where it was when the process died.
+// Command coreunwind prints, for every thread of a core dump (or of a
+// running process, -p PID), how it got where it was when the process
+// died (or was looked at).
 //
 // Exit codes (also in the README):
 //
@@ -14,6 +15,10 @@
 //	   rewritten during the analysis: run again once the files stay put
 //	7  out of memory: the heap in use exceeded the limit (GOMEMLIMIT, else
 //	   three quarters of the machine's or the cgroup's memory)
+//	8  a live process (-p PID, gcore) could not be attached: gone, a
+//	   zombie, already traced, or ptrace not permitted
+//	130  SIGINT or SIGTERM during a live process's snapshot: every thread
+//	   was let go, nothing written
 package main
 
 import (
@@ -58,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // is a report's flag or file. docs/flags.md documents each (a test checks).
 var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"tables": runTables,
+	"gcore":  runGcore,
 	"triage": runTriage,
 	"help": func(_ []string, stdout, _ io.Writer) int {
 		printUsage(stdout)

@@ -7,7 +7,8 @@ import (
 	"github.com/coreunwind/coreunwind/outfile"
 )
 
-// -o FILE is the only file coreunwind writes, through package outfile:
+// -o FILE (and the core --dump and gcore write of a running process) are
+// the only files coreunwind writes, through package outfile:
 // never over an input, and replaced only by a whole report.
 
 // checkOutput returns a usage error when out, the -o path, is one of

@@ -86,19 +86,7 @@ func runPprof(pos []string, matches []string, opts analyze.Options, format, out 
 	if len(reps) == 0 {
 		return exitcode.NoCore
 	}
-	w, closeOut, err := openOutput(out, stdout)
-	if err == nil {
-		write := report.WritePprof
-		if format == formatPprofGoroutines {
-			write = report.WritePprofGoroutines
-		}
-		err = closeOut(write(w, reps))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
-		return exitcode.Output
-	}
-	return code
+	return writeProfile(reps, format, out, stdout, stderr, code)
 }
 
 // formatPprofGoroutines is the format of a Go program's goroutine

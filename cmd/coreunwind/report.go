@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/container"
@@ -39,6 +40,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	noPython := fs.Bool("no-python", false, "leave a CPython process's Python frames out (the evaluator's native frames stay)")
 	noFold := fs.Bool("no-fold", false, "text: print every frame of a repeated cycle (deep recursion) instead of one line with its count")
 	perfMap := fs.String("perf-map", "", "name JIT code from the perf map `FILE` (default: perf-PID.map beside the core)")
+	var lf liveFlags
+	fs.IntVar(&lf.pid, "p", 0, "report on the running process `PID` (it is stopped for a snapshot and let go)")
+	fs.IntVar(&lf.pid, "pid", 0, "as -p")
+	fs.StringVar(&lf.dump, "dump", "", "with -p: also write the process as a core to `FILE`")
+	fs.IntVar(&lf.samples, "samples", 0, "with -p and --format pprof: take `N` snapshots into one profile")
+	fs.DurationVar(&lf.interval, "interval", 100*time.Millisecond, "with --samples: time between snapshots")
 	var dflags debuginfodFlags
 	dflags.register(fs)
 	cacheDir, noCache := symbolCacheFlags(fs)
@@ -51,7 +58,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitcode.OK
 	}
 	switch {
-	case len(pos) == 0:
+	case len(pos) == 0 && lf.pid == 0:
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
 	case len(pos) > 2 && !isPprof(format):
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
@@ -70,7 +77,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case maxFrames < 1:
 		return usageError(stderr, fmt.Errorf("%w: --max-frames %d: want at least 1", errUsage, maxFrames))
 	}
-	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap})); err != nil {
+	if err := lf.check(pos, format, threads); err != nil {
+		return usageError(stderr, err)
+	}
+	if err := checkOutput(out, slices.Concat(pos, []string{*perfMap, lf.dump})); err != nil {
 		return usageError(stderr, err)
 	}
 	if err := refuseBinaryToTerminal(format, out, stdout); err != nil {
@@ -100,6 +110,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !*noCache && !*unwindOnly {
 		opts.SymbolCache = elfx.NewSymbolCache(*cacheDir, 0)
 	}
+	if format == "text" && *style == "hpux" {
+		format = "hpux"
+	}
+	if *pythonOnly {
+		format = "python"
+	}
+	textOpts := report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}
+	if lf.pid != 0 {
+		return runLive(lf, opts, format, textOpts, out, stdout, stderr)
+	}
 	if isPprof(format) {
 		return runPprof(pos, matches, opts, format, out, stdout, stderr)
 	}
@@ -111,13 +131,6 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitcode.NoCore
 	}
-	if format == "text" && *style == "hpux" {
-		format = "hpux"
-	}
-	if *pythonOnly {
-		format = "python"
-	}
-	textOpts := report.TextOptions{NoFold: *noFold, NoGroup: *noGroup, Maps: *maps}
 	if container.Detect(core) != container.KindNone {
 		return runContainer(core, exe, matches, opts, format, textOpts, out, stdout, stderr)
 	}
@@ -130,6 +143,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.NoCore
 	}
+	return finishReport(rep, format, textOpts, out, stdout, stderr)
+}
+
+// finishReport writes a report and returns the command's exit code.
+func finishReport(rep *report.Report, format string, text report.TextOptions, out string, stdout, stderr io.Writer) int {
 	// Each warning is said once, where the person running the command
 	// reads it: in the text report's "warnings:" block when that report
 	// goes to standard output, else on stderr (JSON keeps them in its
@@ -141,7 +159,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coreunwind: warning: %s\n", report.Printable(w))
 		}
 	}
-	if err := writeReport(rep, format, textOpts, out, stdout); err != nil {
+	if err := writeReport(rep, format, text, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", err)
 		return exitcode.Output
 	}

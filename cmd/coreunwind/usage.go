@@ -7,9 +7,11 @@ import (
 
 const usageText = `Usage:
   coreunwind [flags] CORE [EXECUTABLE]
+  coreunwind [flags] -p PID
   coreunwind --format pprof -o FILE CORE... [EXECUTABLE]...
   coreunwind triage [flags] PATH...
   coreunwind tables [--format text|json] [--section NAME] FILE
+  coreunwind gcore [-o FILE] PID
   coreunwind help
 
 CORE and EXECUTABLE may come in either order (gdb's EXECUTABLE CORE too).
@@ -65,6 +67,14 @@ Flags (before or after the arguments):
   --cache-dir DIR        symbol cache directory (default $XDG_CACHE_HOME/coreunwind,
                          else ~/.cache/coreunwind)
   --no-cache             do not read or write the symbol cache (also COREUNWIND_NO_CACHE=1)
+  -p, --pid PID          report on a running process instead of a core: every
+                         thread is stopped (ptrace) while its registers and the top
+                         of its stack are copied, then let go; the rest is read
+                         from the running process and its files (/proc/PID/root)
+  --dump FILE            with -p: also write the process as a core to FILE (while
+                         it is stopped; coredump_filter says which memory)
+  --samples N            with -p and --format pprof: N snapshots, one profile
+  --interval D           with --samples: time between snapshots (default 100ms)
   --version              print the version and exit
   -h, --help             print this help
 
@@ -97,6 +107,9 @@ Tables (a binary's unwind table, as readelf prints it):
   --section NAME         .eh_frame or .debug_frame (default: .eh_frame, else
                          .debug_frame; on 32-bit ARM the .ARM.exidx index)
 
+Gcore (a core of a running process, as gdb's gcore writes one):
+  -o FILE                write the core to FILE (default core.PID)
+
 Examples:
   coreunwind core.1234 ./server
   coreunwind --format json -o report.json core.1234 ./server
@@ -106,12 +119,15 @@ Examples:
   coreunwind /var/crash/_usr_bin_prog.1000.crash
   coreunwind tables --format json /usr/lib/x86_64-linux-gnu/libc.so.6
   coreunwind --format pprof -o threads.pb.gz core.1 core.2 ./server
+  coreunwind -p 1234
+  coreunwind -p 1234 --format pprof -o profile.pb.gz --samples 100 --interval 10ms
   coreunwind triage -j 8 --binaries ./build /var/lib/systemd/coredump crashes.tar.zst
 
 Exit codes: 0 report written; 1 usage error; 2 the core could not be read;
 3 partial result (a thread stopped early, no thread could be read, or the
 core is damaged); 4 output error; 6 a file changed during the analysis;
-7 out of memory (GOMEMLIMIT, else 3/4 of the machine's memory).
+7 out of memory (GOMEMLIMIT, else 3/4 of the machine's memory); 8 the process
+(-p, gcore) could not be attached; 130 interrupted (the process was let go).
 
 Documentation: README.md and docs/ in the source tree (every flag:
 docs/flags.md).

@@ -30,4 +30,12 @@ const (
 	// the process's limit (GOMEMLIMIT, else three quarters of the
 	// machine's or the cgroup's memory): nothing more is written.
 	Memory = 7
+	// Attach: a live process (-p PID) could not be snapshotted: it does
+	// not exist, is a zombie, is traced by another debugger, or ptrace
+	// is not permitted; the message says what to do. Nothing is written.
+	Attach = 8
+	// Interrupted: SIGINT or SIGTERM arrived while a live process was
+	// being snapshotted; every thread was let go first. Nothing is
+	// written (sampling writes the samples already taken and exits 0).
+	Interrupted = 130
 )

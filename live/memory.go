@@ -1,0 +1,87 @@
+package live
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// processMemory reads a process's memory: process_vm_readv, one system
+// call a read, and /proc/PID/mem where that is refused (a kernel built
+// without it, a seccomp policy). Both need the right to ptrace the
+// process, which the snapshot already checked. Safe for concurrent use
+// (corefile.ProcessMemory).
+type processMemory struct {
+	pid    int
+	noVM   atomic.Bool // process_vm_readv refused: use /proc/PID/mem
+	memErr error
+	once   sync.Once
+	mem    *os.File
+}
+
+func newProcessMemory(pid int) *processMemory { return &processMemory{pid: pid} }
+
+// ReadProcess copies the longest prefix of p readable at addr and
+// returns its length.
+func (m *processMemory) ReadProcess(addr uint64, p []byte) int {
+	if len(p) == 0 {
+		return 0
+	}
+	if !m.noVM.Load() {
+		n, err := m.readv(addr, p)
+		switch {
+		case err == nil:
+			return n
+		case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
+			m.noVM.Store(true)
+		default:
+			// EFAULT on the first page: unmapped, or not readable.
+			return 0
+		}
+	}
+	return m.pread(addr, p)
+}
+
+func (m *processMemory) readv(addr uint64, p []byte) (int, error) {
+	local := []unix.Iovec{{Base: &p[0]}}
+	local[0].SetLen(len(p))
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(p)}}
+	return unix.ProcessVMReadv(m.pid, local, remote, 0)
+}
+
+// pread reads through /proc/PID/mem, a page at a time past a failure:
+// the file stops at the first unreadable byte like process_vm_readv.
+func (m *processMemory) pread(addr uint64, p []byte) int {
+	m.once.Do(func() {
+		m.mem, m.memErr = os.Open(filepath.Join(procDir(m.pid), "mem"))
+	})
+	if m.memErr != nil || int64(addr) < 0 {
+		return 0 // /proc/PID/mem takes offsets as signed
+	}
+	n, _ := unix.Pread(int(m.mem.Fd()), p, int64(addr))
+	return max(n, 0)
+}
+
+// close releases /proc/PID/mem if it was opened.
+func (m *processMemory) close() {
+	if m.mem != nil {
+		m.mem.Close()
+	}
+}
+
+// readFull copies len(p) bytes at addr, or returns how many it could.
+func (m *processMemory) readFull(addr uint64, p []byte) int {
+	done := 0
+	for done < len(p) {
+		n := m.ReadProcess(addr+uint64(done), p[done:])
+		if n == 0 {
+			break
+		}
+		done += n
+	}
+	return done
+}
