@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/internal/regfile"
+	"github.com/coreunwind/coreunwind/minidump"
 )
 
 // Options say where to find the files a core refers to.
@@ -46,7 +47,7 @@ type Options struct {
 // Core is an opened core file.
 type Core struct {
 	Path   string // the core file ("" when opened from bytes)
-	Format string // "elf-linux", "elf-hpux" or "som-hpux" (the 32-bit corehead format); the report schema's names
+	Format string // "elf-linux", "elf-hpux", "som-hpux" (the 32-bit corehead format) or "minidump"; the report schema's names
 	// Compression is how the file at Path was compressed ("zstd", "xz",
 	// "gzip", "lz4"), "" if it was not.
 	Compression string
@@ -100,6 +101,11 @@ type Core struct {
 	// lazy, when set, reads data on demand: a read of data calls its
 	// fill first (a batch's small cores).
 	lazy *lazyCore
+
+	// buildIDs are the build IDs a container records for the modules
+	// by the address of their image (a minidump's module list), for
+	// the modules whose ELF header the memory lacks.
+	buildIDs map[uint64]string
 
 	// dumperLost: a malformed note comes before the first NT_PRSTATUS,
 	// which may have been the dumping thread's.
@@ -248,6 +254,9 @@ func load(data []byte, lazy *lazyCore, opts Options) (c *Core, err error) {
 // as it exists.
 func decode(data []byte, lazy *lazyCore, opts Options, started **Core) (*Core, error) {
 	if !isELF(data) {
+		if minidump.IsMinidump(data) {
+			return loadMinidump(data, opts, started)
+		}
 		if isCorehead(data) {
 			return loadCorehead(data, opts, started)
 		}

@@ -72,7 +72,10 @@ func (c *Core) findModules(opts Options) {
 	} else {
 		c.modulesFromNTFile()
 	}
-	if c.VDSO != 0 {
+	if c.VDSO != 0 && (c.Format != minidumpFormat || c.findRange(c.VDSO) >= 0) {
+		// A minidump holds the vDSO's image rarely (Breakpad lists it
+		// as linux-gate.so without its bytes): without them it is no
+		// module that can be read.
 		c.addVDSO()
 	}
 	sort.SliceStable(c.Modules, func(i, j int) bool {
@@ -136,6 +139,9 @@ func (c *Core) modulesFromNTFile() {
 			continue // a mapped data file
 		}
 		mod.headerUnknown = !inCore
+		if !inCore {
+			mod.BuildID = c.recordedBuildID(mod)
+		}
 		if inCore {
 			id, err := imageBuildID(c.readCore, true, mod.Base)
 			if err != nil {
@@ -150,6 +156,19 @@ func (c *Core) modulesFromNTFile() {
 		}
 		c.Modules = append(c.Modules, mod)
 	}
+}
+
+// recordedBuildID is the build ID a container records for mod's image
+// (see Core.buildIDs): the one whose image starts in mod's mappings.
+func (c *Core) recordedBuildID(mod *Module) string {
+	found, id := uint64(0), ""
+	for base, bid := range c.buildIDs {
+		// The lowest base wins: the map's order must not choose.
+		if base >= mod.Start && base < mod.End && (id == "" || base < found) {
+			found, id = base, bid
+		}
+	}
+	return id
 }
 
 func (c *Core) addVDSO() {
