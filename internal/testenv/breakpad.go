@@ -1,10 +1,13 @@
 package testenv
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -15,6 +18,7 @@ type BreakpadTools struct {
 	Dump      string // minidump_dump
 	DumpSyms  string // dump_syms
 	Source    string // Breakpad's source tree (client, tools)
+	Cache     string // the directory the tests keep what they build from it in
 }
 
 // breakpadPackage is the npm package and version the tests use.
@@ -41,6 +45,7 @@ func Breakpad(t testing.TB) BreakpadTools {
 		Dump:      filepath.Join(pkg, "bin", "linux-x64", "minidump_dump"),
 		DumpSyms:  filepath.Join(pkg, "bin", "linux-x64", "dump_syms"),
 		Source:    filepath.Join(pkg, "deps", "breakpad"),
+		Cache:     base,
 	}
 	if _, err := os.Stat(tools.Stackwalk); err == nil {
 		return tools
@@ -68,4 +73,62 @@ func Breakpad(t testing.TB) BreakpadTools {
 		Unavailable(t, fmt.Sprintf("%s has no linux-x64 minidump_stackwalk: %v", breakpadPackage, err))
 	}
 	return tools
+}
+
+// core2mdSources are the files of Breakpad's source that core2md is built
+// from: the tool and the parts of the Linux client it links.
+var core2mdSources = []string{
+	"tools/linux/core2md/core2md.cc",
+	"client/linux/minidump_writer/linux_core_dumper.cc",
+	"client/linux/minidump_writer/linux_dumper.cc",
+	"client/linux/minidump_writer/linux_ptrace_dumper.cc",
+	"client/linux/minidump_writer/minidump_writer.cc",
+	"client/linux/minidump_writer/pe_file.cc",
+	"client/linux/dump_writer_common/thread_info.cc",
+	"client/linux/dump_writer_common/ucontext_reader.cc",
+	"client/minidump_file_writer.cc",
+	"common/linux/elf_core_dump.cc",
+	"common/linux/elfutils.cc",
+	"common/linux/file_id.cc",
+	"common/linux/linux_libc_support.cc",
+	"common/linux/memory_mapped_file.cc",
+	"common/linux/safe_readlink.cc",
+	"common/string_conversion.cc",
+	"common/convert_UTF.cc",
+	"common/path_helper.cc",
+}
+
+// Core2MD builds Breakpad's core2md (core file and a copy of the dead
+// process's /proc/PID files in, minidump out) from the source npm's
+// minidump package carries, once per machine, and returns its path.
+// The package lacks linux-syscall-support, which Breakpad's client
+// includes; breakpad-lss/ beside this file stands in for the few calls
+// core2md makes.
+func Core2MD(t testing.TB) string {
+	t.Helper()
+	bp := Breakpad(t)
+	gxx := NeedTool(t, "g++")
+	_, self, _, _ := runtime.Caller(0)
+	lss := filepath.Join(filepath.Dir(self), "breakpad-lss")
+	shim, err := os.ReadFile(filepath.Join(lss, "third_party", "lss", "linux_syscall_support.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Named by the stand-in's content: a changed one builds anew.
+	out := filepath.Join(bp.Cache, fmt.Sprintf("core2md-%x", sha256.Sum256(shim))[:24])
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	src := filepath.Join(bp.Source, "src")
+	args := []string{"-O1", "-w", "-I", lss, "-I", src, "-o", out + ".tmp" + strconv.Itoa(os.Getpid())}
+	for _, f := range core2mdSources {
+		args = append(args, filepath.Join(src, f))
+	}
+	if b, err := exec.Command(gxx, args...).CombinedOutput(); err != nil {
+		t.Fatalf("building core2md: %v\n%s", err, b)
+	}
+	if err := os.Rename(out+".tmp"+strconv.Itoa(os.Getpid()), out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
