@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -224,4 +225,32 @@ func TestMinidumpMatchesReferences(t *testing.T) {
 		t.Fatal("no crashed thread")
 	}
 	expectFunctions(t, crashed, "store", "middle", "outer", "main")
+}
+
+// TestMinidumpTriagedWithItsCore: triage takes a minidump beside cores
+// and puts it in the bucket of the kernel core of the same crash.
+func TestMinidumpTriagedWithItsCore(t *testing.T) {
+	c := crashToMinidump(t, "mdcrash")
+	dir := t.TempDir()
+	for _, f := range []struct{ from, to string }{{c.Core, "core.1"}, {c.Minidump, "crash.dmp"}} {
+		if err := os.Rename(f.from, filepath.Join(dir, f.to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runCoreunwind(t, "triage", "--format", "json", dir)
+	if r.Code != exitOK {
+		t.Fatalf("triage: exit %d: %s", r.Code, r.Stderr)
+	}
+	var tri struct {
+		Buckets []struct {
+			Signature string `json:"signature"`
+			Count     int    `json:"count"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &tri); err != nil {
+		t.Fatalf("triage JSON: %v\n%s", err, r.Stdout)
+	}
+	if len(tri.Buckets) != 1 || tri.Buckets[0].Count != 2 || !strings.HasPrefix(tri.Buckets[0].Signature, "store") {
+		t.Errorf("buckets %+v, want one of 2 cores signed by store\n%s", tri.Buckets, r.Stdout)
+	}
 }

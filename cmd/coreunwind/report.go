@@ -10,6 +10,7 @@ import (
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/report/stackwalkjson"
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {
@@ -20,7 +21,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		searchPath, debugDirs         stringList
 		version                       bool
 	)
-	fs.StringVar(&format, "format", "text", "output format: text, json or pprof")
+	fs.StringVar(&format, "format", "text", "output format: text, json, stackwalk-json or pprof")
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
@@ -51,8 +52,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
 	case len(pos) > 2 && format != "pprof":
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
-	case format != "text" && format != "json" && format != "pprof":
-		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json or pprof", errUsage, format))
+	case format != "text" && format != "json" && format != "stackwalk-json" && format != "pprof":
+		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, stackwalk-json or pprof", errUsage, format))
 	case threads != "all" && threads != "crashed":
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case *style != "gdb" && *style != "hpux":
@@ -140,6 +141,8 @@ func writeReport(rep *report.Report, format string, text report.TextOptions, out
 	switch format {
 	case "json":
 		err = report.WriteJSON(w, rep)
+	case "stackwalk-json":
+		err = stackwalkjson.Write(w, rep)
 	case "hpux":
 		err = report.WriteHPUXOptions(w, rep, text)
 	default:

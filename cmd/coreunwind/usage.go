@@ -20,7 +20,9 @@ source file and line, inlined calls; with a header giving the executable,
 pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
-  --format text|json|pprof  output format (default text); pprof takes several
+  --format text|json|stackwalk-json|pprof  output format (default text);
+                         stackwalk-json is rust-minidump's minidump-stackwalk
+                         schema; pprof takes several
                          cores (and executables, told apart by content, each core
                          paired with its executable by build ID) into one
                          profile: one sample per thread, labels tid, thread,
