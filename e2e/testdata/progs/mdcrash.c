@@ -11,7 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef NTHREADS_OVERRIDE /* the benchmark's (bench/minidump.sh) */
+#define NTHREADS NTHREADS_OVERRIDE
+#else
 #define NTHREADS 3
+#endif
 
 volatile int sink;
 static atomic_int ready;
