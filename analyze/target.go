@@ -62,6 +62,9 @@ type target struct {
 	tables unwind.TableArch
 	// jitState describes code generated at run time (analyze/jit.go).
 	jitState jitState
+	// symFiles are Breakpad symbol files for modules without their
+	// binary (analyze/symfiles.go).
+	symFiles symbolFiles
 }
 
 var _ unwind.AddrSpace = (*target)(nil)

@@ -254,3 +254,35 @@ func TestMinidumpTriagedWithItsCore(t *testing.T) {
 		t.Errorf("buckets %+v, want one of 2 cores signed by store\n%s", tri.Buckets, r.Stdout)
 	}
 }
+
+var swNameRE = regexp.MustCompile(`!(\S+) \[(\S+) : (\d+) `)
+
+// TestMinidumpSymbolFiles: with the executable gone, the crashed thread's
+// first frame is named from the Breakpad symbol store given with
+// --symbols (function, line) as minidump_stackwalk names it from the same
+// store; without --symbols it has no name.
+func TestMinidumpSymbolFiles(t *testing.T) {
+	c := crashToMinidump(t, "mdcrash")
+	if err := os.Rename(c.Exe, c.Exe+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	m := swNameRE.FindStringSubmatch(c.Stackwalk[0].Frames[0].Raw)
+	if m == nil {
+		t.Fatalf("minidump_stackwalk's frame 0 has no name and line: %q", c.Stackwalk[0].Frames[0].Raw)
+	}
+	frame0 := func(flags ...string) reportFrame {
+		rep, _ := unwindJSON(t, flags, c.Minidump)
+		th := rep.thread(rep.Core.CrashedTID)
+		if th == nil || len(th.Frames) == 0 {
+			t.Fatalf("no crashed thread frames in the report")
+		}
+		return th.Frames[0]
+	}
+	if f := frame0(); f.Function != "" {
+		t.Errorf("without the executable or --symbols, frame 0 is named %q", f.Function)
+	}
+	f := frame0("--symbols", c.Symbols)
+	if f.Function != m[1] || fmt.Sprint(f.Line) != m[3] || filepath.Base(f.File) != m[2] {
+		t.Errorf("frame 0 from --symbols: %s at %s:%d; minidump_stackwalk: %s at %s:%s", f.Function, f.File, f.Line, m[1], m[2], m[3])
+	}
+}

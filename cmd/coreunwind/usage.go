@@ -45,6 +45,9 @@ Flags (before or after the arguments):
   --debug-dir DIR        also look for separate debug files under DIR (repeatable;
                          searched before /usr/lib/debug)
   --no-default-debug-dirs  do not look for separate debug files under /usr/lib/debug
+  --symbols DIR          Breakpad symbol store (DIR/NAME/ID/NAME.sym, as dump_syms
+                         and symupload lay it out): function names and lines for
+                         modules whose binary is not found (repeatable)
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --debuginfod, --no-debuginfod  fetch missing executables, libraries and debug files
                          by build ID from the servers in DEBUGINFOD_URLS (on when it is set)
