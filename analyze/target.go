@@ -88,6 +88,9 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	m := t.module(ip)
 	obj := m.obj()
 	if obj == nil {
+		if pi := t.symbolFileProcInfo(m, ip); pi != nil {
+			return pi, nil
+		}
 		return t.dynProcInfo(ip)
 	}
 	_, tablesLast := t.tables.(unwind.TablesAfterCFI)

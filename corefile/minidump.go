@@ -86,17 +86,44 @@ func minidumpCPU(d *minidump.Dump) minidump.CPU {
 	return minidump.CPUUnknown
 }
 
-// minidumpMemory makes the memory ranges, with the permissions of the
-// mapping each lies in (/proc/PID/maps), or where the dump has none,
-// executable within a module's image: the validated scan and the frame
-// classifier ask whether an address is code.
+// minidumpMemory makes the memory ranges and the segments (the memory
+// map), with the permissions of the mapping each lies in
+// (/proc/PID/maps), or where the dump has none, executable within a
+// module's image: the validated scan, the frame classifier and the crash
+// analysis ask whether an address is code.
 func (c *Core) minidumpMemory(d *minidump.Dump) {
 	for _, r := range d.Memory {
 		flags := minidumpFlags(d, r.Start)
-		c.Segments = append(c.Segments, Segment{Vaddr: r.Start, Memsz: r.Size, Filesz: r.Size, Offset: r.Offset, Flags: flags})
 		c.ranges = append(c.ranges, memRange{start: r.Start, end: r.Start + r.Size, off: r.Offset, avail: r.Avail, filesz: r.Size, flags: flags})
 	}
 	sort.SliceStable(c.ranges, func(i, j int) bool { return c.ranges[i].start < c.ranges[j].start })
+	// The rest of every mapping, as the kernel's PT_LOAD headers with no
+	// bytes dumped: where the process had memory and with which
+	// permissions (code is code even when its file is missing), its
+	// bytes from the mapped file where one is found.
+	dumped := c.ranges
+	var rest []memRange
+	for _, m := range d.Linux.Maps {
+		flags := minidumpFlags(d, m.Start)
+		at := m.Start
+		for _, r := range dumped {
+			if r.end <= at || r.start >= m.End {
+				continue
+			}
+			if r.start > at {
+				rest = append(rest, memRange{start: at, end: r.start, flags: flags})
+			}
+			at = max(at, r.end)
+		}
+		if at < m.End {
+			rest = append(rest, memRange{start: at, end: m.End, flags: flags})
+		}
+	}
+	c.ranges = append(c.ranges, rest...)
+	sort.SliceStable(c.ranges, func(i, j int) bool { return c.ranges[i].start < c.ranges[j].start })
+	for _, r := range c.ranges {
+		c.Segments = append(c.Segments, Segment{Vaddr: r.start, Memsz: r.end - r.start, Filesz: r.filesz, Offset: r.off, Flags: r.flags})
+	}
 }
 
 func minidumpFlags(d *minidump.Dump, addr uint64) elf.ProgFlag {

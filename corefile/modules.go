@@ -72,7 +72,8 @@ func (c *Core) findModules(opts Options) {
 	} else {
 		c.modulesFromNTFile()
 	}
-	if c.VDSO != 0 && (c.Format != minidumpFormat || c.findRange(c.VDSO) >= 0) {
+	var vdsoMagic [4]byte
+	if c.VDSO != 0 && (c.Format != minidumpFormat || c.readCore(c.VDSO, vdsoMagic[:]) == nil) {
 		// A minidump holds the vDSO's image rarely (Breakpad lists it
 		// as linux-gate.so without its bytes): without them it is no
 		// module that can be read.

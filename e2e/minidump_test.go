@@ -257,10 +257,12 @@ func TestMinidumpTriagedWithItsCore(t *testing.T) {
 
 var swNameRE = regexp.MustCompile(`!(\S+) \[(\S+) : (\d+) `)
 
-// TestMinidumpSymbolFiles: with the executable gone, the crashed thread's
-// first frame is named from the Breakpad symbol store given with
-// --symbols (function, line) as minidump_stackwalk names it from the same
-// store; without --symbols it has no name.
+// TestMinidumpSymbolFiles: with the executable gone, the Breakpad symbol
+// store given with --symbols names the crashed thread's first frame
+// (function, file, line) as minidump_stackwalk names it from the same
+// store, and its STACK CFI records walk every thread through the
+// executable's functions to the frames minidump_stackwalk finds by CFI.
+// Without --symbols, frame 0 has no name.
 func TestMinidumpSymbolFiles(t *testing.T) {
 	c := crashToMinidump(t, "mdcrash")
 	if err := os.Rename(c.Exe, c.Exe+".gone"); err != nil {
@@ -270,19 +272,34 @@ func TestMinidumpSymbolFiles(t *testing.T) {
 	if m == nil {
 		t.Fatalf("minidump_stackwalk's frame 0 has no name and line: %q", c.Stackwalk[0].Frames[0].Raw)
 	}
-	frame0 := func(flags ...string) reportFrame {
-		rep, _ := unwindJSON(t, flags, c.Minidump)
-		th := rep.thread(rep.Core.CrashedTID)
-		if th == nil || len(th.Frames) == 0 {
-			t.Fatalf("no crashed thread frames in the report")
-		}
-		return th.Frames[0]
+	without, _ := unwindJSON(t, nil, c.Minidump)
+	if th := without.thread(without.Core.CrashedTID); th == nil || len(th.Frames) == 0 || th.Frames[0].Function != "" {
+		t.Errorf("without the executable or --symbols, the crashed thread: %+v", th)
 	}
-	if f := frame0(); f.Function != "" {
-		t.Errorf("without the executable or --symbols, frame 0 is named %q", f.Function)
+	rep, _ := unwindJSON(t, []string{"--symbols", c.Symbols}, c.Minidump)
+	crashed := rep.thread(rep.Core.CrashedTID)
+	if crashed == nil || len(crashed.Frames) == 0 {
+		t.Fatalf("no crashed thread frames in the report")
 	}
-	f := frame0("--symbols", c.Symbols)
+	f := crashed.Frames[0]
 	if f.Function != m[1] || fmt.Sprint(f.Line) != m[3] || filepath.Base(f.File) != m[2] {
 		t.Errorf("frame 0 from --symbols: %s at %s:%d; minidump_stackwalk: %s at %s:%s", f.Function, f.File, f.Line, m[1], m[2], m[3])
+	}
+	for i, mt := range c.Dump.Threads {
+		th := rep.thread(int(mt.ID))
+		if th == nil {
+			t.Fatalf("thread %d of the minidump is not in the report", mt.ID)
+		}
+		var cfi []uint64
+		for _, f := range c.Stackwalk[i].Frames {
+			if !f.Module || (f.FoundBy != "given as instruction pointer in context" && f.FoundBy != "call frame info") {
+				break
+			}
+			cfi = append(cfi, f.PC)
+		}
+		got := reportPCs(th, false)
+		if len(cfi) < 3 || len(got) < len(cfi) || hexList(got[:len(cfi)]) != hexList(cfi) {
+			t.Errorf("thread %d with --symbols: coreunwind\n  %s\nminidump_stackwalk (by CFI)\n  %s", mt.ID, hexList(got), hexList(cfi))
+		}
 	}
 }

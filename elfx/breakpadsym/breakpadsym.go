@@ -278,48 +278,77 @@ func (f *File) Lookup(addr uint64) (Location, bool) {
 	return Location{Function: p.Name, FuncAddr: p.Addr, Public: true}, true
 }
 
+// CFIRange is a STACK CFI INIT record and the STACK CFI records that
+// change its rules within it, in file order.
+type CFIRange struct {
+	Addr, Size uint64
+	Init       string // "REG: EXPR ..." in force from Addr
+	Deltas     []CFIDelta
+}
+
+// CFIDelta is a STACK CFI record: rules that change at Addr.
+type CFIDelta struct {
+	Addr  uint64
+	Rules string
+}
+
+// CFI returns the STACK CFI range that covers addr.
+func (f *File) CFI(addr uint64) (CFIRange, bool) {
+	i := sort.Search(len(f.cfi), func(i int) bool { return f.cfi[i].addr > addr }) - 1
+	if i < 0 || addr-f.cfi[i].addr >= f.cfi[i].size {
+		return CFIRange{}, false
+	}
+	r := &f.cfi[i]
+	out := CFIRange{Addr: r.addr, Size: r.size, Init: r.init}
+	for _, d := range r.deltas {
+		out.Deltas = append(out.Deltas, CFIDelta{d.addr, d.rules})
+	}
+	return out, true
+}
+
 // CFIRules returns the CFI rules in force at addr: the INIT record's,
 // with the changes of every STACK CFI record at or below addr applied,
 // as register name -> postfix expression (".cfa", ".ra", "$rbp", ...).
 func (f *File) CFIRules(addr uint64) (map[string]string, bool) {
-	i := sort.Search(len(f.cfi), func(i int) bool { return f.cfi[i].addr > addr }) - 1
-	if i < 0 || addr-f.cfi[i].addr >= f.cfi[i].size {
+	r, ok := f.CFI(addr)
+	if !ok {
 		return nil, false
 	}
-	r := &f.cfi[i]
 	rules := map[string]string{}
-	if !applyRules(rules, r.init) {
+	if ParseRules(r.Init, func(reg, expr string) { rules[reg] = expr }) != nil {
 		return nil, false
 	}
-	for _, d := range r.deltas {
-		if d.addr > addr {
+	for _, d := range r.Deltas {
+		if d.Addr > addr {
 			break
 		}
-		if !applyRules(rules, d.rules) {
+		if ParseRules(d.Rules, func(reg, expr string) { rules[reg] = expr }) != nil {
 			return nil, false
 		}
 	}
 	return rules, true
 }
 
-// applyRules parses "REG: EXPR REG: EXPR ..." into rules.
-func applyRules(rules map[string]string, s string) bool {
+// ParseRules splits "REG: EXPR REG: EXPR ..." and calls set for each
+// register in order; an error for a rule without a register or an
+// expression.
+func ParseRules(s string, set func(reg, expr string)) error {
 	var reg string
 	var expr []string
-	flush := func() bool {
-		if reg == "" {
-			return len(expr) == 0
+	flush := func() error {
+		if reg == "" && len(expr) == 0 {
+			return nil
 		}
-		if len(expr) == 0 {
-			return false
+		if reg == "" || len(expr) == 0 {
+			return fmt.Errorf("CFI rule %q: register %q with %d terms", s, reg, len(expr))
 		}
-		rules[reg] = strings.Join(expr, " ")
-		return true
+		set(reg, strings.Join(expr, " "))
+		return nil
 	}
 	for _, tok := range strings.Fields(s) {
 		if strings.HasSuffix(tok, ":") {
-			if !flush() {
-				return false
+			if err := flush(); err != nil {
+				return err
 			}
 			reg, expr = strings.TrimSuffix(tok, ":"), nil
 			continue
