@@ -238,21 +238,41 @@ func TestMinidumpTriagedWithItsCore(t *testing.T) {
 		}
 	}
 	r := runCoreunwind(t, "triage", "--format", "json", dir)
+	tri := triageBuckets(t, r)
+	if len(tri) != 1 || tri[0].Count != 2 || !strings.HasPrefix(tri[0].Signature, "store") {
+		t.Errorf("buckets %+v, want one of 2 cores signed by store\n%s", tri, r.Stdout)
+	}
+}
+
+type triageBucket struct {
+	Signature string `json:"signature"`
+	Count     int    `json:"count"`
+}
+
+// triageBuckets decodes a successful triage --format json run's buckets.
+func triageBuckets(t *testing.T, r run) []triageBucket {
+	t.Helper()
 	if r.Code != exitOK {
 		t.Fatalf("triage: exit %d: %s", r.Code, r.Stderr)
 	}
 	var tri struct {
-		Buckets []struct {
-			Signature string `json:"signature"`
-			Count     int    `json:"count"`
-		} `json:"buckets"`
+		Buckets []triageBucket `json:"buckets"`
 	}
 	if err := json.Unmarshal([]byte(r.Stdout), &tri); err != nil {
 		t.Fatalf("triage JSON: %v\n%s", err, r.Stdout)
 	}
-	if len(tri.Buckets) != 1 || tri.Buckets[0].Count != 2 || !strings.HasPrefix(tri.Buckets[0].Signature, "store") {
-		t.Errorf("buckets %+v, want one of 2 cores signed by store\n%s", tri.Buckets, r.Stdout)
+	return tri.Buckets
+}
+
+// triageSignatures runs triage --format json with args and returns its
+// buckets' signatures.
+func triageSignatures(t *testing.T, args ...string) []string {
+	t.Helper()
+	var sigs []string
+	for _, b := range triageBuckets(t, runCoreunwind(t, append([]string{"triage", "--format", "json"}, args...)...)) {
+		sigs = append(sigs, b.Signature)
 	}
+	return sigs
 }
 
 var swNameRE = regexp.MustCompile(`!(\S+) \[(\S+) : (\d+) `)
@@ -284,6 +304,10 @@ func TestMinidumpSymbolFiles(t *testing.T) {
 	f := crashed.Frames[0]
 	if f.Function != m[1] || fmt.Sprint(f.Line) != m[3] || filepath.Base(f.File) != m[2] {
 		t.Errorf("frame 0 from --symbols: %s at %s:%d; minidump_stackwalk: %s at %s:%s", f.Function, f.File, f.Line, m[1], m[2], m[3])
+	}
+	// triage signs the minidump by the names the store gives.
+	if sig := triageSignatures(t, "--symbols", c.Symbols, c.Minidump); len(sig) != 1 || !strings.HasPrefix(sig[0], "store") {
+		t.Errorf("triage --symbols: signatures %q, want one starting with store", sig)
 	}
 	for i, mt := range c.Dump.Threads {
 		th := rep.thread(int(mt.ID))

@@ -28,7 +28,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
 	fs.IntVar(&maxFrames, "max-frames", analyze.DefaultMaxFrames, "frames per thread")
 	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
-	fs.Var(&symbols, "symbols", "Breakpad symbol store `DIR` (NAME/ID/NAME.sym): names and lines for modules without their binary (repeatable)")
+	fs.Var(&symbols, "symbols", "Breakpad symbol store `DIR` (NAME/ID/NAME.sym): names, lines and CFI for modules without their binary (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "also look for separate debug files under `DIR` (repeatable; before /usr/lib/debug)")
 	noDefaultDebugDirs := fs.Bool("no-default-debug-dirs", false, "do not look for separate debug files under /usr/lib/debug")
 	fs.BoolVar(&version, "version", false, "print the version")

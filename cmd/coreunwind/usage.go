@@ -46,8 +46,8 @@ Flags (before or after the arguments):
                          searched before /usr/lib/debug)
   --no-default-debug-dirs  do not look for separate debug files under /usr/lib/debug
   --symbols DIR          Breakpad symbol store (DIR/NAME/ID/NAME.sym, as dump_syms
-                         and symupload lay it out): function names and lines for
-                         modules whose binary is not found (repeatable)
+                         and symupload lay it out): function names, lines and
+                         CFI for modules whose binary is not found (repeatable)
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --debuginfod, --no-debuginfod  fetch missing executables, libraries and debug files
                          by build ID from the servers in DEBUGINFOD_URLS (on when it is set)
@@ -72,8 +72,8 @@ Triage (many cores grouped by crash signature):
   --print-skip           print the skip list in effect
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
   --max-frames N         frames per thread (default 256)
-  --sysroot, --search-path, --debug-dir, --no-default-debug-dirs, --debuginfod,
-  --no-debuginfod, --cache-dir, --no-cache  as above (one download per build ID
+  --sysroot, --search-path, --debug-dir, --no-default-debug-dirs, --symbols,
+  --debuginfod, --no-debuginfod, --cache-dir, --no-cache  as above (one download per build ID
                          for the whole batch)
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
