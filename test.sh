@@ -35,6 +35,10 @@ need debuginfod debuginfod
 need zstd zstd
 need xz xz-utils
 need lz4 lz4
+# Breakpad's tools (minidump_stackwalk, minidump_dump, dump_syms) and its
+# source for core2md come from npm's minidump package, which the minidump
+# tests install with npm (internal/testenv/breakpad.go).
+need npm npm
 # Other architectures: IA-64 assembler and binutils; PA-RISC compilers,
 # qemu user mode and gdb-multiarch.
 need ia64-linux-gnu-as binutils-ia64-linux-gnu
