@@ -100,12 +100,22 @@ measure() {
 	done | sort -n | awk '{w[NR] = $1; c += $2} END {printf "%.1f %.1f", w[int((NR + 1) / 2)] / 1000, c / NR / 1000}'
 }
 
-printf 'case\tthreads\tstackwalk_wall_ms\tcoreunwind_wall_ms\twall_ratio\tstackwalk_cpu_ms\tcoreunwind_cpu_ms\tcpu_ratio\n'
+# Two coreunwind runs: as it runs by default (with the separate debug
+# files under /usr/lib/debug: inlined calls and lines in libc, which the
+# .sym files dump_syms wrote from the binaries alone lack), and with the
+# same information as minidump_stackwalk's (--no-default-debug-dirs).
+printf 'case\tthreads\ttool\twall_ms\tcpu_ms\twall_ratio\tcpu_ratio\n'
 for c in "threads4 3" "threads64 63"; do
 	set -- $c
 	mkcase "$1" "$2"
 	d=$OUTDIR/$1
-	set -- "$1" "$2" $(measure "$BP/minidump_stackwalk" "$d/minidump.dmp" "$d/syms") $(measure "$OUTDIR/bin/coreunwind" "$d/minidump.dmp")
-	awk -v n="$1" -v t="$(($2 + 1))" -v sw="$3" -v swc="$4" -v cu="$5" -v cuc="$6" \
-		'BEGIN {printf "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%.2f\n", n, t, sw, cu, cu / sw, swc, cuc, (swc > 0 ? cuc / swc : 0)}'
+	n=$1 threads=$(($2 + 1))
+	set -- $(measure "$BP/minidump_stackwalk" "$d/minidump.dmp" "$d/syms")
+	sw=$1 swc=$2
+	printf '%s\t%s\tminidump_stackwalk\t%s\t%s\t1.00\t1.00\n' "$n" "$threads" "$sw" "$swc"
+	for flags in "" "--no-default-debug-dirs"; do
+		set -- $(measure "$OUTDIR/bin/coreunwind" $flags "$d/minidump.dmp")
+		awk -v n="$n" -v t="$threads" -v tool="coreunwind${flags:+ $flags}" -v sw="$sw" -v swc="$swc" -v cu="$1" -v cuc="$2" \
+			'BEGIN {printf "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\n", n, t, tool, cu, cuc, cu / sw, (swc > 0 ? cuc / swc : 0)}'
+	done
 done
