@@ -103,9 +103,9 @@ type Core struct {
 	lazy *lazyCore
 
 	// buildIDs are the build IDs a container records for the modules
-	// by the address of their image (a minidump's module list), for
-	// the modules whose ELF header the memory lacks.
-	buildIDs map[uint64]string
+	// by the address of their image (a minidump's module list), sorted
+	// by address, for the modules whose ELF header the memory lacks.
+	buildIDs []recordedID
 
 	// dumperLost: a malformed note comes before the first NT_PRSTATUS,
 	// which may have been the dumping thread's.

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +48,6 @@ func loadMinidump(data []byte, opts Options, started **Core) (*Core, error) {
 		ptrSize:    max(cpu.PtrSize(), 4),
 		data:       data,
 		fileStatus: map[string]string{},
-		buildIDs:   map[uint64]string{},
 	}
 	*started = c
 	if d.System != nil && d.System.Platform != minidump.PlatformLinux {
@@ -64,9 +64,10 @@ func loadMinidump(data []byte, opts Options, started **Core) (*Core, error) {
 	c.minidumpMappings(d)
 	for _, m := range d.Modules {
 		if id := m.BuildID(); id != "" {
-			c.buildIDs[m.Base] = id
+			c.buildIDs = append(c.buildIDs, recordedID{m.Base, id})
 		}
 	}
+	sort.SliceStable(c.buildIDs, func(i, j int) bool { return c.buildIDs[i].base < c.buildIDs[j].base })
 	c.findModules(opts)
 	c.findExecutable()
 	return c, nil
@@ -92,9 +93,9 @@ func minidumpCPU(d *minidump.Dump) minidump.CPU {
 // module's image: the validated scan, the frame classifier and the crash
 // analysis ask whether an address is code.
 func (c *Core) minidumpMemory(d *minidump.Dump) {
+	perms := newMinidumpPerms(d)
 	for _, r := range d.Memory {
-		flags := minidumpFlags(d, r.Start)
-		c.ranges = append(c.ranges, memRange{start: r.Start, end: r.Start + r.Size, off: r.Offset, avail: r.Avail, filesz: r.Size, flags: flags})
+		c.ranges = append(c.ranges, memRange{start: r.Start, end: r.Start + r.Size, off: r.Offset, avail: r.Avail, filesz: r.Size, flags: perms.at(r.Start)})
 	}
 	sort.SliceStable(c.ranges, func(i, j int) bool { return c.ranges[i].start < c.ranges[j].start })
 	// The rest of every mapping, as the kernel's PT_LOAD headers with no
@@ -103,11 +104,15 @@ func (c *Core) minidumpMemory(d *minidump.Dump) {
 	// bytes from the mapped file where one is found.
 	dumped := c.ranges
 	var rest []memRange
-	for _, m := range d.Linux.Maps {
-		flags := minidumpFlags(d, m.Start)
+	for _, m := range perms.maps {
+		flags := permFlags(m.Perms)
 		at := m.Start
-		for _, r := range dumped {
-			if r.end <= at || r.start >= m.End {
+		first := sort.Search(len(dumped), func(i int) bool { return dumped[i].end > at })
+		for _, r := range dumped[first:] {
+			if r.start >= m.End {
+				break
+			}
+			if r.end <= at {
 				continue
 			}
 			if r.start > at {
@@ -126,27 +131,61 @@ func (c *Core) minidumpMemory(d *minidump.Dump) {
 	}
 }
 
-func minidumpFlags(d *minidump.Dump, addr uint64) elf.ProgFlag {
-	for _, m := range d.Linux.Maps {
-		if addr >= m.Start && addr < m.End {
-			var f elf.ProgFlag
-			for _, p := range m.Perms {
-				switch p {
-				case 'r':
-					f |= elf.PF_R
-				case 'w':
-					f |= elf.PF_W
-				case 'x':
-					f |= elf.PF_X
-				}
-			}
-			return f
+// minidumpPerms finds the permissions of an address by binary search:
+// the mappings of /proc/PID/maps sorted and, as the kernel lists them,
+// disjoint (a hostile stream's overlapping entries are left out), and
+// the modules' images for a dump without maps.
+type minidumpPerms struct {
+	maps    []minidump.MapsEntry
+	modules []minidump.Module
+}
+
+func newMinidumpPerms(d *minidump.Dump) *minidumpPerms {
+	p := &minidumpPerms{}
+	sorted := slices.Clone(d.Linux.Maps)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	prevEnd := uint64(0)
+	for _, m := range sorted {
+		if m.Start >= prevEnd && m.End > m.Start {
+			p.maps = append(p.maps, m)
+			prevEnd = m.End
 		}
 	}
-	if d.ModuleAt(addr) != nil {
-		return elf.PF_R | elf.PF_X
+	for _, m := range d.Modules {
+		if m.Base+m.Size > m.Base {
+			p.modules = append(p.modules, m)
+		}
+	}
+	sort.SliceStable(p.modules, func(i, j int) bool { return p.modules[i].Base < p.modules[j].Base })
+	return p
+}
+
+func (p *minidumpPerms) at(addr uint64) elf.ProgFlag {
+	if i := sort.Search(len(p.maps), func(i int) bool { return p.maps[i].Start > addr }) - 1; i >= 0 && addr < p.maps[i].End {
+		return permFlags(p.maps[i].Perms)
+	}
+	if len(p.maps) == 0 {
+		if i := sort.Search(len(p.modules), func(i int) bool { return p.modules[i].Base > addr }) - 1; i >= 0 && addr-p.modules[i].Base < p.modules[i].Size {
+			return elf.PF_R | elf.PF_X
+		}
 	}
 	return elf.PF_R | elf.PF_W
+}
+
+// permFlags reads a maps line's permissions ("r-xp").
+func permFlags(perms string) elf.ProgFlag {
+	var f elf.ProgFlag
+	for _, c := range perms {
+		switch c {
+		case 'r':
+			f |= elf.PF_R
+		case 'w':
+			f |= elf.PF_W
+		case 'x':
+			f |= elf.PF_X
+		}
+	}
+	return f
 }
 
 // minidumpThreads makes the threads. The crashing thread's registers are

@@ -1,8 +1,13 @@
 package corefile
 
 import (
+	"encoding/binary"
+	"fmt"
 	"os"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coreunwind/coreunwind/minidump"
 )
@@ -74,5 +79,77 @@ func TestOpenMinidump(t *testing.T) {
 	}
 	if ids < 2 {
 		t.Errorf("%d modules with build IDs, want the executable's, libc's and ld.so's", ids)
+	}
+}
+
+// withStreams returns the minidump data with streams added after its
+// end and a new directory (the old entries, then the new ones); an old
+// stream of a type added is renamed away so that the new one is read.
+func withStreams(data []byte, add map[minidump.StreamType][]byte) []byte {
+	le := binary.LittleEndian
+	out := append([]byte(nil), data...)
+	n, dirRVA := le.Uint32(out[8:]), le.Uint32(out[12:])
+	var dir []byte
+	for i := uint32(0); i < n; i++ {
+		e := append([]byte(nil), out[dirRVA+12*i:dirRVA+12*i+12]...)
+		if _, replaced := add[minidump.StreamType(le.Uint32(e))]; replaced {
+			le.PutUint32(e, 0xffff) // an unknown type: ignored
+		}
+		dir = append(dir, e...)
+	}
+	for t, b := range add {
+		rva := uint32(len(out))
+		out = append(out, b...)
+		dir = le.AppendUint32(dir, uint32(t))
+		dir = le.AppendUint32(dir, uint32(len(b)))
+		dir = le.AppendUint32(dir, rva)
+	}
+	le.PutUint32(out[8:], n+uint32(len(add)))
+	le.PutUint32(out[12:], uint32(len(out)))
+	return append(out, dir...)
+}
+
+// TestOpenMinidumpManyMappings: hundreds of thousands of maps lines,
+// memory ranges and modules (a hostile dump's, or a huge process's) open
+// in time proportional to their number, not to its square.
+func TestOpenMinidumpManyMappings(t *testing.T) {
+	data, err := os.ReadFile(minidumpSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200000
+	le := binary.LittleEndian
+	var maps strings.Builder
+	mem := le.AppendUint32(nil, n)
+	mods := le.AppendUint32(nil, n)
+	for i := uint64(0); i < n; i++ {
+		fmt.Fprintf(&maps, "%x-%x r-xp 00000000 08:01 1 /lib/l%d.so\n", 0x10000000+i*0x2000, 0x10000000+i*0x2000+0x1000, i)
+		mem = le.AppendUint64(mem, 0x10000000+i*0x2000+0x800)
+		mem = le.AppendUint32(mem, 16)
+		mem = le.AppendUint32(mem, 0) // the header's bytes
+		m := make([]byte, 108)
+		le.PutUint64(m, 0x10000000+i*0x2000)
+		le.PutUint32(m[8:], 0x1000)
+		mods = append(mods, m...)
+	}
+	big := withStreams(data, map[minidump.StreamType][]byte{
+		minidump.LinuxMaps: []byte(maps.String()), minidump.MemoryListStream: mem, minidump.ModuleListStream: mods})
+	// CPU time, not wall time: the test machine may be busy.
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	before := cpu()
+	c, err := OpenBytes(big, Options{Sysroot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if d := cpu() - before; d > 20*time.Second {
+		t.Errorf("opening took %v of CPU", d)
+	}
+	if len(c.Segments) < 2*n {
+		t.Errorf("%d segments, want the %d dumped ranges and the rest of the %d mappings", len(c.Segments), n, n)
 	}
 }

@@ -159,17 +159,20 @@ func (c *Core) modulesFromNTFile() {
 	}
 }
 
+// recordedID is a build ID a container records for the image at base.
+type recordedID struct {
+	base uint64
+	id   string
+}
+
 // recordedBuildID is the build ID a container records for mod's image
-// (see Core.buildIDs): the one whose image starts in mod's mappings.
+// (see Core.buildIDs): the lowest image base within mod's mappings.
 func (c *Core) recordedBuildID(mod *Module) string {
-	found, id := uint64(0), ""
-	for base, bid := range c.buildIDs {
-		// The lowest base wins: the map's order must not choose.
-		if base >= mod.Start && base < mod.End && (id == "" || base < found) {
-			found, id = base, bid
-		}
+	i := sort.Search(len(c.buildIDs), func(i int) bool { return c.buildIDs[i].base >= mod.Start })
+	if i < len(c.buildIDs) && c.buildIDs[i].base < mod.End {
+		return c.buildIDs[i].id
 	}
-	return id
+	return ""
 }
 
 func (c *Core) addVDSO() {
