@@ -48,6 +48,10 @@ need lz4 lz4
 # machine, and the tests need "core".
 need /lib/systemd/systemd-journal-remote systemd-journal-remote
 need journalctl systemd
+# Breakpad's tools (minidump_stackwalk, minidump_dump, dump_syms) and its
+# source for core2md come from npm's minidump package, which the minidump
+# tests install with npm (internal/testenv/breakpad.go).
+need npm npm
 # Other architectures: IA-64 assembler and binutils; PA-RISC compilers,
 # qemu user mode and gdb-multiarch.
 need ia64-linux-gnu-as binutils-ia64-linux-gnu

@@ -59,6 +59,9 @@ type Options struct {
 	// PerfMap is a perf-PID.map naming JIT code; "" looks for one beside
 	// the core.
 	PerfMap string
+	// Symbols are Breakpad symbol stores (DIR/NAME/ID/NAME.sym): names
+	// and lines for the modules whose binary is not found.
+	Symbols []string
 	// Debuginfod, when enabled, fetches by build ID the executables and
 	// libraries that no local file matches and the debug files that are
 	// not installed. One client serves a whole batch: each file is
@@ -237,6 +240,7 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 	// analysis asked for is open.
 	r.Modules = moduleInfo(t)
 	r.Warnings = append(r.Warnings, t.moduleWarnings()...)
+	r.Warnings = append(r.Warnings, t.symbolFileWarnings()...)
 	return r, nil
 }
 

@@ -66,6 +66,7 @@ func newSession(c *corefile.Core, opts Options, lazyModules bool) *Session {
 	var warnings []string
 	s.target, warnings = newTarget(c, s.objs, debugDirs, lazyModules)
 	s.target.jitState.perfMapPath = opts.PerfMap
+	s.target.symFiles.store = opts.Symbols
 	s.Warnings = append(append([]string(nil), c.Warnings...), warnings...)
 	if arch, err := unwind.LookupArch(c.Arch); err == nil {
 		s.arch = arch

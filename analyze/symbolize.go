@@ -112,6 +112,10 @@ func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 		ModuleOffset: report.Ptr(report.Hex(pc - m.core.Base)),
 	}
 	obj := m.obj()
+	if obj == nil && s.full {
+		named, _ := s.t.symbolFileFrame(m, outer, addr, pc)
+		return []report.Frame{named}
+	}
 	if obj == nil || !s.full {
 		return []report.Frame{outer}
 	}

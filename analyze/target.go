@@ -62,6 +62,9 @@ type target struct {
 	tables unwind.TableArch
 	// jitState describes code generated at run time (analyze/jit.go).
 	jitState jitState
+	// symFiles are Breakpad symbol files for modules without their
+	// binary (analyze/symfiles.go).
+	symFiles symbolFiles
 }
 
 var _ unwind.AddrSpace = (*target)(nil)
@@ -85,6 +88,9 @@ func (t *target) FindProcInfo(ip uint64) (*unwind.ProcInfo, error) {
 	m := t.module(ip)
 	obj := m.obj()
 	if obj == nil {
+		if pi := t.symbolFileProcInfo(m, ip); pi != nil {
+			return pi, nil
+		}
 		return t.dynProcInfo(ip)
 	}
 	_, tablesLast := t.tables.(unwind.TablesAfterCFI)

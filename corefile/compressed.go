@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreunwind/coreunwind/minidump"
 	"golang.org/x/sys/unix"
 
 	"github.com/coreunwind/coreunwind/internal/regfile"
@@ -34,7 +35,7 @@ type Kind int
 
 const (
 	KindOther  Kind = iota // neither ELF nor a compressed ELF file
-	KindCore               // an ELF core (ET_CORE)
+	KindCore               // an ELF core (ET_CORE) or a minidump
 	KindELF                // an ELF file that is not a core: an executable, library, object
 	KindBroken             // compressed data that does not decompress to an ELF header
 )
@@ -94,6 +95,11 @@ func Sniff(r io.Reader) (Sniffed, error) {
 			s.Kind, s.Err = KindBroken, fmt.Errorf("%s: %w: decompressed data has no ELF header", kind, ErrNotCore)
 		}
 		return s, nil
+	}
+	if minidump.IsMinidump(head) {
+		// Not compressed: a compressed minidump is not bounded by an
+		// ELF extent on decompression, and Breakpad never writes one.
+		return Sniffed{Kind: KindCore}, nil
 	}
 	return Sniffed{Kind: elfKind(head)}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 	"github.com/coreunwind/coreunwind/internal/regfile"
+	"github.com/coreunwind/coreunwind/minidump"
 )
 
 // Options say where to find the files a core refers to.
@@ -58,7 +59,7 @@ type ProcessMemory interface {
 // Core is an opened core file.
 type Core struct {
 	Path   string // the core file ("" when opened from bytes)
-	Format string // "elf-linux", "elf-hpux" or "som-hpux" (the 32-bit corehead format); the report schema's names
+	Format string // "elf-linux", "elf-hpux", "som-hpux" (the 32-bit corehead format) or "minidump"; the report schema's names
 	// Compression is how the file at Path was compressed ("zstd", "xz",
 	// "gzip", "lz4"), "" if it was not.
 	Compression string
@@ -115,6 +116,11 @@ type Core struct {
 	// process is the live process this core is a snapshot of (nil: none);
 	// see Options.Memory.
 	process ProcessMemory
+
+	// buildIDs are the build IDs a container records for the modules
+	// by the address of their image (a minidump's module list), sorted
+	// by address, for the modules whose ELF header the memory lacks.
+	buildIDs []recordedID
 
 	// dumperLost: a malformed note comes before the first NT_PRSTATUS,
 	// which may have been the dumping thread's.
@@ -267,6 +273,9 @@ func load(data []byte, lazy *lazyCore, opts Options) (c *Core, err error) {
 // as it exists.
 func decode(data []byte, lazy *lazyCore, opts Options, started **Core) (*Core, error) {
 	if !isELF(data) {
+		if minidump.IsMinidump(data) {
+			return loadMinidump(data, opts, started)
+		}
 		if isCorehead(data) {
 			return loadCorehead(data, opts, started)
 		}

@@ -143,6 +143,13 @@ func FuzzOpenCore(f *testing.F) {
 	if seed := realCoreSeed(f); seed != nil {
 		f.Add(seed)
 	}
+	// A minidump (Breakpad's core2md's): the minidump reader's streams
+	// as a core.
+	if md, err := os.ReadFile(minidumpSeed); err == nil {
+		f.Add(md)
+	} else {
+		f.Fatal(err)
+	}
 	sysroot := f.TempDir()
 	// One overlay file, so the file path of ReadMem is exercised too.
 	os.MkdirAll(filepath.Join(sysroot, "lib"), 0o755)

@@ -72,7 +72,11 @@ func (c *Core) findModules(opts Options) {
 	} else {
 		c.modulesFromNTFile()
 	}
-	if c.VDSO != 0 {
+	var vdsoMagic [4]byte
+	if c.VDSO != 0 && (c.Format != minidumpFormat || c.readCore(c.VDSO, vdsoMagic[:]) == nil) {
+		// A minidump holds the vDSO's image rarely (Breakpad lists it
+		// as linux-gate.so without its bytes): without them it is no
+		// module that can be read.
 		c.addVDSO()
 	}
 	sort.SliceStable(c.Modules, func(i, j int) bool {
@@ -136,6 +140,9 @@ func (c *Core) modulesFromNTFile() {
 			continue // a mapped data file
 		}
 		mod.headerUnknown = !inCore
+		if !inCore {
+			mod.BuildID = c.recordedBuildID(mod)
+		}
 		if inCore {
 			id, err := imageBuildID(c.readCore, true, mod.Base)
 			if err != nil {
@@ -150,6 +157,22 @@ func (c *Core) modulesFromNTFile() {
 		}
 		c.Modules = append(c.Modules, mod)
 	}
+}
+
+// recordedID is a build ID a container records for the image at base.
+type recordedID struct {
+	base uint64
+	id   string
+}
+
+// recordedBuildID is the build ID a container records for mod's image
+// (see Core.buildIDs): the lowest image base within mod's mappings.
+func (c *Core) recordedBuildID(mod *Module) string {
+	i := sort.Search(len(c.buildIDs), func(i int) bool { return c.buildIDs[i].base >= mod.Start })
+	if i < len(c.buildIDs) && c.buildIDs[i].base < mod.End {
+		return c.buildIDs[i].id
+	}
+	return ""
 }
 
 func (c *Core) addVDSO() {

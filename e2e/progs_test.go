@@ -62,6 +62,7 @@ var programs = map[string]program{
 	"sighandler":   cc("gcc", "sighandler", "-g", "-O1", "sighandler.c"),
 	"reraise":      cc("gcc", "reraise", "-g", "-O1", "reraise.c"),
 	"threads":      cc("gcc", "threads", "-g", "-O2", "-pthread", "threads.c"),
+	"mdcrash":      cc("gcc", "mdcrash", "-g", "-O1", "-pthread", "mdcrash.c"),
 	"sleeper":      cc("gcc", "sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"liveproc":     cc("gcc", "liveproc", "-g", "-O1", "-pthread", "liveproc.c"),
 	"livejit":      cc("gcc", "livejit.elf", liveJITFlags...),

@@ -20,8 +20,10 @@ type Options struct {
 	DebugDirs  []string `json:"debug_dirs"`
 	// NoDefaultDebugDirs leaves /usr/lib/debug out of the debug dirs.
 	NoDefaultDebugDirs bool `json:"no_default_debug_dirs"`
-	MaxFrames          int  `json:"max_frames"`
-	AllThreads         bool `json:"all_threads"`
+	// Symbols are Breakpad symbol stores (analyze.Options.Symbols).
+	Symbols    []string `json:"symbols"`
+	MaxFrames  int      `json:"max_frames"`
+	AllThreads bool     `json:"all_threads"`
 	// Depth is the meaningful frames per signature.
 	Depth int `json:"depth"`
 	// SkipPatterns is the skip list in effect (DefaultPatterns, or the
@@ -61,6 +63,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) *FlagSet {
 	fs.Func("search-path", "also look for files by name in `DIR` (repeatable)", appendTo(&o.SearchPath))
 	fs.Func("debug-dir", "also look for separate debug files under `DIR` (repeatable; before /usr/lib/debug)", appendTo(&o.DebugDirs))
 	fs.BoolVar(&o.NoDefaultDebugDirs, "no-default-debug-dirs", false, "do not look for separate debug files under /usr/lib/debug")
+	fs.Func("symbols", "Breakpad symbol store `DIR` (NAME/ID/NAME.sym): names, lines and CFI for modules without their binary (repeatable)", appendTo(&o.Symbols))
 	fs.BoolVar(&o.AllThreads, "all-threads", false, "unwind every thread (jsonl reports show them), not only the crashing one")
 	fs.IntVar(&o.MaxFrames, "max-frames", 256, "frames per thread")
 	fs.IntVar(&o.MaxListed, "max-cores-listed", DefaultMaxListed, "core names listed per bucket in JSON")
@@ -100,7 +103,7 @@ func (o *Options) Config() (Config, error) {
 	}
 	cfg := Config{
 		Analyze: analyze.Options{Sysroot: o.Sysroot, SearchPath: o.SearchPath, DebugDirs: o.DebugDirs,
-			NoDefaultDebugDirs: o.NoDefaultDebugDirs, MaxFrames: o.MaxFrames},
+			NoDefaultDebugDirs: o.NoDefaultDebugDirs, MaxFrames: o.MaxFrames, Symbols: o.Symbols},
 		Binaries:   o.Binaries,
 		AllThreads: o.AllThreads,
 		Signer:     Signer{Skip: skip, Depth: o.Depth},

@@ -12,6 +12,7 @@ import (
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/report"
+	"github.com/coreunwind/coreunwind/report/stackwalkjson"
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {
@@ -20,14 +21,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		format, out, threads, sysroot  string
 		maxFrames                      int
 		searchPath, debugDirs, matches stringList
+		symbols                        stringList
 		version                        bool
 	)
-	fs.StringVar(&format, "format", "text", "output format: text, json, pprof or pprof-goroutines")
+	fs.StringVar(&format, "format", "text", "output format: text, json, stackwalk-json, pprof or pprof-goroutines")
 	fs.StringVar(&out, "o", "", "write the report to `FILE`")
 	fs.StringVar(&threads, "threads", "all", "threads to print: all or crashed")
 	fs.StringVar(&sysroot, "sysroot", "", "look for the core's files under `DIR`")
 	fs.IntVar(&maxFrames, "max-frames", analyze.DefaultMaxFrames, "frames per thread")
 	fs.Var(&searchPath, "search-path", "also look for files in `DIR` (repeatable)")
+	fs.Var(&symbols, "symbols", "Breakpad symbol store `DIR` (NAME/ID/NAME.sym): names, lines and CFI for modules without their binary (repeatable)")
 	fs.Var(&debugDirs, "debug-dir", "also look for separate debug files under `DIR` (repeatable; before /usr/lib/debug)")
 	noDefaultDebugDirs := fs.Bool("no-default-debug-dirs", false, "do not look for separate debug files under /usr/lib/debug")
 	fs.BoolVar(&version, "version", false, "print the version")
@@ -62,8 +65,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: no core file given", errUsage))
 	case len(pos) > 2 && !isPprof(format):
 		return usageError(stderr, fmt.Errorf("%w: too many arguments: %q", errUsage, pos[2:]))
-	case format != "text" && format != "json" && !isPprof(format):
-		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, pprof or pprof-goroutines", errUsage, format))
+	case format != "text" && format != "json" && format != "stackwalk-json" && !isPprof(format):
+		return usageError(stderr, fmt.Errorf("%w: --format %q: want text, json, stackwalk-json, pprof or pprof-goroutines", errUsage, format))
 	case threads != "all" && threads != "crashed":
 		return usageError(stderr, fmt.Errorf("%w: --threads %q: want all or crashed", errUsage, threads))
 	case *style != "gdb" && *style != "hpux":
@@ -101,6 +104,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		UnwindOnly:  *unwindOnly,
 		PerfMap:     *perfMap,
 		NoPython:    *noPython,
+		Symbols:     symbols,
 		// Only the JSON report lists every frame's registers.
 		CrashRegistersOnly: format != "json",
 		// The process exits once the report is written.
@@ -185,6 +189,8 @@ func writeOne(w io.Writer, rep *report.Report, format string, text report.TextOp
 	switch format {
 	case "json":
 		return report.WriteJSON(w, rep)
+	case "stackwalk-json":
+		return stackwalkjson.Write(w, rep)
 	case "hpux":
 		return report.WriteHPUXOptions(w, rep, text)
 	case "python":

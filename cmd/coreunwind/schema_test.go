@@ -46,6 +46,15 @@ func TestJSONMatchesSchemaDocuments(t *testing.T) {
 		}
 		schematest.Check(t, schematest.Example(t, "../../report/report-json.md"), []byte(stdout), schematest.Exact)
 	})
+	t.Run("stackwalk-json", func(t *testing.T) {
+		code, stdout, stderr := runCLI("--format", "stackwalk-json", core, exe)
+		if code != exitcode.OK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		// The registers are the machine's: the example shows one.
+		regs := strings.Fields("rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15")
+		schematest.Check(t, schematest.Example(t, "../../report/stackwalkjson/stackwalk-json.md"), []byte(stdout), schematest.Subset, regs...)
+	})
 	t.Run("tables", func(t *testing.T) {
 		code, stdout, stderr := runCLI("tables", "--format", "json", exe)
 		if code != exitcode.OK {

@@ -25,7 +25,9 @@ source file and line, inlined calls; with a header giving the executable,
 pid, command line and the signal with its code and faulting address.
 
 Flags (before or after the arguments):
-  --format text|json|pprof|pprof-goroutines  output format (default text); pprof takes several
+  --format text|json|stackwalk-json|pprof|pprof-goroutines
+                         output format (default text); stackwalk-json is
+                         rust-minidump's minidump-stackwalk schema; pprof takes several
                          cores (and executables, told apart by content, each core
                          paired with its executable by build ID) into one
                          profile: one sample per thread, labels tid, thread,
@@ -60,7 +62,10 @@ Flags (before or after the arguments):
   --match MATCH          in a journal file, .crash file or ABRT directory, report
                          only the crashes MATCH chooses: a PID, an executable's
                          path, a command name, a journal cursor, or FIELD=VALUE
-                         (repeatable: every MATCH must hold), as coredumpctl's
+                         (repeatable: every MATCH must hold), as coredumpctl's matches do
+  --symbols DIR          Breakpad symbol store (DIR/NAME/ID/NAME.sym, as dump_syms
+                         and symupload lay it out): function names, lines and
+                         CFI for modules whose binary is not found (repeatable)
   --perf-map FILE        names for JIT code (perf-PID.map; one beside the core is used anyway)
   --debuginfod, --no-debuginfod  fetch missing executables, libraries and debug files
                          by build ID from the servers in DEBUGINFOD_URLS (on when it is set)
@@ -93,8 +98,8 @@ Triage (many cores grouped by crash signature):
   --print-skip           print the skip list in effect
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
   --max-frames N         frames per thread (default 256)
-  --sysroot, --search-path, --debug-dir, --no-default-debug-dirs, --debuginfod,
-  --no-debuginfod, --cache-dir, --no-cache  as above (one download per build ID
+  --sysroot, --search-path, --debug-dir, --no-default-debug-dirs, --symbols,
+  --debuginfod, --no-debuginfod, --cache-dir, --no-cache  as above (one download per build ID
                          for the whole batch)
   --all-threads          unwind every thread, not only the crashing one
   --max-cores-listed N   core names per bucket in JSON (default 100)
