@@ -1,0 +1,160 @@
+package triage
+
+import (
+	"math"
+	"sort"
+)
+
+// Similar buckets: exact signatures split one bug over several buckets
+// when it is reached through another caller, built at another
+// optimisation level or on another architecture (bucket spray). Two
+// buckets of one program whose stacks align well are likely one bug: a
+// similarity in the spirit of TraceSim (Vasiliev et al., 2020) and FaST
+// (MSR 2022): frames near the crash weigh more than frames near main,
+// frames common to many buckets (main, a dispatcher) weigh less, and the
+// stacks are aligned (Needleman-Wunsch) so that a frame inlined away or a
+// wrapper added shifts the rest without losing it.
+
+// SimilarBucket is a link from one bucket to another.
+type SimilarBucket struct {
+	ID    string  `json:"id"`
+	Score float64 `json:"score"` // 0..1; 1 for the same stack
+}
+
+// DefaultSimilarity is the score from which a bucket is linked to
+// another: chosen on the labelled corpus (bench/triage-corpus.sh), where
+// `triage eval` reports the links' precision and the spray they recover
+// at each threshold.
+const DefaultSimilarity = 0.6
+
+// DefaultMaxSimilar is how many links a bucket lists, best first.
+const DefaultMaxSimilar = 5
+
+// maxLinkedBuckets bounds the buckets of one program compared pairwise
+// (a program with more gets no links: the quadratic cost is the batch's
+// whole budget there).
+const maxLinkedBuckets = 2000
+
+// Similarity weights: position decay per frame (TraceSim's alpha, here a
+// geometric decay) and the loss per frame of distance between two
+// aligned frames' positions.
+const (
+	positionDecay = 0.8
+	shiftDecay    = 0.9
+)
+
+// linkSimilar sets each bucket's Similar: the buckets of the same program
+// whose stacks score at least min, at most max, best first.
+func linkSimilar(buckets []*Bucket, min float64, max int) {
+	byProgram := map[string][]*Bucket{}
+	for _, b := range buckets {
+		b.Similar = []SimilarBucket{}
+		if len(b.Stack) > 0 {
+			byProgram[b.Program] = append(byProgram[b.Program], b)
+		}
+	}
+	for _, group := range byProgram {
+		if len(group) < 2 || len(group) > maxLinkedBuckets {
+			continue
+		}
+		w := newFrameWeights(group)
+		for i := range group {
+			for j := i + 1; j < len(group); j++ {
+				s := w.similarity(group[i].Stack, group[j].Stack)
+				if s < min {
+					continue
+				}
+				group[i].Similar = append(group[i].Similar, SimilarBucket{ID: group[j].ID, Score: s})
+				group[j].Similar = append(group[j].Similar, SimilarBucket{ID: group[i].ID, Score: s})
+			}
+		}
+	}
+	for _, b := range buckets {
+		sort.Slice(b.Similar, func(i, j int) bool {
+			x, y := b.Similar[i], b.Similar[j]
+			if x.Score != y.Score {
+				return x.Score > y.Score
+			}
+			return x.ID < y.ID
+		})
+		if len(b.Similar) > max {
+			b.Similar = b.Similar[:max]
+		}
+	}
+}
+
+// frameWeights is how much a frame says: less the more buckets have it
+// (an inverse document frequency over the compared buckets).
+type frameWeights struct {
+	df map[string]int
+	n  int
+}
+
+func newFrameWeights(group []*Bucket) *frameWeights {
+	w := &frameWeights{df: map[string]int{}, n: len(group)}
+	for _, b := range group {
+		seen := map[string]bool{}
+		for _, f := range b.Stack {
+			if !seen[f] {
+				seen[f] = true
+				w.df[f]++
+			}
+		}
+	}
+	return w
+}
+
+// weight of frame f at position i of its stack.
+func (w *frameWeights) weight(f string, i int) float64 {
+	global := 1.0
+	if w != nil && w.n > 2 {
+		// A frame in every bucket keeps a little weight (1/(1+ln n)),
+		// one in a single bucket all of it.
+		global = 1 / (1 + math.Log(float64(max(w.df[f], 1))))
+	}
+	return math.Pow(positionDecay, float64(i)) * global
+}
+
+// similarity of two stacks (crash site first), in [0, 1]: the best
+// alignment's matched weight, each match counting the geometric mean of
+// its two frames' weights, less for frames far apart in position, over
+// the mean of the two stacks' whole weights.
+func (w *frameWeights) similarity(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	wa, wb := make([]float64, len(a)), make([]float64, len(b))
+	total := 0.0
+	for i, f := range a {
+		wa[i] = w.weight(f, i)
+		total += wa[i]
+	}
+	for j, f := range b {
+		wb[j] = w.weight(f, j)
+		total += wb[j]
+	}
+	// dp[i][j]: best matched weight aligning a[:i] with b[:j]; gaps
+	// cost nothing here, they count by what they leave unmatched.
+	prev := make([]float64, len(b)+1)
+	cur := make([]float64, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		cur[0] = 0
+		for j := 1; j <= len(b); j++ {
+			best := max(prev[j], cur[j-1])
+			if a[i-1] == b[j-1] {
+				gain := 2 * math.Sqrt(wa[i-1]*wb[j-1]) * math.Pow(shiftDecay, math.Abs(float64(i-j)))
+				best = max(best, prev[j-1]+gain)
+			}
+			cur[j] = best
+		}
+		prev, cur = cur, prev
+	}
+	s := prev[len(b)] / total
+	return math.Round(min(s, 1)*1000) / 1000
+}
+
+// StackSimilarity is the similarity of two stacks alone (no other
+// buckets to weigh frames by): for tests and tools.
+func StackSimilarity(a, b []string) float64 {
+	return (*frameWeights)(nil).similarity(a, b)
+}
