@@ -1,8 +1,11 @@
 package triage
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Similar buckets: exact signatures split one bug over several buckets
@@ -46,28 +49,12 @@ const (
 // linkSimilar sets each bucket's Similar: the buckets of the same program
 // whose stacks score at least min, at most max, best first.
 func linkSimilar(buckets []*Bucket, min float64, max int) {
-	byProgram := map[string][]*Bucket{}
 	for _, b := range buckets {
 		b.Similar = []SimilarBucket{}
-		if len(b.Stack) > 0 {
-			byProgram[b.Program] = append(byProgram[b.Program], b)
-		}
 	}
-	for _, group := range byProgram {
-		if len(group) < 2 || len(group) > maxLinkedBuckets {
-			continue
-		}
-		w := newFrameWeights(group)
-		for i := range group {
-			for j := i + 1; j < len(group); j++ {
-				s := w.similarity(group[i].Stack, group[j].Stack)
-				if s < min {
-					continue
-				}
-				group[i].Similar = append(group[i].Similar, SimilarBucket{ID: group[j].ID, Score: s})
-				group[j].Similar = append(group[j].Similar, SimilarBucket{ID: group[i].ID, Score: s})
-			}
-		}
+	for _, p := range scorePairs(buckets, min) {
+		p.a.Similar = append(p.a.Similar, SimilarBucket{ID: p.b.ID, Score: p.score})
+		p.b.Similar = append(p.b.Similar, SimilarBucket{ID: p.a.ID, Score: p.score})
 	}
 	for _, b := range buckets {
 		sort.Slice(b.Similar, func(i, j int) bool {
@@ -81,6 +68,44 @@ func linkSimilar(buckets []*Bucket, min float64, max int) {
 			b.Similar = b.Similar[:max]
 		}
 	}
+}
+
+// bucketPair is two buckets and their similarity.
+type bucketPair struct {
+	a, b  *Bucket
+	score float64
+}
+
+// scorePairs scores every two buckets of one program that have stacks,
+// keeping the pairs scoring at least min.
+func scorePairs(buckets []*Bucket, min float64) []bucketPair {
+	byProgram := map[string][]*Bucket{}
+	var programs []string
+	for _, b := range buckets {
+		if len(b.Stack) == 0 {
+			continue
+		}
+		if byProgram[b.Program] == nil {
+			programs = append(programs, b.Program)
+		}
+		byProgram[b.Program] = append(byProgram[b.Program], b)
+	}
+	var pairs []bucketPair
+	for _, prog := range programs {
+		group := byProgram[prog]
+		if len(group) < 2 || len(group) > maxLinkedBuckets {
+			continue
+		}
+		w := newFrameWeights(group)
+		for i := range group {
+			for j := i + 1; j < len(group); j++ {
+				if s := w.similarity(group[i].Stack, group[j].Stack); s >= min {
+					pairs = append(pairs, bucketPair{group[i], group[j], s})
+				}
+			}
+		}
+	}
+	return pairs
 }
 
 // frameWeights is how much a frame says: less the more buckets have it
@@ -157,4 +182,24 @@ func (w *frameWeights) similarity(a, b []string) float64 {
 // buckets to weigh frames by): for tests and tools.
 func StackSimilarity(a, b []string) float64 {
 	return (*frameWeights)(nil).similarity(a, b)
+}
+
+// writeSimilar writes the similar-bucket links under the buckets table,
+// one line a bucket that has any: "ID  ~ ID2 0.83, ID3 0.71".
+func writeSimilar(w io.Writer, s *Summary) {
+	first := true
+	for _, b := range s.Buckets {
+		if len(b.Similar) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintf(w, "\nsimilar buckets (likely the same bug; score >= %.2f):\n", DefaultSimilarity)
+			first = false
+		}
+		links := make([]string, len(b.Similar))
+		for i, l := range b.Similar {
+			links[i] = fmt.Sprintf("%s %.2f", l.ID, l.Score)
+		}
+		fmt.Fprintf(w, "  %s  ~ %s\n", b.ID, strings.Join(links, ", "))
+	}
 }
