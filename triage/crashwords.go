@@ -47,3 +47,21 @@ func panicLocation(loc string) string {
 	}
 	return path.Base(loc)
 }
+
+// keyWordPrefixes start the key's first frame when it is the crash's
+// words (crashWords, crashFrames, goPanicFrames) rather than a function.
+var keyWordPrefixes = []string{"abort: ", "exception: ", "assertion: ", "stack overflow: ", "panic at ", "panic: "}
+
+// keyWords returns a signature's crash words, "" when its frames have
+// none.
+func keyWords(frames []string) string {
+	if len(frames) == 0 {
+		return ""
+	}
+	for _, p := range keyWordPrefixes {
+		if strings.HasPrefix(frames[0], p) {
+			return frames[0]
+		}
+	}
+	return ""
+}

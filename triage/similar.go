@@ -11,7 +11,8 @@ import (
 // Similar buckets: exact signatures split one bug over several buckets
 // when it is reached through another caller, built at another
 // optimisation level or on another architecture (bucket spray). Two
-// buckets of one program whose stacks align well are likely one bug: a
+// buckets of one program, signal and crash words (linkGroup) whose
+// stacks align well are likely one bug: a
 // similarity in the spirit of TraceSim (Vasiliev et al., 2020) and FaST
 // (MSR 2022): frames near the crash weigh more than frames near main,
 // frames common to many buckets (main, a dispatcher) weigh less, and the
@@ -76,8 +77,8 @@ type bucketPair struct {
 	score float64
 }
 
-// scorePairs scores every two buckets of one program that have stacks,
-// keeping the pairs scoring at least min.
+// scorePairs scores every two buckets that have stacks and may be one
+// bug (linkGroup), keeping the pairs scoring at least min.
 func scorePairs(buckets []*Bucket, min float64) []bucketPair {
 	byProgram := map[string][]*Bucket{}
 	var programs []string
@@ -85,10 +86,11 @@ func scorePairs(buckets []*Bucket, min float64) []bucketPair {
 		if len(b.Stack) == 0 {
 			continue
 		}
-		if byProgram[b.Program] == nil {
-			programs = append(programs, b.Program)
+		g := linkGroup(b)
+		if byProgram[g] == nil {
+			programs = append(programs, g)
 		}
-		byProgram[b.Program] = append(byProgram[b.Program], b)
+		byProgram[g] = append(byProgram[g], b)
 	}
 	var pairs []bucketPair
 	for _, prog := range programs {
@@ -127,6 +129,18 @@ func newFrameWeights(group []*Bucket) *frameWeights {
 		}
 	}
 	return w
+}
+
+// linkGroup is what two buckets must share to be linked: the program,
+// the signal and the crash's words in the key (an abort message, an
+// exception type, an assertion): a double free and a NULL call that
+// left the same frames are two bugs, and so are two assertions.
+func linkGroup(b *Bucket) string {
+	sig := ""
+	if b.Signal != nil {
+		sig = *b.Signal
+	}
+	return b.Program + "\x00" + sig + "\x00" + keyWords(b.Frames)
 }
 
 // weight of frame f at position i of its stack.
