@@ -36,8 +36,8 @@ func TestTriageEvalCorpus(t *testing.T) {
 		t.Fatalf("triage eval: exit %d: %s", r.Code, r.Stderr)
 	}
 	var ev struct {
-		Schema           string  `json:"schema"`
-		SignatureVersion int     `json:"signature_version"`
+		Schema           string `json:"schema"`
+		SignatureVersion int    `json:"signature_version"`
 		Cores, Bugs      int
 		Missing, Failed  int
 		Buckets          int
