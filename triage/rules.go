@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/coreunwind/coreunwind/report"
@@ -124,8 +123,11 @@ func parseMatchers(toks, keys []string, into map[string]*regexp.Regexp) error {
 	return nil
 }
 
-// ruleTokens splits a line at spaces; a value may be a Go-quoted string
-// (function:"operator new"), and a '#' outside one starts a comment.
+// ruleTokens splits a line at spaces; a value may be quoted
+// (function:"operator new"): it runs to the next '"' not after a
+// backslash, \" is a '"' and every other character, backslashes
+// included, is itself (regular expressions keep their escapes). A '#'
+// outside quotes starts a comment.
 func ruleTokens(line string) ([]string, error) {
 	var toks []string
 	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
@@ -138,13 +140,12 @@ func ruleTokens(line string) ([]string, error) {
 		}
 		tok := line[:end]
 		if k, v, ok := strings.Cut(tok, ":"); ok && strings.HasPrefix(v, `"`) {
-			q, err := strconv.QuotedPrefix(line[len(k)+1:])
-			if err != nil {
-				return nil, fmt.Errorf("unterminated or bad quoted value after %s:", k)
+			val, rest, ok := unquoteValue(line[len(k)+2:])
+			if !ok {
+				return nil, fmt.Errorf("unterminated quoted value after %s:", k)
 			}
-			u, _ := strconv.Unquote(q)
-			toks = append(toks, k+":"+u)
-			line = line[len(k)+1+len(q):]
+			toks = append(toks, k+":"+val)
+			line = rest
 			continue
 		}
 		toks = append(toks, tok)
@@ -154,6 +155,24 @@ func ruleTokens(line string) ([]string, error) {
 		return nil, fmt.Errorf("empty rule")
 	}
 	return toks, nil
+}
+
+// unquoteValue reads a quoted value's text after its opening quote: the
+// value and what follows its closing quote.
+func unquoteValue(s string) (val, rest string, ok bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '"':
+			b.WriteByte('"')
+			i++
+		case s[i] == '"':
+			return b.String(), s[i+1:], true
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return "", "", false
 }
 
 func indexOf(list []string, s string) int {

@@ -43,7 +43,7 @@ const maxLinkedBuckets = 2000
 // geometric decay) and the loss per frame of distance between two
 // aligned frames' positions.
 const (
-	positionDecay = 0.8
+	positionDecay = 0.5
 	shiftDecay    = 0.9
 )
 
