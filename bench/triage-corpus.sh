@@ -101,6 +101,8 @@ c_corpus() {
 		for bug in $CBUGS; do
 			# Integer division by zero traps on x86 and s390x only.
 			[ "$bug" = divide ] && [ "$arch" = aarch64 ] && continue
+			# qemu-s390x (7.2) reads page zero without a fault.
+			[ "$bug" = strlen_null ] && [ "$arch" = s390x ] && continue
 			for c in $callers; do
 				for t in $threads; do
 					crash "$tag" "$bug" cbugs "$qemu" "" "$bug" "$c" "$t"

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -79,7 +80,8 @@ func (s *Signer) Explain(r *report.Report) Explanation {
 }
 
 // WriteExplanation writes an explanation as text.
-func WriteExplanation(w io.Writer, core string, e Explanation) error {
+func WriteExplanation(out io.Writer, core string, e Explanation) error {
+	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "core:       %s\n", oneLine(core))
 	fmt.Fprintf(w, "bucket:     %s (signature algorithm v%d)\n", e.Sig.ID, SignatureVersion)
 	fmt.Fprintf(w, "signature:  %s\n", oneLine(e.Sig.Text))
@@ -103,8 +105,7 @@ func WriteExplanation(w io.Writer, core string, e Explanation) error {
 		}
 		fmt.Fprintf(w, "  #%-3d %-12s %s%s\n", d.Index, d.Use, oneLine(d.Name), why)
 	}
-	_, err := fmt.Fprint(w)
-	return err
+	return w.Flush()
 }
 
 func orNone(s string) string {
