@@ -164,6 +164,9 @@ func (c *Collector) AddRecord(r Record) {
 // added to c; o must not be used afterwards (c may share its buckets).
 // Both must have the same MaxListed and BucketPartial.
 func (c *Collector) Merge(o *Collector) {
+	if c.Rules == "" {
+		c.Rules = o.Rules
+	}
 	c.sum.CoresTotal += o.sum.CoresTotal
 	c.sum.CoresAnalyzed += o.sum.CoresAnalyzed
 	c.sum.CoresFailed += o.sum.CoresFailed

@@ -165,10 +165,19 @@ func (o *Options) Config() (Config, error) {
 func (o *Options) NewCollector() *Collector {
 	c := NewCollector(o.MaxListed)
 	c.BucketPartial = o.BucketPartial
-	if o.Rules != "" {
-		if rules, err := ParseRules(strings.NewReader(o.Rules)); err == nil {
-			c.Rules = rules.Digest()
-		}
-	}
+	c.Rules = o.RulesDigest()
 	return c
+}
+
+// RulesDigest is the digest of o's rules ("" for none), what a
+// Collector's Rules says.
+func (o *Options) RulesDigest() string {
+	if o.Rules == "" {
+		return ""
+	}
+	rules, err := ParseRules(strings.NewReader(o.Rules))
+	if err != nil {
+		return ""
+	}
+	return rules.Digest()
 }
