@@ -9,8 +9,8 @@
 # thread and in another, built -O0 and -O2, static and dynamic.
 #
 # full (the default): x86_64, and the C and C++ programs for aarch64 and
-# s390x under qemu-user (static), with every tenth core also truncated:
-# about 450 cores. slice: what e2e/triageeval_test.go builds, x86_64 only,
+# s390x under qemu-user (static), with every twentieth core also truncated:
+# about 480 cores. slice: what e2e/triageeval_test.go builds, x86_64 only,
 # a few dozen cores covering every bug, level, link mode and thread.
 #
 # It writes WORKDIR/bin/<arch>-<build>/PROGRAM, WORKDIR/cores/<arch>-<build>/
@@ -75,9 +75,9 @@ crash() {
 	rm -rf "$run"
 	echo "$bug $name" >>"$LABELS"
 	n=$((n + 1))
-	# Some cores truncated (a size limit, a broken copy): every tenth,
+	# Some cores truncated (a size limit, a broken copy): every twentieth,
 	# cut at two thirds. Same bug, same label.
-	if [ "$MODE" = full ] && [ $((n % 10)) -eq 0 ]; then
+	if [ "$MODE" = full ] && [ $((n % 20)) -eq 0 ]; then
 		size=$(wc -c <"$WORK/$name")
 		head -c $((size * 2 / 3)) "$WORK/$name" >"$WORK/$name.cut.core"
 		echo "$bug $name.cut.core" >>"$LABELS"

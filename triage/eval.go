@@ -33,6 +33,11 @@ type Evaluation struct {
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
 	F1        float64 `json:"f1"`
+	// Partial is the labelled cores that are partial (truncated inside
+	// the crashing thread's stack) and Whole the BCubed figures of the
+	// others: what the signatures do when the stack is there.
+	Partial int           `json:"partial"`
+	Whole   BCubedFigures `json:"whole"`
 	// SplitBugs are the bugs in more than one bucket, MixedBuckets the
 	// buckets with more than one bug; Spray is the merges that would
 	// put every bug in one bucket (the sum of its buckets less one).
@@ -50,6 +55,39 @@ type Evaluation struct {
 	// several bugs: what to look at.
 	Split []SplitBug    `json:"split"`
 	Mixed []MixedBucket `json:"mixed"`
+}
+
+// BCubedFigures are BCubed precision, recall and F1 over some cores.
+type BCubedFigures struct {
+	Cores     int     `json:"cores"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+}
+
+// bcubed scores clusters (core -> cluster id) against bugs (core ->
+// bug): each core's precision is the share of its cluster that is its
+// bug, its recall the share of its bug in its cluster.
+func bcubed(cluster, bug map[string]string) BCubedFigures {
+	inCluster := map[string]int{}
+	inBug := map[string]int{}
+	both := map[[2]string]int{}
+	for core, c := range cluster {
+		inCluster[c]++
+		inBug[bug[core]]++
+		both[[2]string{c, bug[core]}]++
+	}
+	var p, r float64
+	for k, n := range both {
+		p += float64(n) * float64(n) / float64(inCluster[k[0]])
+		r += float64(n) * float64(n) / float64(inBug[k[1]])
+	}
+	f := BCubedFigures{Cores: len(cluster)}
+	if f.Cores > 0 {
+		f.Precision, f.Recall = round4(p/float64(f.Cores)), round4(r/float64(f.Cores))
+		f.F1 = f1(f.Precision, f.Recall)
+	}
+	return f
 }
 
 // LinkFigures are the similar-bucket links at one threshold: the links
@@ -87,6 +125,7 @@ type Evaluator struct {
 	labels  *Labels
 	coll    *Collector
 	bucket  map[string]string // labelled core as written -> bucket id
+	partial map[string]bool   // labelled core as written -> partial
 	seen    int
 	unlabel int
 	failed  int
@@ -96,12 +135,13 @@ type Evaluator struct {
 func NewEvaluator(labels *Labels) *Evaluator {
 	// Every core of a bucket is listed: the evaluation needs them all.
 	c := NewCollector(math.MaxInt32)
-	c.BucketPartial = true
-	return &Evaluator{labels: labels, coll: c, bucket: map[string]string{}}
+	return &Evaluator{labels: labels, coll: c, bucket: map[string]string{}, partial: map[string]bool{}}
 }
 
-// Add counts one finished core. A partial core counts in the bucket of
-// its signature (trusted or not: a truncated core is part of the corpus).
+// Add counts one finished core. A partial core counts as triage places
+// it: in the bucket of its signature when the signature is exact (the
+// rest of the stack could not change it), else alone (triage lists it in
+// no bucket).
 func (e *Evaluator) Add(rec Record) {
 	if rec.Failed() {
 		e.failed++
@@ -113,7 +153,12 @@ func (e *Evaluator) Add(rec Record) {
 		e.unlabel++
 		return
 	}
-	e.bucket[name] = rec.Sig.ID
+	id := rec.Sig.ID
+	if rec.Partial != "" && !rec.Sig.Exact {
+		id = "partial:" + rec.Core
+	}
+	e.bucket[name] = id
+	e.partial[name] = rec.Partial != ""
 }
 
 // Evaluate scores what was added.
@@ -139,26 +184,18 @@ func (e *Evaluator) Evaluate() *Evaluation {
 		ev.Cores++
 	}
 	ev.Bugs, ev.Buckets = len(bugSize), len(counts)
-	bucketSize := map[string]int{}
-	for id, bugs := range counts {
-		for _, n := range bugs {
-			bucketSize[id] += n
+	all, whole, bugs := map[string]string{}, map[string]string{}, map[string]string{}
+	for name, id := range e.bucket {
+		all[name], bugs[name] = id, e.labels.bugOf[name]
+		if e.partial[name] {
+			ev.Partial++
+		} else {
+			whole[name] = id
 		}
 	}
-	// BCubed: each core's precision is the share of its bucket that is
-	// its bug, its recall the share of its bug in its bucket; a bucket
-	// and bug's n cores share them.
-	var p, r float64
-	for id, bugs := range counts {
-		for bug, n := range bugs {
-			p += float64(n) * float64(n) / float64(bucketSize[id])
-			r += float64(n) * float64(n) / float64(bugSize[bug])
-		}
-	}
-	if ev.Cores > 0 {
-		ev.Precision, ev.Recall = round4(p/float64(ev.Cores)), round4(r/float64(ev.Cores))
-		ev.F1 = f1(ev.Precision, ev.Recall)
-	}
+	f := bcubed(all, bugs)
+	ev.Precision, ev.Recall, ev.F1 = f.Precision, f.Recall, f.F1
+	ev.Whole = bcubed(whole, bugs)
 	byID := map[string]*Bucket{}
 	for _, b := range sum.Buckets {
 		byID[b.ID] = b
@@ -167,7 +204,7 @@ func (e *Evaluator) Evaluate() *Evaluation {
 	for id, bugs := range counts {
 		if len(bugs) > 1 {
 			ev.MixedBuckets++
-			ev.Mixed = append(ev.Mixed, MixedBucket{Bucket: id, Signature: byID[id].Signature, Bugs: bugs})
+			ev.Mixed = append(ev.Mixed, MixedBucket{Bucket: id, Signature: signatureOf(byID, id), Bugs: bugs})
 		}
 		for bug := range bugs {
 			bucketsOf[bug] = append(bucketsOf[bug], id)
@@ -180,7 +217,7 @@ func (e *Evaluator) Evaluate() *Evaluation {
 			sort.Strings(ids)
 			sb := SplitBug{Bug: bug}
 			for _, id := range ids {
-				sb.Buckets = append(sb.Buckets, fmt.Sprintf("%s %s (%d)", id, byID[id].Signature, counts[id][bug]))
+				sb.Buckets = append(sb.Buckets, fmt.Sprintf("%s %s (%d)", id, signatureOf(byID, id), counts[id][bug]))
 			}
 			ev.Split = append(ev.Split, sb)
 		}
@@ -189,6 +226,18 @@ func (e *Evaluator) Evaluate() *Evaluation {
 	sort.Slice(ev.Mixed, func(i, j int) bool { return ev.Mixed[i].Bucket < ev.Mixed[j].Bucket })
 	ev.linkFigures(sum.Buckets, counts, bucketsOf)
 	return ev
+}
+
+// signatureOf is a cluster's signature: its bucket's, or what a partial
+// core in no bucket is.
+func signatureOf(byID map[string]*Bucket, id string) string {
+	if b := byID[id]; b != nil {
+		return b.Signature
+	}
+	if strings.HasPrefix(id, "partial:") {
+		return "(partial core, in no bucket)"
+	}
+	return "(partial cores only)"
 }
 
 // linkFigures scores the similar-bucket links at thresholds 0.05 to 1.
@@ -294,6 +343,8 @@ func WriteEvaluation(w io.Writer, ev *Evaluation) error {
 	fmt.Fprintf(&b, "signature algorithm v%d: %d labelled cores, %d bugs, %d buckets (%d unlabelled, %d labelled not analyzed, %d failed)\n",
 		ev.SignatureVersion, ev.Cores, ev.Bugs, ev.Buckets, ev.Unlabelled, ev.Missing, ev.Failed)
 	fmt.Fprintf(&b, "BCubed precision %.4f  recall %.4f  F1 %.4f\n", ev.Precision, ev.Recall, ev.F1)
+	fmt.Fprintf(&b, "  whole cores (%d; %d partial left out): precision %.4f  recall %.4f  F1 %.4f\n",
+		ev.Whole.Cores, ev.Partial, ev.Whole.Precision, ev.Whole.Recall, ev.Whole.F1)
 	fmt.Fprintf(&b, "bugs split over several buckets: %d (spray: %d merges)\n", ev.SplitBugs, ev.Spray)
 	fmt.Fprintf(&b, "buckets holding several bugs: %d\n", ev.MixedBuckets)
 	for _, m := range ev.Mixed {

@@ -32,6 +32,9 @@ func TestEvaluateBCubed(t *testing.T) {
 	if ev.Precision != 0.7333 || ev.Recall != 0.7333 || ev.F1 != 0.7333 {
 		t.Errorf("BCubed P %v R %v F1 %v, want 0.7333 each", ev.Precision, ev.Recall, ev.F1)
 	}
+	if ev.Partial != 0 || ev.Whole.F1 != ev.F1 || ev.Whole.Cores != 5 {
+		t.Errorf("whole cores %+v, partial %d", ev.Whole, ev.Partial)
+	}
 	if ev.SplitBugs != 1 || ev.MixedBuckets != 1 || ev.Spray != 1 || len(ev.Split) != 1 || ev.Split[0].Bug != "x" || ev.Mixed[0].Bucket != "B" {
 		t.Errorf("split %d %+v, mixed %d %+v, spray %d", ev.SplitBugs, ev.Split, ev.MixedBuckets, ev.Mixed, ev.Spray)
 	}

@@ -53,7 +53,13 @@ var DefaultMachinery = []Machinery{
 			`std::rt::lang_start.*`, `std::rt::lang_start_internal.*`, `core::ops::function::.*call_once.*`,
 			`std::sys::backtrace::__rust_begin_short_backtrace`,
 			`std::sys_common::backtrace::__rust_begin_short_backtrace`, `std::panic::catch_unwind`,
-			`std::panicking::try.*`, `__rust_try`, `std::sys::pal::.*abort.*`, `std::sys::.*::abort_internal`},
+			`std::panicking::try.*`, `__rust_try`, `std::sys::pal::.*abort.*`, `std::sys::.*::abort_internal`,
+			// generic instances keep their "::<T>" (not template
+			// arguments after a name), hence the trailing .*
+			`std::sys::backtrace::__rust_end_short_backtrace.*`, `std::sys_common::backtrace::__rust_end_short_backtrace.*`,
+			// the panicking call itself (#[track_caller]: the panic's
+			// location is its caller's)
+			`core::option::Option::(unwrap|expect)`, `core::result::Result::(unwrap|expect|unwrap_err|expect_err)`},
 	},
 }
 

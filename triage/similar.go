@@ -11,8 +11,8 @@ import (
 // Similar buckets: exact signatures split one bug over several buckets
 // when it is reached through another caller, built at another
 // optimisation level or on another architecture (bucket spray). Two
-// buckets of one program, signal and crash words (linkGroup) whose
-// stacks align well are likely one bug: a
+// buckets of one program and signal (linkGroup) with the same crash
+// words (wordsAgree) whose stacks align well are likely one bug: a
 // similarity in the spirit of TraceSim (Vasiliev et al., 2020) and FaST
 // (MSR 2022): frames near the crash weigh more than frames near main,
 // frames common to many buckets (main, a dispatcher) weigh less, and the
@@ -101,6 +101,9 @@ func scorePairs(buckets []*Bucket, min float64) []bucketPair {
 		w := newFrameWeights(group)
 		for i := range group {
 			for j := i + 1; j < len(group); j++ {
+				if !wordsAgree(group[i], group[j]) {
+					continue
+				}
 				if s := w.similarity(group[i].Stack, group[j].Stack); s >= min {
 					pairs = append(pairs, bucketPair{group[i], group[j], s})
 				}
@@ -131,16 +134,25 @@ func newFrameWeights(group []*Bucket) *frameWeights {
 	return w
 }
 
-// linkGroup is what two buckets must share to be linked: the program,
-// the signal and the crash's words in the key (an abort message, an
-// exception type, an assertion): a double free and a NULL call that
-// left the same frames are two bugs, and so are two assertions.
+// linkGroup is what two buckets must share to be compared: the program
+// and the signal (a NULL store and a failed assertion are two bugs
+// whatever their frames).
 func linkGroup(b *Bucket) string {
 	sig := ""
 	if b.Signal != nil {
 		sig = *b.Signal
 	}
-	return b.Program + "\x00" + sig + "\x00" + keyWords(b.Frames)
+	return b.Program + "\x00" + sig
+}
+
+// wordsAgree: two buckets whose keys both have crash words (an abort
+// message, an exception type, an assertion) are linked only when the
+// words are the same: a double free and a heap corruption caught by
+// malloc are two bugs. One without words (the analysis could not read
+// them from that core) may be either.
+func wordsAgree(a, b *Bucket) bool {
+	wa, wb := keyWords(a.Frames), keyWords(b.Frames)
+	return wa == "" || wb == "" || wa == wb
 }
 
 // weight of frame f at position i of its stack.
