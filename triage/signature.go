@@ -94,6 +94,8 @@ func (s *Signer) sign(r *report.Report, trace *frameTrace) Signature {
 		sig.Frames, sig.Exact = cf, true
 	} else if gf, exact := s.goPanicFrames(r, depth); gf != nil {
 		sig.Frames, sig.Exact = gf, exact
+		// The goroutine's frames outside the runtime, as the key's.
+		sig.Stack, _ = s.topFrames(crashedGoroutine(r).Frames, StackDepth, isGoRuntime)
 	} else if w := crashWords(r.Crash); w != "" {
 		sig.Frames = append([]string{w}, sig.Frames...)
 	}
