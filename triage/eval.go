@@ -126,7 +126,6 @@ type Evaluator struct {
 	coll    *Collector
 	bucket  map[string]string // labelled core as written -> bucket id
 	partial map[string]bool   // labelled core as written -> partial
-	seen    int
 	unlabel int
 	failed  int
 }

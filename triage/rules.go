@@ -142,7 +142,7 @@ func ruleTokens(line string) ([]string, error) {
 		if k, v, ok := strings.Cut(tok, ":"); ok && strings.HasPrefix(v, `"`) {
 			val, rest, ok := unquoteValue(line[len(k)+2:])
 			if !ok {
-				return nil, fmt.Errorf("unterminated quoted value after %s:", k)
+				return nil, fmt.Errorf("unterminated quoted value of %s", k)
 			}
 			toks = append(toks, k+":"+val)
 			line = rest

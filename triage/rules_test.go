@@ -92,7 +92,7 @@ func TestRulesErrors(t *testing.T) {
 		{"symbol:a skip\n", "line 1: matcher \"symbol:a\""},
 		{"# c\nsignature:a ->\n", "line 2: want MATCHER... -> NAME"},
 		{"function:a function:b skip\n", "line 1: matcher function: given twice"},
-		{"function:\"unterminated skip\n", "line 1: unterminated"},
+		{"function:\"unterminated skip\n", "line 1: unterminated quoted value of function"},
 		{"signature:a -> x -> y\n", "line 1: want MATCHER... -> NAME"},
 		{"function:a -> x\n", "line 1: matcher \"function:a\""},
 	} {
