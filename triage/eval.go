@@ -44,6 +44,9 @@ type Evaluation struct {
 	SplitBugs    int `json:"split_bugs"`
 	MixedBuckets int `json:"mixed_buckets"`
 	Spray        int `json:"spray"`
+	// BucketSpray is the part of Spray between buckets: what links can
+	// recover (a partial core in no bucket is no link's end).
+	BucketSpray int `json:"bucket_spray"`
 	// Links are the similar-bucket links' figures at each threshold;
 	// ChosenThreshold the lowest one whose links have precision at least
 	// MinLinkPrecision (null when none has), DefaultThreshold what triage
@@ -100,7 +103,7 @@ type LinkFigures struct {
 	Correct        int     `json:"correct"`
 	Precision      float64 `json:"precision"`
 	SprayRecovered int     `json:"spray_recovered"`
-	Recovered      float64 `json:"recovered"` // SprayRecovered / Spray
+	Recovered      float64 `json:"recovered"` // SprayRecovered / BucketSpray
 }
 
 // SplitBug is a bug in several buckets.
@@ -211,6 +214,15 @@ func (e *Evaluator) Evaluate() *Evaluation {
 	}
 	for bug, ids := range bucketsOf {
 		ev.Spray += len(ids) - 1
+		inBuckets := 0
+		for _, id := range ids {
+			if !strings.HasPrefix(id, "partial:") {
+				inBuckets++
+			}
+		}
+		if inBuckets > 1 {
+			ev.BucketSpray += inBuckets - 1
+		}
 		if len(ids) > 1 {
 			ev.SplitBugs++
 			sort.Strings(ids)
@@ -282,8 +294,8 @@ func (ev *Evaluation) linkFigures(buckets []*Bucket, counts map[string]map[strin
 		if lf.Links > 0 {
 			lf.Precision = round4(float64(lf.Correct) / float64(lf.Links))
 		}
-		if ev.Spray > 0 {
-			lf.Recovered = round4(float64(lf.SprayRecovered) / float64(ev.Spray))
+		if ev.BucketSpray > 0 {
+			lf.Recovered = round4(float64(lf.SprayRecovered) / float64(ev.BucketSpray))
 		}
 		ev.Links = append(ev.Links, lf)
 		if ev.ChosenThreshold == nil && lf.Links > 0 && lf.Precision >= MinLinkPrecision {
@@ -344,7 +356,8 @@ func WriteEvaluation(w io.Writer, ev *Evaluation) error {
 	fmt.Fprintf(&b, "BCubed precision %.4f  recall %.4f  F1 %.4f\n", ev.Precision, ev.Recall, ev.F1)
 	fmt.Fprintf(&b, "  whole cores (%d; %d partial left out): precision %.4f  recall %.4f  F1 %.4f\n",
 		ev.Whole.Cores, ev.Partial, ev.Whole.Precision, ev.Whole.Recall, ev.Whole.F1)
-	fmt.Fprintf(&b, "bugs split over several buckets: %d (spray: %d merges)\n", ev.SplitBugs, ev.Spray)
+	fmt.Fprintf(&b, "bugs split over several buckets: %d (spray: %d merges, %d between buckets, %d of partial cores in no bucket)\n",
+		ev.SplitBugs, ev.Spray, ev.BucketSpray, ev.Spray-ev.BucketSpray)
 	fmt.Fprintf(&b, "buckets holding several bugs: %d\n", ev.MixedBuckets)
 	for _, m := range ev.Mixed {
 		var bugs []string
@@ -360,7 +373,7 @@ func WriteEvaluation(w io.Writer, ev *Evaluation) error {
 			fmt.Fprintf(&b, "    %s\n", oneLine(x))
 		}
 	}
-	fmt.Fprintf(&b, "similar-bucket links (precision wanted >= %.2f):\n", MinLinkPrecision)
+	fmt.Fprintf(&b, "similar-bucket links (precision wanted >= %.2f; spray between buckets recovered):\n", MinLinkPrecision)
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  threshold\tlinks\tcorrect\tprecision\tspray recovered\t")
 	for _, lf := range ev.Links {
@@ -372,7 +385,7 @@ func WriteEvaluation(w io.Writer, ev *Evaluation) error {
 			mark += "  <- default"
 		}
 		fmt.Fprintf(tw, "  %.2f\t%d\t%d\t%.4f\t%d of %d (%.0f%%)\t%s\n", lf.Threshold, lf.Links, lf.Correct, lf.Precision,
-			lf.SprayRecovered, ev.Spray, 100*lf.Recovered, mark)
+			lf.SprayRecovered, ev.BucketSpray, 100*lf.Recovered, mark)
 	}
 	tw.Flush()
 	if ev.ChosenThreshold == nil {
