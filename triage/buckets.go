@@ -2,6 +2,7 @@ package triage
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,11 +24,16 @@ const maxDistinct = 32
 // Summary is a batch's result, the JSON object of `triage --format json`
 // (schema coreunwind.triage/v1, documented in triage-json.md).
 type Summary struct {
-	Schema        string      `json:"schema"`
-	Tool          report.Tool `json:"tool"`
-	CoresTotal    int         `json:"cores_total"`
-	CoresAnalyzed int         `json:"cores_analyzed"`
-	CoresFailed   int         `json:"cores_failed"`
+	Schema string      `json:"schema"`
+	Tool   report.Tool `json:"tool"`
+	// SignatureVersion is the signature algorithm's (SignatureVersion)
+	// and SignatureRules the digest of the --rules file's text (nil for
+	// none): bucket ids of two batches compare only when both agree.
+	SignatureVersion int     `json:"signature_version"`
+	SignatureRules   *string `json:"signature_rules"`
+	CoresTotal       int     `json:"cores_total"`
+	CoresAnalyzed    int     `json:"cores_analyzed"`
+	CoresFailed      int     `json:"cores_failed"`
 	// CoresPartial counts the analyzed cores that are partial (cut
 	// inside the crashing thread's stack); they are in CoresAnalyzed.
 	CoresPartial int `json:"cores_partial"`
@@ -46,6 +52,7 @@ type Bucket struct {
 	Frames       []string   `json:"frames"`
 	Count        int        `json:"count"`
 	Signal       *string    `json:"signal"`
+	Program      string     `json:"program"` // the executable's name, part of the key
 	Executables  []string   `json:"executables"`
 	BuildIDs     []string   `json:"build_ids"`
 	FirstSeen    *time.Time `json:"first_seen"`
@@ -59,6 +66,12 @@ type Bucket struct {
 	PartialCount int `json:"partial_count"`
 	// Where the bucket's crashes came from (origins.go).
 	BucketOrigins
+	// Stack is the meaningful frames of one member's crashing thread
+	// (Signature.Stack; the smallest of the members', so that it does not
+	// depend on their order): what similar-bucket links compare.
+	Stack []string `json:"stack"`
+	// Similar are the buckets most likely the same bug, best first.
+	Similar []SimilarBucket `json:"similar"`
 }
 
 // PartialCore is an analyzed core whose crashing thread's stack was cut
@@ -82,6 +95,9 @@ type Failure struct {
 // memory depends on the number of buckets, not of cores.
 type Collector struct {
 	MaxListed int // core names listed per bucket; <=0: DefaultMaxListed
+	// Rules is the digest of the rules in effect ("" for none), for the
+	// summary's SignatureRules.
+	Rules string
 	// BucketPartial makes partial cores bucket members like the others;
 	// by default they create and join no bucket (their stack is cut, so
 	// their signature may be one the crash does not have).
@@ -129,6 +145,7 @@ func (c *Collector) AddRecord(r Record) {
 		c.sum.Partial = append(c.sum.Partial, p)
 	}
 	b := c.bucket(r.Sig)
+	b.keepStack(r.Sig.Stack)
 	if r.Partial != "" {
 		b.PartialCount++
 	}
@@ -150,6 +167,9 @@ func (c *Collector) AddRecord(r Record) {
 // added to c; o must not be used afterwards (c may share its buckets).
 // Both must have the same MaxListed and BucketPartial.
 func (c *Collector) Merge(o *Collector) {
+	if c.Rules == "" {
+		c.Rules = o.Rules
+	}
 	c.sum.CoresTotal += o.sum.CoresTotal
 	c.sum.CoresAnalyzed += o.sum.CoresAnalyzed
 	c.sum.CoresFailed += o.sum.CoresFailed
@@ -178,10 +198,23 @@ func (c *Collector) Merge(o *Collector) {
 		}
 		b.BucketOrigins.merge(&ob.BucketOrigins)
 		b.seen(ob.FirstSeen, ob.LastSeen)
+		b.keepStack(ob.Stack)
 		for _, name := range ob.Cores {
 			b.Cores, b.CoresOmitted = insertLimited(b.Cores, name, c.maxListed(), b.CoresOmitted)
 		}
 		b.CoresOmitted += ob.CoresOmitted
+	}
+}
+
+// keepStack keeps the smaller of the bucket's stack and st (compared
+// frame by frame), so that a bucket's stack does not depend on the order
+// its members came in.
+func (b *Bucket) keepStack(st []string) {
+	if len(st) == 0 {
+		return
+	}
+	if len(b.Stack) == 0 || slices.Compare(st, b.Stack) < 0 {
+		b.Stack = append([]string(nil), st...)
 	}
 }
 
@@ -202,8 +235,9 @@ func (b *Bucket) seen(first, last *time.Time) {
 func (c *Collector) bucket(sig Signature) *Bucket {
 	b := c.buckets[sig.ID]
 	if b == nil {
-		b = &Bucket{ID: sig.ID, Signature: sig.Text, Frames: sig.Frames,
-			Executables: []string{}, BuildIDs: []string{}, BucketOrigins: newBucketOrigins()}
+		b = &Bucket{ID: sig.ID, Signature: sig.Text, Frames: sig.Frames, Program: sig.Program,
+			Executables: []string{}, BuildIDs: []string{}, Stack: []string{}, Similar: []SimilarBucket{},
+			BucketOrigins: newBucketOrigins()}
 		if sig.Signal != "" {
 			b.Signal = &sig.Signal
 		}
@@ -248,6 +282,10 @@ func (c *Collector) Summary() *Summary {
 		return a.Signature < b.Signature
 	})
 	s.Schema = Schema
+	s.SignatureVersion = SignatureVersion
+	if c.Rules != "" {
+		s.SignatureRules = &c.Rules
+	}
 	s.Tool = report.Tool{Name: "coreunwind", Version: analyze.Version}
 	s.Buckets = make([]*Bucket, 0, len(c.buckets))
 	for _, b := range c.buckets {
@@ -263,6 +301,7 @@ func (c *Collector) Summary() *Summary {
 		}
 		return a.ID < b.ID
 	})
+	linkSimilar(s.Buckets, DefaultSimilarity, DefaultMaxSimilar)
 	s.Failures = append([]Failure{}, c.sum.Failures...)
 	sort.Slice(s.Failures, func(i, j int) bool {
 		a, b := s.Failures[i], s.Failures[j]

@@ -10,6 +10,7 @@ import (
 // accumulator).
 type collectorState struct {
 	MaxListed     int                `json:"max_listed"`
+	Rules         string             `json:"rules"`
 	BucketPartial bool               `json:"bucket_partial"`
 	Total         int                `json:"total"`
 	Analyzed      int                `json:"analyzed"`
@@ -24,7 +25,7 @@ type collectorState struct {
 // MarshalJSON encodes the collector's whole state (not its summary).
 func (c *Collector) MarshalJSON() ([]byte, error) {
 	return json.Marshal(collectorState{
-		MaxListed: c.MaxListed, BucketPartial: c.BucketPartial,
+		MaxListed: c.MaxListed, Rules: c.Rules, BucketPartial: c.BucketPartial,
 		Total: c.sum.CoresTotal, Analyzed: c.sum.CoresAnalyzed, Failed: c.sum.CoresFailed, Partial: c.sum.CoresPartial,
 		Buckets: c.buckets, PartialCores: c.sum.Partial, Failures: c.sum.Failures, Evidence: c.evidence,
 	})
@@ -48,7 +49,7 @@ func (c *Collector) UnmarshalJSON(b []byte) error {
 			}
 		}
 	}
-	*c = Collector{MaxListed: s.MaxListed, BucketPartial: s.BucketPartial, buckets: s.Buckets, evidence: s.Evidence}
+	*c = Collector{MaxListed: s.MaxListed, Rules: s.Rules, BucketPartial: s.BucketPartial, buckets: s.Buckets, evidence: s.Evidence}
 	if c.buckets == nil {
 		c.buckets = map[string]*Bucket{}
 	}

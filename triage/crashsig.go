@@ -13,7 +13,8 @@ import (
 // Socorro's signature rules do for the crashes whose frames say little:
 // a stack overflow buckets by its recursion cycle (wherever in the cycle
 // the stack ran out), a failed assertion by its message (the same assert
-// reached from anywhere is one bug). nil when the frames decide.
+// reached from anywhere is one bug), a Rust panic by its location. nil
+// when the frames decide.
 func crashFrames(r *report.Report) []string {
 	c := r.Crash
 	if c == nil {
@@ -28,6 +29,10 @@ func crashFrames(r *report.Report) []string {
 		return []string{"stack overflow: " + strings.Join(names, " -> ")}
 	case c.Kind == "assertion" && c.AbortMessage != nil:
 		return []string{"assertion: " + NormalizeAssertion(*c.AbortMessage)}
+	case c.PanicLocation != nil && *c.PanicLocation != "":
+		// A Rust panic's location is where the bug is, whichever caller
+		// reached it and whatever the panic's message says (its values).
+		return []string{"panic at " + panicLocation(*c.PanicLocation)}
 	}
 	return nil
 }

@@ -28,8 +28,10 @@ var namePatterns = sync.OnceValue(func() *nameREs {
 		offset:       regexp.MustCompile(`\+0x[0-9a-fA-F]+$`),
 		lambda:       regexp.MustCompile(`\{lambda\(\)#`),
 		// glibc's ifunc variants of string functions, one per CPU
-		// feature set: cores from different machines must agree.
-		ifuncVariant: regexp.MustCompile(`^__((?:mem|str|stp|wcs|wmem|raw|wcp)[a-z0-9]*?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|unaligned|aligned|generic|rtm|bmi2|x86_64)(?:_[a-z0-9_]+)?$`),
+		// feature set (x86's, aarch64's __strlen_mte and __memcpy_sve,
+		// s390x's __strlen_vx, POWER's __strlen_power9): cores from
+		// different machines and architectures must agree.
+		ifuncVariant: regexp.MustCompile(`^__((?:mem|str|stp|wcs|wmem|raw|wcp)[a-z0-9]*?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|unaligned|aligned|generic|rtm|bmi2|x86_64|mte|asimd|sve|nosimd|thunderx2?|falkor|kunpeng|a64fx|emag|oryon1|vx|z13|z196|z10|z900|power[0-9]+|ppc|ppc64|power)(?:_[a-z0-9_]+)?$`),
 	}
 })
 

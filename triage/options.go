@@ -1,11 +1,15 @@
 package triage
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/coreunwind/coreunwind/analyze"
 	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/regfile"
 )
 
 // Options are a batch's settings as plain values: what `coreunwind
@@ -31,6 +35,9 @@ type Options struct {
 	SkipPatterns  []string `json:"skip_patterns"`
 	MaxListed     int      `json:"max_listed"`
 	BucketPartial bool     `json:"bucket_partial"`
+	// Rules is the text of the --rules file ("" for none): plain text
+	// travels to a distributed runner's workers, each parses it.
+	Rules string `json:"rules"`
 	// CacheDir is the symbol cache's directory ("": the default);
 	// NoCache turns it off.
 	CacheDir string `json:"cache_dir"`
@@ -39,9 +46,10 @@ type Options struct {
 
 // FlagSet is Options being read from a command line.
 type FlagSet struct {
-	opts     *Options
-	skips    []string
-	skipFile string
+	opts      *Options
+	skips     []string
+	skipFile  string
+	rulesFile string
 	// PrintSkip is --print-skip: print the skip list and exit.
 	PrintSkip bool
 }
@@ -57,6 +65,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) *FlagSet {
 	fs.IntVar(&o.Depth, "frames", DefaultDepth, "meaningful frames per signature")
 	fs.Func("skip", "also skip frames whose normalized name matches `REGEX` (repeatable; +REGEX: a prefix frame)", appendTo(&f.skips))
 	fs.StringVar(&f.skipFile, "skip-frames", "", "read the skip list from `FILE` (replaces the default; a line @default includes it)")
+	fs.StringVar(&f.rulesFile, "rules", "", "signature rules from `FILE`: frame rules and fingerprints (docs/triage.md)")
 	fs.BoolVar(&f.PrintSkip, "print-skip", false, "print the skip list in effect and exit")
 	fs.Func("binaries", "look for executables and libraries (by build ID) under `DIR` (repeatable)", appendTo(&o.Binaries))
 	fs.StringVar(&o.Sysroot, "sysroot", "", "look for the cores' files under `DIR`")
@@ -89,15 +98,56 @@ func (f *FlagSet) Resolve() error {
 		}
 	}
 	o.SkipPatterns = append(append([]string(nil), patterns...), f.skips...)
-	_, err := NewSkipList(o.SkipPatterns)
-	return err
+	if _, err := NewSkipList(o.SkipPatterns); err != nil {
+		return err
+	}
+	if f.rulesFile != "" {
+		text, err := readRulesFile(f.rulesFile)
+		if err != nil {
+			return fmt.Errorf("--rules: %w", err)
+		}
+		o.Rules = text
+	}
+	return nil
+}
+
+// readRulesFile reads and checks a rules file, returning its text.
+func readRulesFile(path string) (string, error) {
+	f, err := regfile.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, maxRulesSize+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := ParseRules(bytes.NewReader(text)); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return string(text), nil
+}
+
+// signer builds the Signer of a batch run with o.
+func (o *Options) signer() (Signer, error) {
+	skip, err := NewSkipList(o.SkipPatterns)
+	if err != nil {
+		return Signer{}, err
+	}
+	s := Signer{Skip: skip, Depth: o.Depth}
+	if o.Rules != "" {
+		if s.Rules, err = ParseRules(strings.NewReader(o.Rules)); err != nil {
+			return Signer{}, fmt.Errorf("rules: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Config builds the Config of a batch run with o. The caller may add
 // what plain values cannot carry (a debuginfod client, a progress
 // callback) and closes cfg.Analyze.SymbolCache's owner as usual.
 func (o *Options) Config() (Config, error) {
-	skip, err := NewSkipList(o.SkipPatterns)
+	signer, err := o.signer()
 	if err != nil {
 		return Config{}, err
 	}
@@ -106,7 +156,7 @@ func (o *Options) Config() (Config, error) {
 			NoDefaultDebugDirs: o.NoDefaultDebugDirs, MaxFrames: o.MaxFrames, Symbols: o.Symbols},
 		Binaries:   o.Binaries,
 		AllThreads: o.AllThreads,
-		Signer:     Signer{Skip: skip, Depth: o.Depth},
+		Signer:     signer,
 	}
 	if !o.NoCache {
 		cfg.Analyze.SymbolCache = elfx.NewSymbolCache(o.CacheDir, 0)
@@ -118,5 +168,19 @@ func (o *Options) Config() (Config, error) {
 func (o *Options) NewCollector() *Collector {
 	c := NewCollector(o.MaxListed)
 	c.BucketPartial = o.BucketPartial
+	c.Rules = o.RulesDigest()
 	return c
+}
+
+// RulesDigest is the digest of o's rules ("" for none), what a
+// Collector's Rules says.
+func (o *Options) RulesDigest() string {
+	if o.Rules == "" {
+		return ""
+	}
+	rules, err := ParseRules(strings.NewReader(o.Rules))
+	if err != nil {
+		return ""
+	}
+	return rules.Digest()
 }

@@ -121,6 +121,7 @@ func WriteTextWidth(w io.Writer, s *Summary, width int) error {
 		}
 		writeTable(bw, cols, width)
 	}
+	writeSimilar(bw, s)
 	if len(s.Partial) > 0 {
 		fmt.Fprintf(bw, "\npartial:\n")
 		for _, p := range s.Partial {

@@ -16,35 +16,64 @@ import (
 // by call path.
 const DefaultDepth = 1
 
-// Signature is what identifies a crash: the crashing thread's top
-// meaningful frames, normalized, and the signal. Prefix frames (strlen,
-// memcpy, printf: see DefaultPrefix) are part of it but do not count
-// toward the depth.
+// SignatureVersion is the version of the signature algorithm: what
+// Sign computes from a report for given rules. It changes whenever a
+// release changes which cores share a bucket (a new skip pattern, a new
+// key part), and the triage JSON carries it: buckets of two versions are
+// not compared (see triage.md). Version 1 had no program in the key, kept
+// libc's start frames and named no crash words but assertions'.
+const SignatureVersion = 2
+
+// Signature is what identifies a crash: the program, the crash's own
+// words where they identify the bug (an assertion, an abort message, a
+// C++ exception type, a Rust panic's location), the crashing thread's
+// top meaningful frames, normalized, and the signal. Prefix frames
+// (strlen, memcpy, printf: see DefaultPrefix) are part of it but do not
+// count toward the depth.
 type Signature struct {
-	Frames []string // normalized, crash site first
+	Frames []string // normalized, crash words then the crash site first
 	Signal string   // "SIGSEGV"; "" when the core records none
-	Text   string   // Frames joined with " | "
-	ID     string   // 12 hex digits: a hash of Signal and Frames
+	// Program is the executable's base name ("" when unknown): two
+	// programs crashing in a function of the same name are two bugs.
+	Program string `json:",omitempty"`
+	Text    string // Frames joined with " | "
+	ID      string // 12 hex digits: a hash of Program, Signal and Frames
 	// Exact: the rest of the stack cannot change the signature. The
 	// frames reached the depth, and every frame up to the last one used
 	// was found from registers or unwind information, not by heuristics.
 	// A partial core's signature is trusted only when it is exact.
 	Exact bool
+	// Stack is the crashing thread's first StackDepth meaningful frames
+	// (skipped ones left out), crash site first: what similar-bucket
+	// links compare.
+	Stack []string `json:",omitempty"`
+	// Fingerprint is the rules line that set the signature, 0 for none.
+	Fingerprint int `json:",omitempty"`
 }
+
+// StackDepth is how many meaningful frames a signature keeps in Stack.
+const StackDepth = 16
 
 // Signer computes signatures.
 type Signer struct {
 	Skip  *SkipList // frames to leave out; nil leaves out none
 	Depth int       // meaningful frames per signature; <1 means DefaultDepth
+	Rules *Rules    // the user's rules (--rules); nil: none
 }
 
 // Sign computes the signature of a report from its crashing thread (the
 // first thread when none is marked crashed). Frames are named by their
 // normalized function, or "module+0xOFFSET" (the module's file name and
-// the offset of the frame's pc in it) when no symbol is known, or "?" when
-// the pc is in no module. If every frame is skipped, the top frame stands
+// the offset of the frame's pc in it) when no symbol is known; a frame
+// whose pc is in no module is left out (a jump through a bad pointer: its
+// address says nothing). If every frame is skipped, the top frame stands
 // in: a signature is never empty while the thread has frames.
 func (s *Signer) Sign(r *report.Report) Signature {
+	return s.sign(r, nil)
+}
+
+// sign is Sign, telling trace (when not nil) what became of each frame.
+func (s *Signer) sign(r *report.Report, trace *frameTrace) Signature {
 	depth := s.Depth
 	if depth < 1 {
 		depth = DefaultDepth
@@ -53,62 +82,107 @@ func (s *Signer) Sign(r *report.Report) Signature {
 	if r.Core.Signal != nil {
 		sig.Signal = r.Core.Signal.Name
 	}
+	if exe, _ := mainExecutable(r); exe != "" {
+		sig.Program = path.Base(exe)
+	}
 	if th := crashedThread(r); th != nil {
-		sig.Frames, sig.Exact = s.topFrames(th.Frames, depth, nil)
+		sig.Frames, sig.Exact = s.traceFrames(th.Frames, depth, nil, trace)
+		sig.Stack, _ = s.topFrames(th.Frames, StackDepth, nil)
 	}
 	if cf := crashFrames(r); cf != nil {
 		// The crash analysis read it from the core: exact.
 		sig.Frames, sig.Exact = cf, true
 	} else if gf, exact := s.goPanicFrames(r, depth); gf != nil {
 		sig.Frames, sig.Exact = gf, exact
+		// The goroutine's frames outside the runtime, as the key's (a
+		// deadlock has no crashed goroutine).
+		if g := crashedGoroutine(r); g != nil {
+			sig.Stack, _ = s.topFrames(g.Frames, StackDepth, isGoRuntime)
+		}
 	} else if pf, exact := s.pythonFrames(r, depth); pf != nil {
 		sig.Frames, sig.Exact = pf, exact
+	} else if w := crashWords(r.Crash); w != "" {
+		sig.Frames = append([]string{w}, sig.Frames...)
 	}
 	if len(sig.Frames) == 0 {
 		sig.Frames = []string{"(no frames)"}
 	}
 	sig.Text = strings.Join(sig.Frames, " | ")
-	sig.ID = signatureID(sig.Signal, sig.Frames)
+	sig.ID = signatureID(sig.Program, sig.Signal, sig.Frames)
+	s.Rules.fingerprint(&sig, r)
 	return sig
 }
 
 // topFrames names a stack's first depth meaningful frames: those neither
-// the skip list nor also (when not nil) leaves out, prefix frames kept
-// without counting. exact: the depth was reached through frames found
-// without heuristics. If every frame is left out, the top frame stands in.
+// the skip list, the rules nor also (when not nil) leave out, prefix
+// frames kept without counting. When the rules mark any frame +app, only
+// those are meaningful. exact: the depth was reached through frames found
+// without heuristics. If every frame is left out, the top frame stands
+// in. trace, when not nil, gets each frame's decision.
 func (s *Signer) topFrames(frames []report.Frame, depth int, also func(name string) bool) (names []string, exact bool) {
+	return s.traceFrames(frames, depth, also, nil)
+}
+
+// traceFrames is topFrames, telling trace (when not nil) what became of
+// each frame.
+func (s *Signer) traceFrames(frames []report.Frame, depth int, also func(name string) bool, trace *frameTrace) (names []string, exact bool) {
+	classes := make([]frameClass, len(frames))
+	anyApp := false
+	for i := range frames {
+		classes[i] = s.frame(&frames[i])
+		anyApp = anyApp || classes[i].app > 0
+	}
 	first := ""
 	counted := 0
 	trusted := true
 	for i := range frames {
-		c := s.frame(&frames[i])
+		c := classes[i]
 		trusted = trusted && exactTrust[frames[i].Trust]
 		if first == "" {
 			first = c.name
 		}
-		if c.skip || (also != nil && also(c.name)) {
+		if counted == depth {
+			trace.add(i, c, UseBeyondDepth, "")
+			continue
+		}
+		switch {
+		case c.skip:
+			trace.add(i, c, UseSkipped, c.why(s.Skip))
+			continue
+		case also != nil && also(c.name):
+			trace.add(i, c, UseSkipped, "runtime of the panicking language")
+			continue
+		case anyApp && c.app <= 0:
+			trace.add(i, c, UseSkipped, "not an app frame (rules mark others +app)")
+			continue
+		case c.app < 0:
+			trace.add(i, c, UseSkipped, c.rule)
 			continue
 		}
 		names = append(names, c.name)
 		if c.prefix {
+			trace.add(i, c, UsePrefix, c.why(s.Skip))
 			continue
 		}
+		trace.add(i, c, UseSignature, "")
 		if counted++; counted == depth {
 			exact = trusted
-			break
 		}
 	}
 	if len(names) == 0 && first != "" {
 		names = []string{first}
+		if trace != nil && len(*trace) > 0 {
+			(*trace)[0].Use, (*trace)[0].Why = UseStandIn, "every frame is skipped: the top one stands in"
+		}
 	}
 	return names, exact
 }
 
-// signatureID hashes the signal and the frames (not the joined text: a
-// name containing " | " must not collide with two names).
-func signatureID(signal string, frames []string) string {
+// signatureID hashes the program, the signal and the frames (not the
+// joined text: a name containing " | " must not collide with two names).
+func signatureID(program, signal string, frames []string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "coreunwind.signature/v1\x00%s", signal)
+	fmt.Fprintf(h, "coreunwind.signature/v%d\x00%s\x00%s", SignatureVersion, program, signal)
 	for _, f := range frames {
 		fmt.Fprintf(h, "\x00%s", f)
 	}
@@ -129,17 +203,31 @@ func crashedThread(r *report.Report) *report.Thread {
 }
 
 // frame is what a frame contributes to a signature: its normalized
-// function name, or where it is when it has none.
+// function name, or where it is when it has none, and whether the skip
+// list and the rules leave it out.
 func (s *Signer) frame(f *report.Frame) frameClass {
-	if f.Function != nil && *f.Function != "" {
-		if c := s.Skip.classify(*f.Function); c.name != "" {
-			return c
-		}
-	}
-	if f.Module != nil && f.ModuleOffset != nil {
+	var c frameClass
+	if f.Module != nil {
 		// The module's file name, not its path: the same library lives
 		// in different places on different machines.
-		return frameClass{name: fmt.Sprintf("%s+%#x", path.Base(*f.Module), uint64(*f.ModuleOffset))}
+		c.module = path.Base(*f.Module)
 	}
-	return frameClass{name: "?"}
+	if f.Function != nil && *f.Function != "" {
+		module := c.module
+		c = s.Skip.classify(*f.Function)
+		c.module = module
+	}
+	if c.name == "" {
+		switch {
+		case f.Module != nil && f.ModuleOffset != nil:
+			c.name = fmt.Sprintf("%s+%#x", c.module, uint64(*f.ModuleOffset))
+		default:
+			c.name, c.skip, c.noModule = "(no module)", true, true
+		}
+	}
+	if !c.skip && c.module != "" && s.Skip.SkipModule(c.module) {
+		c.skip, c.moduleSkip = true, true
+	}
+	s.Rules.classify(&c)
+	return c
 }

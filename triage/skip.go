@@ -75,8 +75,8 @@ var DefaultPrefix = []string{
 // SkipList decides which frames a signature leaves out (skip) and which it
 // keeps without counting them (prefix).
 type SkipList struct {
-	skip, prefix *regexp.Regexp // nil: none
-	patterns     []string
+	skip, prefix, module *regexp.Regexp // nil: none
+	patterns             []string
 	// memo maps raw function names to their classification: a batch sees
 	// the same few hundred names in thousands of cores, and normalizing
 	// plus matching costs microseconds each.
@@ -88,6 +88,14 @@ type SkipList struct {
 type frameClass struct {
 	name         string // normalized
 	skip, prefix bool
+	// Set per frame, not memoized: the module's base name, whether the
+	// frame is skipped for its pc being in no module or for its module
+	// being machinery, its app mark (+1 +app, -1 -app, 0 none) and the
+	// rules line that decided it ("" for none).
+	module               string
+	noModule, moduleSkip bool
+	app                  int
+	rule                 string
 }
 
 // maxMemo bounds the memo (hostile cores could carry endless names).
@@ -110,14 +118,18 @@ func (s *SkipList) classify(raw string) frameClass {
 }
 
 // NewSkipList compiles patterns: each a whole-name regular expression of
-// a frame to skip, or, with a leading '+', of a prefix frame.
+// a frame to skip, or, with a leading '+', of a prefix frame, or, with a
+// leading "module:", of the base name of a module whose frames (named or
+// not) are skipped.
 func NewSkipList(patterns []string) (*SkipList, error) {
 	s := &SkipList{patterns: append([]string(nil), patterns...)}
-	var skip, prefix []string
+	var skip, prefix, module []string
 	for _, p := range patterns {
 		list := &skip
 		if strings.HasPrefix(p, "+") {
 			p, list = p[1:], &prefix
+		} else if m, ok := strings.CutPrefix(p, modulePrefix); ok {
+			p, list = m, &module
 		}
 		if _, err := regexp.Compile(p); err != nil {
 			return nil, fmt.Errorf("skip pattern %q: %w", p, err)
@@ -131,13 +143,23 @@ func NewSkipList(patterns []string) (*SkipList, error) {
 	if s.prefix, err = wholeNames(prefix); err != nil {
 		return nil, err
 	}
+	if s.module, err = wholeNames(module); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// DefaultPatterns is the default list: DefaultSkip and DefaultPrefix
-// (with their '+').
+// modulePrefix marks a skip pattern that matches modules' base names.
+const modulePrefix = "module:"
+
+// DefaultPatterns is the default list: DefaultSkip, the machinery of
+// DefaultMachinery (its modules with "module:") and DefaultPrefix (with
+// their '+').
 func DefaultPatterns() []string {
-	out := append([]string(nil), DefaultSkip...)
+	out := append(append([]string(nil), DefaultSkip...), machineryFunctions()...)
+	for _, p := range machineryModules() {
+		out = append(out, modulePrefix+p)
+	}
 	for _, p := range DefaultPrefix {
 		out = append(out, "+"+p)
 	}
@@ -163,6 +185,32 @@ func (s *SkipList) Skip(name string) bool {
 // Prefix reports whether a frame is kept without counting toward depth.
 func (s *SkipList) Prefix(name string) bool {
 	return s != nil && s.prefix != nil && s.prefix.MatchString(name)
+}
+
+// SkipModule reports whether every frame in the module with this base
+// name is machinery.
+func (s *SkipList) SkipModule(base string) bool {
+	return s != nil && s.module != nil && s.module.MatchString(base)
+}
+
+// Which returns the first of the list's patterns that matches a frame
+// (its normalized name, its module's base name), "" for none: what
+// --explain says skipped it. Slow (one match a pattern): for one core.
+func (s *SkipList) Which(name, module string) string {
+	if s == nil {
+		return ""
+	}
+	for _, p := range s.patterns {
+		subject := name
+		pat := strings.TrimPrefix(p, "+")
+		if m, ok := strings.CutPrefix(p, modulePrefix); ok {
+			subject, pat = module, m
+		}
+		if re, err := regexp.Compile(`^(?:` + pat + `)$`); err == nil && subject != "" && re.MatchString(subject) {
+			return p
+		}
+	}
+	return ""
 }
 
 // Patterns returns the list's patterns, for documentation and --help.

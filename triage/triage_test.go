@@ -162,6 +162,10 @@ func TestTriageI386(t *testing.T) {
 // assertion's signature is its message, which names the function.
 func signsBug(sig triage.Signature, fn string, skip *triage.SkipList) bool {
 	f := sig.Frames
+	// The crash's words (an abort message) join the key before the frames.
+	if len(f) > 1 && strings.HasPrefix(f[0], "abort: ") {
+		f = f[1:]
+	}
 	if strings.HasPrefix(sig.Text, "assertion: ") {
 		return len(f) == 1 && strings.HasPrefix(sig.Text, "assertion: bugs.c: "+fn+": Assertion `")
 	}

@@ -40,13 +40,13 @@ func Build(s beam.Scope, paths []string, opts Options) {
 	files = beam.Reshuffle(s, files)
 	outcomes := beam.ParDo(s, &analyzeFn{Opts: opts.Triage, JSONL: opts.Format == "jsonl"}, files)
 	keyed := beam.ParDo(s, keyBySignature, outcomes)
-	perSig := beam.CombinePerKey(s, &bucketFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial}, keyed)
+	perSig := beam.CombinePerKey(s, &bucketFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial, Rules: opts.Triage.RulesDigest()}, keyed)
 	// The Go SDK's global combine emits nothing for no input: one empty
 	// collector more makes the summary of an empty archive (written,
 	// and counted for the exit status, as triage's).
-	empty := beam.Create(s, newCollector(opts.Triage.MaxListed, opts.Triage.BucketPartial))
+	empty := beam.Create(s, newCollector(opts.Triage.MaxListed, opts.Triage.BucketPartial, opts.Triage.RulesDigest()))
 	collectors := beam.Flatten(s, empty, beam.DropKey(s, perSig))
-	all := beam.Combine(s, &mergeFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial}, collectors)
+	all := beam.Combine(s, &mergeFn{MaxListed: opts.Triage.MaxListed, BucketPartial: opts.Triage.BucketPartial, Rules: opts.Triage.RulesDigest()}, collectors)
 	beam.ParDo0(s, &writeSummaryFn{Format: opts.Format, Out: opts.Out}, all)
 	if opts.Format == "jsonl" {
 		lines := beam.ParDo(s, reportLine, outcomes)
@@ -198,10 +198,12 @@ func reportLine(o Outcome, emit func(string)) {
 type bucketFn struct {
 	MaxListed     int  `json:"max_listed"`
 	BucketPartial bool `json:"bucket_partial"`
+	// Rules is the digest of the --rules file, for the summary.
+	Rules string `json:"rules"`
 }
 
 func (f *bucketFn) CreateAccumulator() *triage.Collector {
-	return newCollector(f.MaxListed, f.BucketPartial)
+	return newCollector(f.MaxListed, f.BucketPartial, f.Rules)
 }
 func (f *bucketFn) AddInput(c *triage.Collector, r triage.Record) *triage.Collector {
 	c.AddRecord(r)
@@ -217,10 +219,12 @@ func (f *bucketFn) ExtractOutput(c *triage.Collector) *triage.Collector { return
 type mergeFn struct {
 	MaxListed     int  `json:"max_listed"`
 	BucketPartial bool `json:"bucket_partial"`
+	// Rules is the digest of the --rules file, for the summary.
+	Rules string `json:"rules"`
 }
 
 func (f *mergeFn) CreateAccumulator() *triage.Collector {
-	return newCollector(f.MaxListed, f.BucketPartial)
+	return newCollector(f.MaxListed, f.BucketPartial, f.Rules)
 }
 func (f *mergeFn) AddInput(a, b *triage.Collector) *triage.Collector {
 	a.Merge(b)
@@ -231,9 +235,10 @@ func (f *mergeFn) MergeAccumulators(a, b *triage.Collector) *triage.Collector {
 	return a
 }
 
-func newCollector(maxListed int, bucketPartial bool) *triage.Collector {
+func newCollector(maxListed int, bucketPartial bool, rules string) *triage.Collector {
 	c := triage.NewCollector(maxListed)
 	c.BucketPartial = bucketPartial
+	c.Rules = rules
 	return c
 }
 

@@ -28,7 +28,16 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		format, out string
 		jobs        int
 		opts        triage.Options
+		// `triage eval --labels FILE`: score the buckets (triageeval.go);
+		// --explain CORE: how one core's signature is made.
+		evalMode        bool
+		labels, explain string
 	)
+	if len(args) > 0 && args[0] == "eval" {
+		evalMode, args = true, args[1:]
+	}
+	fs.StringVar(&labels, "labels", "", "triage eval: the labelled corpus, a `FILE` of \"BUG CORE\" lines")
+	fs.StringVar(&explain, "explain", "", "print which frames made the signature of `CORE`, and which rules skipped the others")
 	fs.StringVar(&format, "format", "text", "output format: text, json, jsonl or pprof")
 	fs.StringVar(&out, "o", "", "write the output to `FILE`")
 	fs.IntVar(&jobs, "j", 0, "cores analyzed at once (default: all CPUs)")
@@ -55,6 +64,43 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	if tflags.PrintSkip {
 		fmt.Fprintln(stdout, strings.Join(opts.SkipPatterns, "\n"))
 		return exitcode.OK
+	}
+	switch {
+	case evalMode && labels == "":
+		return usageError(stderr, fmt.Errorf("%w: triage eval: --labels FILE is required", errUsage))
+	case !evalMode && labels != "":
+		return usageError(stderr, fmt.Errorf("%w: --labels: only for triage eval", errUsage))
+	case (evalMode || explain != "") && format != "text" && format != "json":
+		return usageError(stderr, fmt.Errorf("%w: --format %q: triage eval and --explain write text or json", errUsage, format))
+	case explain != "" && evalMode:
+		return usageError(stderr, fmt.Errorf("%w: --explain: not with triage eval", errUsage))
+	}
+	if explain != "" {
+		opts.CacheDir, opts.NoCache = *cacheDir, *noCache
+		cfg, err := opts.Config()
+		if err != nil {
+			return usageError(stderr, fmt.Errorf("%w: %w", errUsage, err))
+		}
+		cfg.Jobs = 1
+		w, closeOut, err := openOutput(out, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+			return exitcode.Output
+		}
+		code := runExplain(explain, cfg, format, w, stderr)
+		if err := closeOut(nil); err != nil && code == exitcode.OK {
+			fmt.Fprintf(stderr, "coreunwind: %v\n", err)
+			return exitcode.Output
+		}
+		return code
+	}
+	var evaluator *triage.Evaluator
+	if evalMode {
+		l, err := triage.ReadLabelsFile(labels)
+		if err != nil {
+			return usageError(stderr, fmt.Errorf("%w: --labels: %w", errUsage, err))
+		}
+		evaluator = triage.NewEvaluator(l)
 	}
 	if len(pos) == 0 {
 		return usageError(stderr, fmt.Errorf("%w: triage: no directory, archive or core given", errUsage))
@@ -96,6 +142,10 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	var writeErr error
 	runErr := triage.Run(pos, cfg, func(r *triage.Result) {
 		coll.Add(r)
+		if evaluator != nil {
+			evaluator.Add(r.Record())
+			return
+		}
 		if r.Err != nil {
 			return
 		}
@@ -126,6 +176,9 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coreunwind: %v\n", runErr)
 	}
 	sum := coll.Summary()
+	if evaluator != nil {
+		return writeEvaluation(evaluator.Evaluate(), format, w, closeOut, stderr)
+	}
 	switch format {
 	case "text":
 		writeErr = triage.WriteTextWidth(w, sum, textWidth(out, stdout))

@@ -10,6 +10,7 @@ const usageText = `Usage:
   coreunwind [flags] -p PID
   coreunwind --format pprof -o FILE CORE... [EXECUTABLE]...
   coreunwind triage [flags] PATH...
+  coreunwind triage eval --labels FILE [flags] PATH...
   coreunwind tables [--format text|json] [--section NAME] FILE
   coreunwind gcore [-o FILE] PID
   coreunwind help
@@ -96,6 +97,13 @@ Triage (many cores grouped by crash signature):
   --skip REGEX           also skip frames matching REGEX (repeatable)
   --skip-frames FILE     skip list from FILE (replaces the default; @default includes it)
   --print-skip           print the skip list in effect
+  --rules FILE           signature rules: frame rules (skip, prefix, keep, +app,
+                         -app) and fingerprints (docs/triage.md)
+  --explain CORE         print which frames made CORE's signature and which rules
+                         skipped the others (text or json)
+  --labels FILE          triage eval: the labelled corpus ("BUG CORE" lines);
+                         prints BCubed precision, recall, F1, split bugs, mixed
+                         buckets and the similar-bucket links' figures
   --binaries DIR         executables and libraries, matched by build ID (repeatable)
   --max-frames N         frames per thread (default 256)
   --sysroot, --search-path, --debug-dir, --no-default-debug-dirs, --symbols,
