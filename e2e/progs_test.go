@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,21 @@ func cc(compiler, out string, args ...string) program {
 			exe := filepath.Join(dir, out)
 			full := append([]string{"-o", exe}, srcPaths(src, args)...)
 			return exe, runIn(dir, compiler, full...)
+		},
+	}
+}
+
+// dwz returns a build of p whose executable dwz then rewrites: DIEs its
+// units share move into partial units that they import.
+func dwz(p program) program {
+	return program{
+		tools: append(slices.Clone(p.tools), "dwz"),
+		build: func(src, dir string) (string, error) {
+			exe, err := p.build(src, dir)
+			if err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, "dwz", exe)
 		},
 	}
 }
@@ -71,6 +87,8 @@ var programs = map[string]program{
 	"what-static":      cc("g++", "what", "-g", "-O1", "-static", "what.cc"),
 	"crashkinds":       cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
+	"units-lto":        cc("g++", "units", "-g", "-O2", "-flto", "-gz=zlib", "units_main.cc", "units_walk.cc", "units_leaf.cc"),
+	"units-dwz":        dwz(cc("g++", "units", "-g", "-O2", "units_main.cc", "units_walk.cc", "units_leaf.cc")),
 	// cleanup and buf_free end in jumps (tail calls) at -O2.
 	"tailcall": cc("gcc", "tailcall", "-g", "-O2", "tailcall.c"),
 	"rust-panic": {
