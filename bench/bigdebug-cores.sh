@@ -14,7 +14,8 @@
 #   gen-dwz    the same built without -flto and processed by dwz
 #   go         a Go program with full DWARF panicking with GOTRACEBACK=crash
 #   rust       a Rust program built with -g panicking with panic=abort
-# BIG_CASES (default: all of them) picks some.
+# BIG_CASES (default: all of them) picks some. Programs already built in
+# OUTDIR are crashed again, not rebuilt.
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 OUTDIR=$1
@@ -86,12 +87,14 @@ int main() {
 	return m.at("missing"); // std::out_of_range, uncaught: std::terminate, abort
 }
 EOF
-		$CXX -O2 -g -pthread -o "$d/throw" "$d/throw.cc" && crash "$d" "$d/throw" || true
+		{ [ -x "$d/throw" ] || $CXX -O2 -g -pthread -o "$d/throw" "$d/throw.cc"; } && crash "$d" "$d/throw" || true
 		;;
 	gen-lto | gen-dwz)
 		src=$OUTDIR/gen-src
 		[ -f "$src/main.cc" ] || sh "$HERE/cases/gen-cxx.sh" "$src" "$GEN_UNITS"
-		if [ $c = gen-lto ]; then
+		if [ -x "$d/gen" ]; then
+			: # built by an earlier run (bigdebug-triage-cores.sh crashes it again)
+		elif [ $c = gen-lto ]; then
 			(cd "$src" && $CXX -O2 -g -flto=2 -o "$d/gen" ./*.cc) || { note "gen-lto: build failed"; continue; }
 		else
 			have dwz || { note "gen-dwz: dwz is not installed (apt-get install dwz)"; continue; }
@@ -136,7 +139,7 @@ func main() {
 }
 EOF
 		(cd "$d/src" && [ -f go.mod ] || (cd "$d/src" && "$GO" mod init benchgo >/dev/null 2>&1)) || true
-		(cd "$d/src" && CGO_ENABLED=0 "$GO" build -o "$d/gocrash" .) || { note "go: build failed"; continue; }
+		[ -x "$d/gocrash" ] || (cd "$d/src" && CGO_ENABLED=0 "$GO" build -o "$d/gocrash" .) || { note "go: build failed"; continue; }
 		CRASH_ENV=GOTRACEBACK=crash crash "$d" "$d/gocrash" || true
 		;;
 	rust)
@@ -155,7 +158,7 @@ fn main() {
     drop(ts);
 }
 EOF
-		rustc -g -C opt-level=1 -C panic=abort -o "$d/rustcrash" "$d/main.rs" || { note "rust: build failed"; continue; }
+		[ -x "$d/rustcrash" ] || rustc -g -C opt-level=1 -C panic=abort -o "$d/rustcrash" "$d/main.rs" || { note "rust: build failed"; continue; }
 		crash "$d" "$d/rustcrash" || true
 		;;
 	*) note "unknown case $c" ;;
