@@ -2,6 +2,8 @@ package elfx
 
 import (
 	"cmp"
+	"encoding/binary"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -92,4 +94,69 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// FuzzCrossUnitRefs reads hostile .debug_info and .debug_abbrev bytes
+// the way references between units are followed: the first unit opened
+// on its own (its DW_FORM_ref_addr read as data), every reference of its
+// DIEs followed to the unit found by offset, and the unit holding off.
+// Seeded with the sections of the units program built with -flto when
+// g++ is there.
+func FuzzCrossUnitRefs(f *testing.F) {
+	f.Add([]byte{0x10, 0, 0, 0, 5, 0, 1, 8, 0, 0, 0, 0, 1, 0x10, 0, 0, 0, 0}, []byte{1, 0x11, 0, 0x31, 0x10, 0, 0, 0}, uint64(12))
+	if _, err := exec.LookPath("g++"); err == nil {
+		src := filepath.Join("..", "e2e", "testdata", "progs")
+		exe := filepath.Join(f.TempDir(), "units")
+		args := []string{"-O2", "-g", "-flto", "-o", exe}
+		for _, s := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
+			args = append(args, filepath.Join(src, s))
+		}
+		if exec.Command("g++", args...).Run() == nil {
+			if o, err := Open(exe); err == nil {
+				if sec, err := o.sectionsData([]string{".debug_info", ".debug_abbrev"}); err == nil && len(sec[0]) > 0 {
+					// Copies: the sections lie in the mapping Close unmaps.
+					f.Add(slices.Clone(sec[0]), slices.Clone(sec[1]), uint64(len(sec[0])/2))
+				}
+				o.Close()
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, info, abbrev []byte, off uint64) {
+		stream := func(name string, b []byte) *sectionStream {
+			return &sectionStream{name: name, buf: b, done: len(b)}
+		}
+		l := &lazyDWARF{
+			name:         "fuzz",
+			order:        binary.LittleEndian,
+			info:         stream(".debug_info", info),
+			line:         stream(".debug_line", nil),
+			abbrev:       stream(".debug_abbrev", abbrev),
+			sec:          make([][]byte, len(dwarfSections)),
+			units:        map[uint64]*cuIndex{},
+			listedStarts: []uint64{0},
+		}
+		first := &cuIndex{lazy: l}
+		l.units[0] = first
+		follow := func(cu *cuIndex) {
+			r := cu.d.Reader()
+			for i := 0; i < 1000; i++ {
+				e, err := r.Next()
+				if err != nil || e == nil {
+					return
+				}
+				if at, ref, ok := cu.origin(e); ok {
+					at.entryAt(ref)
+				}
+			}
+		}
+		if first.open() == nil {
+			follow(first)
+		}
+		if cu, err := l.unitAt(off); err == nil {
+			if uint64(cu.off) > off {
+				t.Fatalf("unit at %#x holds offset %#x", cu.off, off)
+			}
+			follow(cu)
+		}
+	})
 }
