@@ -71,7 +71,9 @@ else
 fi
 
 say "making cores"
-"$HERE/cores.sh" "$OUTDIR/cores" >&2
+# CORES_SCRIPT: another maker of cores in the same layout
+# (bigdebug-cores.sh: programs with big debug information).
+"${CORES_SCRIPT:-$HERE/cores.sh}" "$OUTDIR/cores" >&2
 
 # --- tools ------------------------------------------------------------------
 

@@ -34,8 +34,15 @@ for tool in gcc eu-stack /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "triage.sh: $tool is needed" >&2; exit 1; }
 done
 
-# triage-cores.sh checks core_pattern first.
-CORES=$CORES sh "$HERE/triage-cores.sh" "$WORK"
+# triage-cores.sh checks core_pattern first. TRIAGE_CORES_SCRIPT: another
+# maker of the archive in the same layout, printing its programs' names
+# (bigdebug-triage-cores.sh: programs with big debug information).
+PROGRAMS="alpha beta gamma"
+if [ -n "${TRIAGE_CORES_SCRIPT:-}" ]; then
+	PROGRAMS=$(CORES=$CORES sh "$TRIAGE_CORES_SCRIPT" "$WORK")
+else
+	CORES=$CORES sh "$HERE/triage-cores.sh" "$WORK"
+fi
 n=$(find "$WORK/cores" -name 'core.*' | wc -l)
 echo "cores: $n in $WORK/cores ($(du -sh "$WORK/cores" | cut -f1) on disk)"
 
@@ -121,9 +128,9 @@ eu_n=$(wc -l <"$WORK/list.eu")
 t0=$(now_ns)
 # No shell per core: one xargs per program (the cores are named by it).
 /usr/bin/time -f "%M %U %S" -o "$WORK/eu-stack.rss" sh -c '
-	for p in alpha beta gamma; do
+	for p in $4; do
 		grep "/core\.$p\." "$1" | xargs -P "$2" -I{} eu-stack --core={} -e "$3/$p" >/dev/null 2>&1 || true
-	done' sh "$WORK/list.eu" "$JOBS" "$WORK/bin"
+	done' sh "$WORK/list.eu" "$JOBS" "$WORK/bin" "$PROGRAMS"
 t1=$(now_ns)
 eu_ms=$(((t1 - t0) / 1000000))
 eu_rss=$(tail -1 "$WORK/eu-stack.rss" | cut -d' ' -f1)

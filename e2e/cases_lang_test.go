@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -32,14 +33,25 @@ func TestCxxInline(t *testing.T) {
 	c := crashAndUnwind(t, "inline", nil, nil)
 	compareWithReferences(t, c.GDB, c.EU, c.Report)
 	th := c.crashed(t)
+	if sameFramesAsGDB(t, c, th, "inline.cc") == 0 {
+		t.Errorf("gdb shows no inlined frame; the test program no longer tests inlining:\n%s", c.GDBOut)
+	}
+	expectFunctions(t, th, "geo::scaled", "geo::outer_call", "main")
+}
+
+// sameFramesAsGDB checks the crashed thread's frames in the program's
+// own source files (from frame 0 to the first frame elsewhere) against
+// gdb's, position by position: name, pc, file, line and whether the frame
+// is inlined. It returns how many inlined frames gdb shows there.
+func sameFramesAsGDB(t *testing.T, c *crashCase, th *reportThread, files ...string) (inlined int) {
+	t.Helper()
 	g := c.GDB[th.TID]
 	if g == nil {
 		t.Fatalf("gdb has no thread %d", th.TID)
 	}
 	// The chain starts at frame 0 in both tools, so indexes line up.
-	inlined := 0
 	for i, gf := range g.Frames {
-		if filepath.Base(gf.File) != "inline.cc" {
+		if !slices.Contains(files, filepath.Base(gf.File)) {
 			break
 		}
 		if i >= len(th.Frames) {
@@ -49,7 +61,7 @@ func TestCxxInline(t *testing.T) {
 		f := th.Frames[i]
 		pc, _ := f.pc()
 		if normalizeFunc(f.Function) != normalizeFunc(gf.Func) || pc != gf.PC ||
-			filepath.Base(f.File) != "inline.cc" || f.Line != gf.Line {
+			filepath.Base(f.File) != filepath.Base(gf.File) || f.Line != gf.Line {
 			t.Errorf("frame %d differs:\n  gdb:        %s\n  coreunwind: %s", i, gf.Raw, f)
 		}
 		// gdb gives an inlined frame the pc of the frame it is inlined into.
@@ -61,10 +73,7 @@ func TestCxxInline(t *testing.T) {
 			t.Errorf("frame %d inlined = %v, want %v (gdb: %s)", i, f.Inlined, wantInlined, gf.Raw)
 		}
 	}
-	if inlined == 0 {
-		t.Errorf("gdb shows no inlined frame; the test program no longer tests inlining:\n%s", c.GDBOut)
-	}
-	expectFunctions(t, th, "geo::scaled", "geo::outer_call", "main")
+	return inlined
 }
 
 // TestRustPanic: a Rust panic with panic=abort goes through std's panic

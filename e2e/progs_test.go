@@ -40,6 +40,21 @@ func cc(compiler, out string, args ...string) program {
 	}
 }
 
+// dwz returns a build of p whose executable dwz then rewrites: DIEs its
+// units share move into partial units that they import.
+func dwz(p program) program {
+	return program{
+		tools: append(slices.Clone(p.tools), "dwz"),
+		build: func(src, dir string) (string, error) {
+			exe, err := p.build(src, dir)
+			if err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, "dwz", exe)
+		},
+	}
+}
+
 // srcPaths makes the arguments that name files of progs/ absolute.
 func srcPaths(src string, args []string) []string {
 	out := make([]string, len(args))
@@ -80,6 +95,8 @@ var programs = map[string]program{
 	"what-static":      cc("g++", "what", "-g", "-O1", "-static", "what.cc"),
 	"crashkinds":       cc("gcc", "crashkinds", "-g", "-O0", "-pthread", "crashkinds.c"),
 	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
+	"units-lto":        cc("g++", "units", "-g", "-O2", "-flto", "-gz=zlib", "units_main.cc", "units_walk.cc", "units_leaf.cc"),
+	"units-dwz":        dwz(cc("g++", "units", "-g", "-O2", "units_main.cc", "units_walk.cc", "units_leaf.cc")),
 	// cleanup and buf_free end in jumps (tail calls) at -O2.
 	"tailcall": cc("gcc", "tailcall", "-g", "-O2", "tailcall.c"),
 	"rust-panic": {

@@ -250,25 +250,23 @@ func callSiteOf(cu *cuIndex, e *dwarf.Entry) (CallSite, bool) {
 	if e.Val(dwarf.AttrCallTarget) != nil || e.Val(attrGNUCallSiteTarget) != nil {
 		return c, true
 	}
-	ref, ok := e.Val(dwarf.AttrCallOrigin).(dwarf.Offset)
+	at, ref, ok := cu.ref(e, dwarf.AttrCallOrigin)
 	if !ok {
-		if ref, ok = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); !ok {
+		if at, ref, ok = cu.ref(e, dwarf.AttrAbstractOrigin); !ok {
 			return c, true
 		}
 	}
-	r := cu.d.Reader()
-	r.Seek(ref)
-	t, err := r.Next()
+	t, err := at.entryAt(ref)
 	if err != nil || t == nil {
 		return c, true
 	}
 	if decl, _ := t.Val(dwarf.AttrDeclaration).(bool); decl {
-		c.TargetName = linkageNameOnChain(cu, t)
+		c.TargetName = linkageNameOnChain(at, t)
 		return c, true
 	}
 	if lo, ok := t.Val(dwarf.AttrLowpc).(uint64); ok {
 		c.TargetAddr, c.HasTargetAddr = lo, true
-	} else if rs, err := cu.d.Ranges(t); err == nil && len(rs) > 0 {
+	} else if rs, err := at.d.Ranges(t); err == nil && len(rs) > 0 {
 		c.TargetAddr, c.HasTargetAddr = rs[0][0], true
 	}
 	return c, true
@@ -278,23 +276,16 @@ func callSiteOf(cu *cuIndex, e *dwarf.Entry) (CallSite, bool) {
 // DW_AT_specification chain leads to, sets any of the flags (gdb's
 // dwarf2_attr follows the same chain).
 func flagOnChain(cu *cuIndex, e *dwarf.Entry, flags ...dwarf.Attr) bool {
-	r := cu.d.Reader()
 	for range maxOriginChain {
 		for _, f := range flags {
 			if v, _ := e.Val(f).(bool); v {
 				return true
 			}
 		}
-		ref, ok := originOf(e)
-		if !ok {
+		var ok bool
+		if cu, e, ok = nextOnChain(cu, e); !ok {
 			return false
 		}
-		r.Seek(ref)
-		next, err := r.Next()
-		if err != nil || next == nil || next.Offset == e.Offset {
-			return false
-		}
-		e = next
 	}
 	return false
 }
@@ -303,7 +294,6 @@ func flagOnChain(cu *cuIndex, e *dwarf.Entry, flags ...dwarf.Attr) bool {
 // the symbols: its linkage name, else its DW_AT_name, along the
 // specification chain.
 func linkageNameOnChain(cu *cuIndex, e *dwarf.Entry) string {
-	r := cu.d.Reader()
 	name := ""
 	for range maxOriginChain {
 		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
@@ -315,25 +305,24 @@ func linkageNameOnChain(cu *cuIndex, e *dwarf.Entry) string {
 		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
 			name = s
 		}
-		ref, ok := originOf(e)
-		if !ok {
+		var ok bool
+		if cu, e, ok = nextOnChain(cu, e); !ok {
 			break
 		}
-		r.Seek(ref)
-		next, err := r.Next()
-		if err != nil || next == nil || next.Offset == e.Offset {
-			break
-		}
-		e = next
 	}
 	return name
 }
 
-// originOf is the DIE e's attributes continue in.
-func originOf(e *dwarf.Entry) (dwarf.Offset, bool) {
-	if ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
-		return ref, true
+// nextOnChain reads the DIE e's attributes continue in (see origin), e
+// read from cu; false at the end of the chain or where it loops on e.
+func nextOnChain(cu *cuIndex, e *dwarf.Entry) (*cuIndex, *dwarf.Entry, bool) {
+	t, ref, ok := cu.origin(e)
+	if !ok {
+		return nil, nil, false
 	}
-	ref, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset)
-	return ref, ok
+	next, err := t.entryAt(ref)
+	if err != nil || next == nil || (t == cu && next.Offset == e.Offset) {
+		return nil, nil, false
+	}
+	return t, next, true
 }

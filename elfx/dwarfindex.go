@@ -43,6 +43,13 @@ type cuIndex struct {
 	base  dwarf.Offset // section offset of d's offset 0
 	entry *dwarf.Entry // nil for a lazy unit not read yet
 
+	lazy     *lazyDWARF // the lazy index's sections; nil for an eager unit
+	openOnce sync.Once
+	openErr  error
+	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
+	// (section offsets: see openUnit).
+	refAddr bool
+
 	once    sync.Once
 	err     error
 	seqs    []lineSeq
@@ -138,7 +145,7 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 			}
 		}()
 		if cu.entry == nil {
-			if err := x.lazy.openUnit(cu); err != nil {
+			if err := cu.open(); err != nil {
 				cu.err = fmt.Errorf("elfx: %s: DWARF unit at %#x: %w", x.name, cu.off, err)
 				return
 			}
@@ -348,6 +355,16 @@ func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
 // off for DWARF 2/3.
 const attrMIPSLinkageName dwarf.Attr = 0x2007
 
+// hasScopes reports whether the unit's language may put functions inside
+// namespaces, classes or modules: any but C.
+func hasScopes(cu *cuIndex) bool {
+	switch lang, _ := cu.entry.Val(dwarf.AttrLanguage).(int64); lang {
+	case 0x1, 0x2, 0xc, 0x1d, 0x2c: // DW_LANG_C89, C, C99, C11, C17
+		return false
+	}
+	return true
+}
+
 func joinQual(outer, name string) string {
 	if outer == "" {
 		return name
@@ -364,12 +381,10 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 	if v, ok := x.names.Load(cu.base + off); ok {
 		return v.(string)
 	}
-	r := cu.d.Reader()
 	name, linkage, qual := "", "", ""
-	next := off
+	at, next := cu, off
 	for depth := 0; depth < 8; depth++ {
-		r.Seek(next)
-		e, err := r.Next()
+		e, err := at.entryAt(next)
 		if err != nil || e == nil {
 			break
 		}
@@ -380,21 +395,25 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		}
 		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
 			name = s
-			if q, ok := x.scopeOf.Load(cu.base + next); ok {
+			if at != cu && hasScopes(at) {
+				// The names around a DIE of another unit (LTO's
+				// early-debug units, dwz's partial units) are known
+				// once that unit is read: gdb prints "units::step",
+				// not "step".
+				at.load(x)
+			}
+			if q, ok := x.scopeOf.Load(at.base + next); ok {
 				qual = q.(string)
 			}
 		}
 		if linkage != "" {
 			break
 		}
-		ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
-		if !ok {
-			ref, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
-		}
-		if !ok || ref == next {
+		t, ref, ok := at.origin(e)
+		if !ok || (t == at && ref == next) {
 			break
 		}
-		next = ref
+		at, next = t, ref
 	}
 	switch {
 	case isRustSymbol(linkage):

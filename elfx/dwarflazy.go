@@ -47,6 +47,14 @@ type lazyDWARF struct {
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
 	allListed  bool
+
+	// The units known by offset, for references between units
+	// (dwarfref.go): the listed ones, sorted, and every unit met, with
+	// the extents of those whose header was read.
+	listedStarts []uint64
+	unitsMu      sync.Mutex
+	units        map[uint64]*cuIndex
+	spans        []unitSpan
 }
 
 // newLazyDWARFIndex builds a lazy index over o's DWARF, or returns nil
@@ -113,7 +121,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 		if !ok {
 			idx = int32(len(x.cus))
 			byOff[u.info] = idx
-			x.cus = append(x.cus, &cuIndex{off: dwarf.Offset(u.info)})
+			x.cus = append(x.cus, &cuIndex{off: dwarf.Offset(u.info), lazy: l})
 		}
 		ivs = append(ivs, interval{lo: u.lo, hi: u.hi, idx: idx})
 	}
@@ -121,6 +129,12 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 		return nil, nil
 	}
 	l.listed = byOff
+	l.units = make(map[uint64]*cuIndex, len(x.cus))
+	for _, cu := range x.cus {
+		l.units[uint64(cu.off)] = cu
+		l.listedStarts = append(l.listedStarts, uint64(cu.off))
+	}
+	slices.Sort(l.listedStarts)
 	x.byPC = newIntervalIndex(ivs)
 	return x, nil
 }
@@ -206,95 +220,137 @@ func parseAranges(b []byte, order binary.ByteOrder) (out []arangeUnit, ok bool) 
 	return out, true
 }
 
-// unitHeader reads the unit header at off in .debug_info (inflating the
-// section as far as the unit's end): where the unit ends and where its
-// abbreviation table is, and where its first DIE starts.
-func (l *lazyDWARF) unitHeader(off uint64) (end, abbrevOff, die uint64, err error) {
+// unitHeader is what the lazy index needs of a unit header.
+type unitHeader struct {
+	end       uint64 // where the unit ends in .debug_info
+	abbrevOff uint64 // its abbreviation table in .debug_abbrev
+	abbrevAt  uint64 // where that offset is stored in .debug_info
+	die       uint64 // its first DIE
+	version   uint16
+	is64      bool  // 64-bit DWARF
+	addrSize  uint8 // 0 where the header has none (DWARF 5 type units keep it)
+}
+
+// refAddrSize is how many bytes a DW_FORM_ref_addr value takes in the
+// unit: the address size in DWARF 2, the offset size after.
+func (h unitHeader) refAddrSize() int {
+	switch {
+	case h.version == 2:
+		return int(h.addrSize)
+	case h.is64:
+		return 8
+	}
+	return 4
+}
+
+// readUnitHeader reads the unit header at off in .debug_info (inflating
+// the section as far as the unit's end).
+func (l *lazyDWARF) readUnitHeader(off uint64) (h unitHeader, err error) {
 	size := uint64(len(l.info.buf))
 	info, err := l.info.ensure(off, min(off+24, size))
 	if err != nil {
-		return 0, 0, 0, err
+		return h, err
 	}
 	if off+4 > size {
-		return 0, 0, 0, fmt.Errorf("unit header past the end of .debug_info")
+		return h, fmt.Errorf("unit header past the end of .debug_info")
 	}
 	length, hdr, is64 := uint64(l.order.Uint32(info[off:])), uint64(4), false
 	if length == 0xffffffff {
 		if off+12 > size {
-			return 0, 0, 0, fmt.Errorf("unit header past the end of .debug_info")
+			return h, fmt.Errorf("unit header past the end of .debug_info")
 		}
 		length, hdr, is64 = l.order.Uint64(info[off+4:]), 12, true
 	} else if length >= 0xfffffff0 {
-		return 0, 0, 0, fmt.Errorf("reserved unit length %#x", length)
+		return h, fmt.Errorf("reserved unit length %#x", length)
 	}
 	if length > size-off-hdr {
-		return 0, 0, 0, fmt.Errorf("unit length %#x runs past the end of .debug_info", length)
+		return h, fmt.Errorf("unit length %#x runs past the end of .debug_info", length)
 	}
-	end = off + hdr + length
-	if info, err = l.info.ensure(off, end); err != nil {
-		return 0, 0, 0, err
+	h.end, h.is64 = off+hdr+length, is64
+	if info, err = l.info.ensure(off, h.end); err != nil {
+		return h, err
 	}
 	p := off + hdr
-	if p+2 > end {
-		return 0, 0, 0, fmt.Errorf("unit header truncated")
+	if p+2 > h.end {
+		return h, fmt.Errorf("unit header truncated")
 	}
-	version := l.order.Uint16(info[p:])
+	h.version = l.order.Uint16(info[p:])
 	p += 2
 	unitType := byte(0)
-	if version >= 5 {
-		unitType = info[p]
+	if h.version >= 5 {
+		if p+2 > h.end {
+			return h, fmt.Errorf("unit header truncated")
+		}
+		unitType, h.addrSize = info[p], info[p+1]
 		p += 2 // unit_type, address_size
 	}
 	offSize := uint64(4)
 	if is64 {
 		offSize = 8
 	}
-	if p+offSize > end {
-		return 0, 0, 0, fmt.Errorf("unit header truncated")
+	if p+offSize > h.end {
+		return h, fmt.Errorf("unit header truncated")
 	}
+	h.abbrevAt = p
 	if is64 {
-		abbrevOff = l.order.Uint64(info[p:])
+		h.abbrevOff = l.order.Uint64(info[p:])
 	} else {
-		abbrevOff = uint64(l.order.Uint32(info[p:]))
+		h.abbrevOff = uint64(l.order.Uint32(info[p:]))
 	}
 	p += offSize
 	switch {
-	case version < 5:
+	case h.version < 5:
+		if p < h.end {
+			h.addrSize = info[p]
+		}
 		p++ // address_size
 	case unitType == dwUTSkeleton || unitType == dwUTSplitCompile:
 		p += 8 // dwo_id
 	case unitType == dwUTType || unitType == dwUTSplitType:
 		p += 8 + offSize // type_signature, type_offset
 	}
-	if p > end {
-		return 0, 0, 0, fmt.Errorf("unit header truncated")
+	if p > h.end {
+		return h, fmt.Errorf("unit header truncated")
 	}
-	return end, abbrevOff, p, nil
+	h.die = p
+	return h, nil
 }
 
-// openUnit reads the unit's top DIE through a dwarf.Data of its own, or
-// through the whole section's when its DIEs may refer outside it.
+// openUnit reads the unit's top DIE through a dwarf.Data of its own. A
+// unit whose DIEs refer into other units with DW_FORM_ref_addr (LTO,
+// dwz) gets one too, over a copy of the unit and of its abbreviation
+// table in which those forms read as DW_FORM_data4 or data8 of the same
+// size: debug/dwarf then gives their values as the plain section offsets
+// they are (refAddr), which resolveRef follows into the unit holding
+// them. Forms that cannot be rewritten so (DW_FORM_indirect, references
+// into a supplementary file) take the dwarf.Data over the whole section.
 func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	off := uint64(cu.off)
-	end, abbrevOff, die, err := l.unitHeader(off)
+	h, err := l.readUnitHeader(off)
 	if err != nil {
 		return err
 	}
 	d := (*dwarf.Data)(nil)
 	base := cu.off
-	self, err := l.ensureAbbrevs(abbrevOff)
+	t, err := l.ensureAbbrevs(h.abbrevOff)
 	if err != nil {
 		return err
 	}
-	if self {
+	switch {
+	case t.ok && len(t.refAddr) == 0:
 		sec := append([][]byte(nil), l.sec...)
 		sec[0] = l.abbrev.buf
-		sec[1] = l.info.buf[off:end:end]
+		sec[1] = l.info.buf[off:h.end:h.end]
 		sec[2] = l.line.buf
 		if d, err = newDWARFData(l.name, sec, false); err != nil {
 			return err
 		}
-	} else {
+	case t.ok:
+		if d, err = l.refAddrUnitData(off, h, t); err != nil {
+			return err
+		}
+		cu.refAddr = true
+	default:
 		// Units refer into each other: the streams keep everything from
 		// now on (what they gave back is inflated again once).
 		l.info.keep()
@@ -308,7 +364,7 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	// DIE's, not the unit header's.
 	r := d.Reader()
 	if base == 0 {
-		r.Seek(dwarf.Offset(die))
+		r.Seek(dwarf.Offset(h.die))
 	}
 	e, err := r.Next()
 	if err != nil {
@@ -321,23 +377,51 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	return nil
 }
 
+// refAddrUnitData is a dwarf.Data over a copy of the unit at off whose
+// abbreviation table t (copied too, to offset 0) reads DW_FORM_ref_addr
+// as data of the same size.
+func (l *lazyDWARF) refAddrUnitData(off uint64, h unitHeader, t abbrevInfo) (*dwarf.Data, error) {
+	form := byte(formData4)
+	switch h.refAddrSize() {
+	case 4:
+	case 8:
+		form = formData8
+	default:
+		return nil, fmt.Errorf("DW_FORM_ref_addr of %d bytes", h.refAddrSize())
+	}
+	abbrev := slices.Clone(l.abbrev.buf[h.abbrevOff:t.end])
+	for _, p := range t.refAddr {
+		abbrev[p-h.abbrevOff] = form
+	}
+	info := slices.Clone(l.info.buf[off:h.end])
+	at := info[h.abbrevAt-off:]
+	if h.is64 {
+		l.order.PutUint64(at, 0)
+	} else {
+		l.order.PutUint32(at, 0)
+	}
+	sec := append([][]byte(nil), l.sec...)
+	sec[0], sec[1], sec[2] = abbrev, info, l.line.buf
+	return newDWARFData(l.name, sec, false)
+}
+
 // ensureAbbrevs inflates .debug_abbrev over the abbreviation table at off
-// and reports whether the table is self-contained. Where it ends is known
-// only once it is parsed: the window read doubles until it holds the
-// table, or the rest of the section.
-func (l *lazyDWARF) ensureAbbrevs(off uint64) (self bool, err error) {
+// and parses it. Where it ends is known only once it is parsed: the
+// window read doubles until it holds the table, or the rest of the
+// section.
+func (l *lazyDWARF) ensureAbbrevs(off uint64) (abbrevInfo, error) {
 	size := uint64(len(l.abbrev.buf))
 	if off >= size {
-		return false, nil
+		return abbrevInfo{}, nil
 	}
 	for n := uint64(4 << 10); ; n *= 2 {
 		end := min(size, off+n)
 		abbrev, err := l.abbrev.ensure(off, end)
 		if err != nil {
-			return false, err
+			return abbrevInfo{}, err
 		}
-		if _, ok := abbrevTable(abbrev[:end], off); ok || end == size {
-			return ok, nil
+		if t := abbrevTable(abbrev[:end], off); t.parsed || end == size {
+			return t, nil
 		}
 	}
 }
@@ -470,27 +554,42 @@ const (
 	dwUTSplitType    = 0x06
 )
 
-// DWARF forms that refer outside the unit holding them.
+// DWARF forms that refer outside the unit holding them, and the forms
+// of the same sizes DW_FORM_ref_addr is read as.
 const (
+	formData4     = 0x06
+	formData8     = 0x07
 	formRefAddr   = 0x10
 	formIndirect  = 0x16 // the form comes with each value: could be any
 	formGNURefAlt = 0x1f20
 )
 
+// abbrevInfo is what the lazy index needs of an abbreviation table.
+type abbrevInfo struct {
+	end uint64 // where the table ends in .debug_abbrev
+	// refAddr holds where each DW_FORM_ref_addr of the table is (one
+	// byte each) in .debug_abbrev.
+	refAddr []uint64
+	// parsed: the table was read to its end; ok: and it has no form
+	// that refers outside the unit but DW_FORM_ref_addr.
+	parsed, ok bool
+}
+
 // selfContained reports whether the abbreviation table at off in
 // .debug_abbrev uses no form that refers outside the unit. Anything it
 // cannot parse counts as not self-contained.
 func selfContained(abbrev []byte, off uint64) bool {
-	_, ok := abbrevTable(abbrev, off)
-	return ok
+	t := abbrevTable(abbrev, off)
+	return t.ok && len(t.refAddr) == 0
 }
 
-// abbrevTable parses the abbreviation table at off: where it ends, and
-// whether it is self-contained (false too when it cannot be parsed).
-func abbrevTable(abbrev []byte, off uint64) (end uint64, self bool) {
+// abbrevTable parses the abbreviation table at off.
+func abbrevTable(abbrev []byte, off uint64) abbrevInfo {
+	var t abbrevInfo
 	if off >= uint64(len(abbrev)) {
-		return 0, false
+		return t
 	}
+	other := false // a form refers outside the unit otherwise than by DW_FORM_ref_addr
 	b := abbrev[off:]
 	uleb := func() (uint64, bool) {
 		var v uint64
@@ -507,33 +606,41 @@ func abbrevTable(abbrev []byte, off uint64) (end uint64, self bool) {
 	for {
 		code, ok := uleb()
 		if !ok {
-			return 0, false
+			return abbrevInfo{}
 		}
 		if code == 0 {
-			return uint64(len(abbrev) - len(b)), true
+			t.end, t.parsed = uint64(len(abbrev)-len(b)), true
+			t.ok = !other
+			return t
 		}
 		if _, ok := uleb(); !ok { // tag
-			return 0, false
+			return abbrevInfo{}
 		}
 		if len(b) == 0 {
-			return 0, false
+			return abbrevInfo{}
 		}
 		b = b[1:] // has children
 		for {
 			attr, ok1 := uleb()
+			at := uint64(len(abbrev) - len(b))
 			form, ok2 := uleb()
 			if !ok1 || !ok2 {
-				return 0, false
+				return abbrevInfo{}
 			}
 			if attr == 0 && form == 0 {
 				break
 			}
 			switch form {
-			case formRefAddr, formIndirect, formGNURefAlt:
-				return 0, false
+			case formRefAddr:
+				if uint64(len(abbrev)-len(b)) != at+1 {
+					return abbrevInfo{} // padded LEB128: cannot be rewritten in place
+				}
+				t.refAddr = append(t.refAddr, at)
+			case formIndirect, formGNURefAlt:
+				other = true
 			case 0x21: // DW_FORM_implicit_const: a signed LEB128 follows
 				if _, ok := uleb(); !ok {
-					return 0, false
+					return abbrevInfo{}
 				}
 			}
 		}

@@ -174,6 +174,13 @@ func FuzzDWARFHeaders(f *testing.F) {
 			}
 		}
 		selfContained(b, off)
+		if tab := abbrevTable(b, off); tab.parsed {
+			for _, p := range tab.refAddr {
+				if p < off || p >= tab.end || b[p] != formRefAddr {
+					t.Fatalf("DW_FORM_ref_addr at %#x of a table at [%#x,%#x)", p, off, tab.end)
+				}
+			}
+		}
 	})
 }
 

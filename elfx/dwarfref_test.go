@@ -1,0 +1,162 @@
+package elfx
+
+import (
+	"cmp"
+	"encoding/binary"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// TestLazyDWARFCrossUnitReferences builds e2e's units program (three
+// files, functions in namespace units) with -flto, whose code's units
+// name their functions with DW_FORM_ref_addr into the early-debug unit
+// of each file, and with dwz, which moves the DIEs the units share into
+// partial units. The lazy index must read such units on their own (no
+// dwarf.Data over the whole section) and give the eager index's frames
+// at every instruction, names qualified by the namespace around the DIE
+// in the other unit included.
+func TestLazyDWARFCrossUnitReferences(t *testing.T) {
+	src := filepath.Join("..", "e2e", "testdata", "progs")
+	var files []string
+	for _, f := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
+		files = append(files, filepath.Join(src, f))
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		dwz   bool
+	}{
+		{"lto", []string{"-flto", "-gz=zlib"}, false},
+		{"dwz", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exe := filepath.Join(dir, tc.name)
+			testenv.Build(t, "g++", append(append([]string{"-O2", "-g", "-o", exe}, tc.flags...), files...)...)
+			if tc.dwz {
+				run(t, dir, testenv.NeedTool(t, "dwz"), exe)
+			}
+			o := mustOpen(t, exe)
+			lazy, err := o.newLazyDWARFIndex()
+			if err != nil || lazy == nil {
+				t.Fatalf("lazy index of %s: %v, %v", exe, lazy, err)
+			}
+			eager := eagerDWARFIndex(t, o)
+			addrs := instructionAddrs(t, exe, func(string) bool { return true })
+			// Addresses in the units first: the others go to the eager
+			// index over every unit (see everyUnitListed).
+			slices.SortStableFunc(addrs, func(a, b uint64) int {
+				return cmp.Compare(b2i(!lazy.byPC.covers(a)), b2i(!lazy.byPC.covers(b)))
+			})
+			qualified, checked := false, false
+			for _, a := range addrs {
+				if !checked && !lazy.byPC.covers(a) {
+					checked = true
+					if lazy.lazy.global != nil {
+						t.Error("the lazy index read the whole of .debug_info through one dwarf.Data")
+					}
+				}
+				want, werr := eager.sourceFrames(a, o)
+				got, gerr := lazy.sourceFrames(a, o)
+				if (werr != nil) != (gerr != nil) || len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
+					t.Errorf("%#x: lazy %+v, %v; eager %+v, %v", a, got, gerr, want, werr)
+				}
+				for _, f := range got {
+					qualified = qualified || f.Function == "units::step" || f.Function == "units::scaled"
+				}
+			}
+			if !checked && lazy.lazy.global != nil {
+				t.Error("the lazy index read the whole of .debug_info through one dwarf.Data")
+			}
+			if !qualified {
+				t.Error("no frame of units::step or units::scaled: the program no longer tests names from other units")
+			}
+			refAddr := 0
+			for _, cu := range lazy.lazy.units {
+				if cu.refAddr {
+					refAddr++
+				}
+			}
+			if refAddr == 0 {
+				t.Error("no unit refers to another with DW_FORM_ref_addr: the test proves nothing")
+			}
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// FuzzCrossUnitRefs reads hostile .debug_info and .debug_abbrev bytes
+// the way references between units are followed: the first unit opened
+// on its own (its DW_FORM_ref_addr read as data), every reference of its
+// DIEs followed to the unit found by offset, and the unit holding off.
+// Seeded with the sections of the units program built with -flto when
+// g++ is there.
+func FuzzCrossUnitRefs(f *testing.F) {
+	f.Add([]byte{0x10, 0, 0, 0, 5, 0, 1, 8, 0, 0, 0, 0, 1, 0x10, 0, 0, 0, 0}, []byte{1, 0x11, 0, 0x31, 0x10, 0, 0, 0}, uint64(12))
+	if _, err := exec.LookPath("g++"); err == nil {
+		src := filepath.Join("..", "e2e", "testdata", "progs")
+		exe := filepath.Join(f.TempDir(), "units")
+		args := []string{"-O2", "-g", "-flto", "-o", exe}
+		for _, s := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
+			args = append(args, filepath.Join(src, s))
+		}
+		if exec.Command("g++", args...).Run() == nil {
+			if o, err := Open(exe); err == nil {
+				if sec, err := o.sectionsData([]string{".debug_info", ".debug_abbrev"}); err == nil && len(sec[0]) > 0 {
+					// Copies: the sections lie in the mapping Close unmaps.
+					f.Add(slices.Clone(sec[0]), slices.Clone(sec[1]), uint64(len(sec[0])/2))
+				}
+				o.Close()
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, info, abbrev []byte, off uint64) {
+		stream := func(name string, b []byte) *sectionStream {
+			return &sectionStream{name: name, buf: b, done: len(b)}
+		}
+		l := &lazyDWARF{
+			name:         "fuzz",
+			order:        binary.LittleEndian,
+			info:         stream(".debug_info", info),
+			line:         stream(".debug_line", nil),
+			abbrev:       stream(".debug_abbrev", abbrev),
+			sec:          make([][]byte, len(dwarfSections)),
+			units:        map[uint64]*cuIndex{},
+			listedStarts: []uint64{0},
+		}
+		first := &cuIndex{lazy: l}
+		l.units[0] = first
+		follow := func(cu *cuIndex) {
+			r := cu.d.Reader()
+			for i := 0; i < 1000; i++ {
+				e, err := r.Next()
+				if err != nil || e == nil {
+					return
+				}
+				if at, ref, ok := cu.origin(e); ok {
+					at.entryAt(ref)
+				}
+			}
+		}
+		if first.open() == nil {
+			follow(first)
+		}
+		if cu, err := l.unitAt(off); err == nil {
+			if uint64(cu.off) > off {
+				t.Fatalf("unit at %#x holds offset %#x", cu.off, off)
+			}
+			follow(cu)
+		}
+	})
+}
