@@ -12,8 +12,10 @@ import (
 // goReader makes the goroutine reader for the executable of module m, nil
 // when it is no Go program. A stripped one (-ldflags=-s -w) is one
 // still: its .gopclntab, moduledata and build info stand in for the
-// symbols (goStrippedSymbols) and the generated table for the DWARF. The
-// DWARF is decoded only when the table lacks the program's release.
+// symbols (goStrippedSymbols) and the generated table for the DWARF.
+// The DWARF, where there is one, still gives what the table lacks: the
+// scheduler's clocks and the label types (wait times and pprof labels),
+// or the whole layout of a release the table does not have.
 func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []string) {
 	// A copy: the object keeps the map it returns.
 	syms := maps.Clone(obj.SymbolValues(goruntime.SymbolNames...))
@@ -28,16 +30,12 @@ func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []stri
 		}
 	}
 	bin.Version, bin.GOARCH = version, goarch
+	if d, err := obj.DWARF(); err == nil {
+		bin.DWARF = d
+	}
 	r, err := goruntime.NewReader(bin)
 	if err != nil {
-		d, derr := obj.DWARF()
-		if derr != nil {
-			return nil, []string{fmt.Sprintf("goroutines: %v", err)}
-		}
-		bin.DWARF = d
-		if r, err = goruntime.NewReader(bin); err != nil {
-			return nil, []string{fmt.Sprintf("goroutines: %v", err)}
-		}
+		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
 	}
 	return r, nil
 }

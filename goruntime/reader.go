@@ -67,7 +67,7 @@ type Reader struct {
 // NewReader returns a reader for the program b describes, or an error
 // when b is not a Go program or neither its DWARF nor the generated
 // table has the runtime's types. The table is preferred where it has
-// b's release: it is read without decoding the DWARF.
+// b's release; b's DWARF, when given, supplies what the table lacks.
 func NewReader(b Binary) (*Reader, error) {
 	if !IsGo(b.Symbols) && b.Version == "" {
 		return nil, fmt.Errorf("goruntime: no %s: not a Go program", SymBuildVersion)
