@@ -1,6 +1,6 @@
 package loong64
 
-import "strconv"
+import "github.com/coreunwind/coreunwind/unwind"
 
 // Register numbers: the DWARF numbering of the LoongArch ELF psABI.
 // r0–r31 are 0–31 (r1 is ra, every CIE's return-address column; r2 tp;
@@ -30,17 +30,9 @@ var abiNames = [32]string{
 // RegName names register r: the ABI names of r0–r31, "f0".."f31", "pc";
 // other numbers print as "r<N>", as readelf prints registers it has no
 // name for.
-func RegName(r uint64) string {
-	switch {
-	case r < 32:
-		return abiNames[r]
-	case r >= F0 && r < F0+32:
-		return "f" + strconv.FormatUint(r-F0, 10)
-	case r == PC:
-		return "pc"
-	}
-	return "r" + strconv.FormatUint(r, 10)
-}
+func RegName(r uint64) string { return regNames.Name(r) }
+
+var regNames = unwind.RegNames{GPR: &abiNames, F0: F0, PC: PC}
 
 // preserved reports whether a call preserves register r (psABI: sp, fp
 // and s0–s8 = r22–r31, fs0–fs7 = f24–f31), so that a CFI row that says

@@ -1,6 +1,6 @@
 package mips
 
-import "strconv"
+import "github.com/coreunwind/coreunwind/unwind"
 
 // Register numbers: the DWARF numbering gcc uses for MIPS. 0–31 are the
 // general registers ($31 is ra, every CIE's return-address column; $29
@@ -32,17 +32,9 @@ var abiNames = [32]string{
 // RegName names register r: the ABI names of $0–$31, "f0".."f31", "pc";
 // other numbers print as "r<N>", as readelf prints registers it has no
 // name for.
-func RegName(r uint64) string {
-	switch {
-	case r < 32:
-		return abiNames[r]
-	case r >= F0 && r < F0+32:
-		return "f" + strconv.FormatUint(r-F0, 10)
-	case r == PC:
-		return "pc"
-	}
-	return "r" + strconv.FormatUint(r, 10)
-}
+func RegName(r uint64) string { return regNames.Name(r) }
+
+var regNames = unwind.RegNames{GPR: &abiNames, F0: F0, PC: PC}
 
 // preserved reports whether a call preserves register r: s0–s7, gp (n64
 // and PIC o32 code restore it), sp, s8, and ra as the return-address

@@ -11,25 +11,9 @@ func (a Arch) cfiRegs() cfirow.Regs {
 	return cfirow.Regs{N: F0 + 32, SP: SP, Preserved: preserved, Name: RegName, Word: a.word()}
 }
 
-// stepCFI applies a CFI row. The caller's PC is the value of the
-// return-address column (ra: past the call and its delay slot); its sp
-// is the CFA. A row without a rule for ra (a leaf, a prologue) leaves
-// the return address in ra. An undefined or zero return address marks
-// the outermost frame (glibc's __start clears ra).
+// stepCFI applies a CFI row: the caller's pc is the return-address
+// column's value (ra: past the call and its delay slot), as
+// cfirow.StepLinkRegister says.
 func (a Arch) stepCFI(as unwind.AddrSpace, r *cfirow.Rule, callee, caller *unwind.Frame) (unwind.StepResult, error) {
-	cfa, raDefined, err := cfirow.Apply(as, &r.Row, r.RAColumn, a.cfiRegs(), callee, caller)
-	if err != nil {
-		return unwind.StepEnd, err
-	}
-	if !raDefined {
-		return unwind.StepEnd, nil
-	}
-	ra, _ := caller.Get(int(r.RAColumn))
-	if ra == 0 {
-		return unwind.StepEnd, nil
-	}
-	caller.Set(PC, ra, caller.Locs[r.RAColumn])
-	caller.Set(Zero, 0, unwind.SaveLoc{Kind: unwind.LocValue})
-	cfirow.SetCaller(caller, cfa, r.Signal)
-	return unwind.StepCaller, nil
+	return cfirow.StepLinkRegister(as, r, a.cfiRegs(), PC, Zero, callee, caller)
 }

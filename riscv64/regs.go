@@ -1,6 +1,6 @@
 package riscv64
 
-import "strconv"
+import "github.com/coreunwind/coreunwind/unwind"
 
 // Register numbers: the DWARF numbering of the RISC-V ELF psABI. x0–x31
 // are 0–31 (x1 is ra, the return address and every CIE's return-address
@@ -32,17 +32,9 @@ var abiNames = [32]string{
 // RegName names register r: the ABI names of x0–x31 ("ra", "sp", "s0",
 // ...), "f0".."f31", "pc"; other numbers print as "r<N>", as readelf
 // prints registers it has no name for.
-func RegName(r uint64) string {
-	switch {
-	case r < 32:
-		return abiNames[r]
-	case r >= F0 && r < F0+32:
-		return "f" + strconv.FormatUint(r-F0, 10)
-	case r == PC:
-		return "pc"
-	}
-	return "r" + strconv.FormatUint(r, 10)
-}
+func RegName(r uint64) string { return regNames.Name(r) }
+
+var regNames = unwind.RegNames{GPR: &abiNames, F0: F0, PC: PC}
 
 // preserved reports whether a call preserves register r (psABI calling
 // convention: sp, s0–s11 = x8, x9, x18–x27, and fs0–fs11 = f8, f9,

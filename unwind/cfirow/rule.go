@@ -127,3 +127,30 @@ func StepKnown[S Stepper](s S, as unwind.AddrSpace, cache *unwind.Cache, arch st
 	caller.Reset()
 	return unwind.StepEnd, false, r, why
 }
+
+// StepLinkRegister applies r's CFI row for arches whose caller's pc is
+// the value of the return-address column (a link register: riscv64's
+// ra, loongarch64's ra, MIPS's $31), and whose register zero always
+// reads 0: Apply, then the caller's pc from that column, its stack
+// pointer the CFA (Regs.SP). A row without a rule for the column (a
+// leaf, a prologue) leaves the return address in the register. An
+// undefined return address, or a zero one (glibc's _start and thread
+// entries clear the link register before their first call), is the
+// outermost frame.
+func StepLinkRegister(as unwind.AddrSpace, r *Rule, regs Regs, pc, zero int, callee, caller *unwind.Frame) (unwind.StepResult, error) {
+	cfa, raDefined, err := Apply(as, &r.Row, r.RAColumn, regs, callee, caller)
+	if err != nil {
+		return unwind.StepEnd, err
+	}
+	if !raDefined {
+		return unwind.StepEnd, nil
+	}
+	ra, _ := caller.Get(int(r.RAColumn))
+	if ra == 0 {
+		return unwind.StepEnd, nil
+	}
+	caller.Set(pc, ra, caller.Locs[r.RAColumn])
+	caller.Set(zero, 0, unwind.SaveLoc{Kind: unwind.LocValue})
+	SetCaller(caller, cfa, r.Signal)
+	return unwind.StepCaller, nil
+}
