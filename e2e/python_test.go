@@ -629,16 +629,9 @@ func pyenvVersions(t *testing.T) map[string]string {
 			out[v] = exe
 		}
 	}
-	if len(out) == 0 {
-		testenv.Unavailable(t, "no pyenv CPython 3.7+ under "+root+" (PYENV_ROOT)")
-	}
+	testenv.NeedPyVersions(t, len(out), root)
 	return out
 }
-
-// pyVersionsEnv asks for the version matrix (bench/pyversions.sh sets
-// it): CI's slice is Debian's python3.11, which the other Python tests
-// require; the matrix needs CPython 3.7 to 3.13 built with pyenv.
-const pyVersionsEnv = "COREUNWIND_PY_VERSIONS"
 
 // TestPythonVersions: every pyenv CPython from 3.7 (frame objects,
 // 3.10's line table, 3.11's entry markers, 3.12's shim frames, 3.13's
@@ -646,9 +639,6 @@ const pyVersionsEnv = "COREUNWIND_PY_VERSIONS"
 // Python frames equal faulthandler's.
 func TestPythonVersions(t *testing.T) {
 	t.Parallel()
-	if os.Getenv(pyVersionsEnv) != "all" {
-		t.Skipf("the CPython version matrix runs with %s=all (bench/pyversions.sh)", pyVersionsEnv)
-	}
 	for v, exe := range pyenvVersions(t) {
 		for _, prog := range []string{"threads", "abort", "recursion", "asyncio"} {
 			t.Run(v+"/"+prog, func(t *testing.T) {

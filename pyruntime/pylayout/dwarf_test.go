@@ -80,12 +80,11 @@ func TestDWARFMatchesTableDebian(t *testing.T) {
 }
 
 // TestDWARFMatchesTablePyenv: the same for each libpython under pyenv
-// (built with -g), where there is one; CI machines have no pyenv.
+// (built with -g): part of the version matrix (bench/pyversions.sh), as
+// CI machines have no pyenv.
 func TestDWARFMatchesTablePyenv(t *testing.T) {
 	libs, _ := filepath.Glob(filepath.Join(pyenvRoot(), "versions", "3.*", "lib", "libpython3.*.so.1.0"))
-	if len(libs) == 0 {
-		t.Skip("no pyenv Pythons")
-	}
+	testenv.NeedPyVersions(t, len(libs), pyenvRoot())
 	for _, lib := range libs {
 		t.Run(filepath.Base(lib), func(t *testing.T) {
 			var v Version
