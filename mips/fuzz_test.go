@@ -10,18 +10,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
-// namedSpace is the fuzz space with the program's symbols, so that the
-// prologue decoder runs too (fuzzspace.Space names nothing).
-type namedSpace struct{ *fuzzspace.Space }
-
-func (s namedSpace) ProcName(ip uint64) (string, uint64, error) {
-	sym, ok := s.Obj.Symbol(ip)
-	if !ok {
-		return "", 0, unwind.ErrNoInfo
-	}
-	return sym.Name, ip - sym.Addr, nil
-}
-
 // fuzzStackAddr is where the fuzzed stack is mapped.
 const fuzzStackAddr = 0x7ff00000
 
@@ -40,7 +28,7 @@ func FuzzStep(f *testing.F) {
 	f.Add(seed, uint64(0), uint64(fuzzStackAddr+8), uint64(0), mid+8, true)
 	a := Arch{}
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, fp, ra uint64, exact bool) {
-		as := namedSpace{&fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
+		as := fuzzspace.Named{Space: &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
 		regs := map[int]uint64{PC: pc & 0xffffffff, SP: sp & 0xffffffff, FP: fp & 0xffffffff, RA: ra & 0xffffffff}
 		fuzzspace.Walk(t, a, as, fuzzspace.Frame(a, exact, regs), func(t *testing.T, depth int, caller *unwind.Frame) {
 			if v, ok := caller.Get(Zero); ok && v != 0 {

@@ -10,20 +10,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
-// namedSpace is the fuzz space with the program's symbols, so that the
-// prologue decoder runs too (fuzzspace.Space names nothing).
-type namedSpace struct{ *fuzzspace.Space }
-
-func (s namedSpace) ProcName(ip uint64) (string, uint64, error) {
-	sym, ok := s.Obj.Symbol(ip)
-	if !ok {
-		return "", 0, unwind.ErrNoInfo
-	}
-	return sym.Name, ip - sym.Addr, nil
-}
-
-func (s namedSpace) IsCode(addr uint64) bool { return s.Space.IsCode(addr) }
-
 // FuzzStep steps through a real riscv64 program's text and CFI with a
 // stack and registers from the fuzzer: CFI rows, the trampoline check,
 // the prologue decoder, ra, the frame-pointer chain and the scan all run
@@ -39,7 +25,7 @@ func FuzzStep(f *testing.F) {
 	f.Add(seed, uint64(0), uint64(fuzzStackAddr+8), uint64(fuzzStackAddr), mid+8, true)
 	f.Add(seed, mid+20, uint64(fuzzStackAddr+32), uint64(fuzzStackAddr+64), uint64(0), false)
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, fp, ra uint64, exact bool) {
-		as := namedSpace{&fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
+		as := fuzzspace.Named{Space: &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
 		regs := map[int]uint64{PC: pc, SP: sp, FP: fp, RA: ra}
 		fuzzspace.Walk(t, Arch{}, as, fuzzspace.Frame(Arch{}, exact, regs), func(t *testing.T, depth int, caller *unwind.Frame) {
 			if v, ok := caller.Get(X0); ok && v != 0 {

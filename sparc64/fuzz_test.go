@@ -9,18 +9,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
-// namedSpace is the fuzz space with the program's symbols, so that the
-// save search (hasSaved) runs too (fuzzspace.Space names nothing).
-type namedSpace struct{ *fuzzspace.Space }
-
-func (s namedSpace) ProcName(ip uint64) (string, uint64, error) {
-	sym, ok := s.Obj.Symbol(ip)
-	if !ok {
-		return "", 0, unwind.ErrNoInfo
-	}
-	return sym.Name, ip - sym.Addr, nil
-}
-
 // fuzzStackAddr is where the fuzzed stack is mapped.
 const fuzzStackAddr = 0x7fe000000
 
@@ -39,7 +27,7 @@ func FuzzStep(f *testing.F) {
 	f.Add(seed, mid+24, sp, sp+64, mid+8, uint64(0), false)
 	f.Add(seed, uint64(0), sp+8, uint64(0), uint64(0), mid, true)
 	f.Fuzz(func(t *testing.T, stack []byte, pc, sp, fp, i7, o7 uint64, exact bool) {
-		as := namedSpace{&fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
+		as := fuzzspace.Named{Space: &fuzzspace.Space{Program: prog, Stack: stack, StackAddr: fuzzStackAddr}}
 		regs := map[int]uint64{PC: pc, SP: sp, FP: fp, I7: i7, O7: o7}
 		fuzzspace.Walk(t, Arch{}, as, fuzzspace.Frame(Arch{}, exact, regs), func(t *testing.T, depth int, caller *unwind.Frame) {
 			if v, ok := caller.Get(G0); ok && v != 0 {

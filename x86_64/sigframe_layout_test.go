@@ -2,7 +2,6 @@ package x86_64
 
 import (
 	"encoding/binary"
-	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
+	"github.com/coreunwind/coreunwind/unwind/unwindtest"
 )
 
 // TestSigframeLayoutMatchesGlibcCFI checks the ucontext layouts that
@@ -105,11 +105,11 @@ func restoreRTOffsets(t *testing.T, readelf, libc string) map[int]uint64 {
 // either ABI (musl and static programs may have no CFI for it).
 func TestIsSigreturnBothABIs(t *testing.T) {
 	for _, code := range [][]byte{sigreturnCode, sigreturnCodeX32} {
-		if !isSigreturn(memSpace{0x1000: code}, 0x1000) {
+		if !isSigreturn(codeAt(0x1000, code), 0x1000) {
 			t.Errorf("% x not recognized as rt_sigreturn", code)
 		}
 	}
-	if isSigreturn(memSpace{0x1000: []byte{0x48, 0xc7, 0xc0, 0x3c, 0x00, 0x00, 0x00, 0x0f, 0x05}}, 0x1000) {
+	if isSigreturn(codeAt(0x1000, []byte{0x48, 0xc7, 0xc0, 0x3c, 0x00, 0x00, 0x00, 0x0f, 0x05}), 0x1000) {
 		t.Error("exit's system call taken for rt_sigreturn")
 	}
 }
@@ -118,12 +118,11 @@ func TestIsSigreturnBothABIs(t *testing.T) {
 // with no CFI for it, continues at the registers its ucontext_x32 holds.
 func TestStepX32SigreturnWithoutCFI(t *testing.T) {
 	const pc, sp = 0x1000, 0x8000
-	mem := memSpace{pc: append([]byte(nil), sigreturnCodeX32...)}
 	ctx := make([]byte, x32Sigframe.mcontext+uint64(len(sigcontextRegs))*8)
 	for i := range sigcontextRegs {
 		binary.LittleEndian.PutUint64(ctx[x32Sigframe.mcontext+uint64(i)*8:], 0x40000+uint64(i))
 	}
-	mem[sp] = ctx
+	mem := &unwindtest.Space{Ptr: 4, Mem: []unwindtest.Region{{Addr: pc, Data: sigreturnCodeX32}, {Addr: sp, Data: ctx}}}
 	a := Arch{x32: true}
 	callee, caller := unwind.NewFrame(NumRegs), unwind.NewFrame(NumRegs)
 	callee.Set(RIP, pc, unwind.SaveLoc{})
@@ -141,20 +140,7 @@ func TestStepX32SigreturnWithoutCFI(t *testing.T) {
 	}
 }
 
-// memSpace is memory made of a few blocks, by start address.
-type memSpace map[uint64][]byte
-
-func (memSpace) ByteOrder() binary.ByteOrder { return binary.LittleEndian }
-func (memSpace) PtrSize() int                { return 4 }
-func (m memSpace) ReadMem(addr uint64, p []byte) error {
-	for start, b := range m {
-		if addr >= start && addr+uint64(len(p)) <= start+uint64(len(b)) {
-			copy(p, b[addr-start:])
-			return nil
-		}
-	}
-	return fmt.Errorf("%#x: %w", addr, unwind.ErrUnavailable)
+// codeAt is memory holding code at addr alone.
+func codeAt(addr uint64, code []byte) *unwindtest.Space {
+	return &unwindtest.Space{Mem: []unwindtest.Region{{Addr: addr, Data: code}}}
 }
-func (memSpace) FindProcInfo(uint64) (*unwind.ProcInfo, error) { return nil, unwind.ErrNoInfo }
-func (memSpace) ProcName(uint64) (string, uint64, error)       { return "", 0, unwind.ErrNoInfo }
-func (memSpace) DynInfoListAddr() (uint64, error)              { return 0, unwind.ErrNoInfo }

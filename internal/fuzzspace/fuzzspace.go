@@ -149,3 +149,17 @@ func savedSignal(arch unwind.Arch, as unwind.AddrSpace, cache *unwind.Cache, cal
 		tc.SavedTrap(as, cache, callee)
 	}
 }
+
+// Named is Space with the program's symbols, so that steppers that read
+// a function's prologue from its start (riscv64, MIPS, sparc64's save
+// search) run too: Space itself names nothing.
+type Named struct{ *Space }
+
+// ProcName names the program's function holding ip.
+func (s Named) ProcName(ip uint64) (string, uint64, error) {
+	sym, ok := s.Obj.Symbol(ip)
+	if !ok {
+		return "", 0, unwind.ErrNoInfo
+	}
+	return sym.Name, ip - sym.Addr, nil
+}
