@@ -16,21 +16,12 @@ var mipsArches = []struct {
 	arch   testenv.CrossArch
 }{{"mips", testenv.MIPS}, {"mipsel", testenv.MIPSEL}, {"mips64el", testenv.MIPS64EL}}
 
+// The nocfi programs (gcc's frames with s8, and without) are unwound by
+// the prologue decoder and ra; the dynamic one is not PIE, as gdb needs
+// (a qemu-user core records no mapping for the executable).
 func init() {
 	for _, a := range mipsArches {
-		gcc := a.arch.CC()
-		add := func(name, out string, flags ...string) {
-			programs[a.prefix+"-"+name] = cc(gcc, out, flags...)
-		}
-		static := []string{"-static", "-Wl,-z,separate-code"}
-		add("static", "crash", append([]string{"-g", "-O1", "crossarch.c", "-lpthread"}, static...)...)
-		add("nofp", "crash", append([]string{"-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread"}, static...)...)
-		add("dyn", "crash", "-g", "-O1", "-no-pie", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
-		add("nullfn", "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, static...)...)
-		// Functions without CFI (gcc's frames with s8, and without):
-		// the prologue decoder and ra unwind them.
-		programs[a.prefix+"-nocfi"] = nocfiBuild(a.arch.Triple+"-", nil, static)
-		programs[a.prefix+"-nocfi-nofp"] = nocfiBuild(a.arch.Triple+"-", []string{"-fomit-frame-pointer"}, static)
+		addCrossCrashPrograms(a.prefix, a.arch, []string{"-static", "-Wl,-z,separate-code"}, []string{"-no-pie"})
 	}
 }
 

@@ -28,20 +28,11 @@ var ppcArches = []struct {
 // eu-stack needs.
 var ppcStatic = []string{"-static", "-Wl,-z,separate-code"}
 
+// The nocfi programs are unwound by the back chain, with and without a
+// frame pointer (r31).
 func init() {
 	for _, a := range ppcArches {
-		gcc := a.arch.CC()
-		add := func(name, out string, flags ...string) {
-			programs[a.prefix+"-"+name] = cc(gcc, out, flags...)
-		}
-		add("static", "crash", append([]string{"-g", "-O1", "crossarch.c", "-lpthread"}, ppcStatic...)...)
-		add("nofp", "crash", append([]string{"-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread"}, ppcStatic...)...)
-		add("dyn", "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
-		add("nullfn", "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, ppcStatic...)...)
-		// Functions without CFI, built with and without a frame pointer
-		// (r31): the back chain unwinds both.
-		programs[a.prefix+"-nocfi"] = nocfiBuild(a.arch.Triple+"-", nil, ppcStatic)
-		programs[a.prefix+"-nocfi-nofp"] = nocfiBuild(a.arch.Triple+"-", []string{"-fomit-frame-pointer"}, ppcStatic)
+		addCrossCrashPrograms(a.prefix, a.arch, ppcStatic, nil)
 	}
 }
 

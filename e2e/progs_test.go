@@ -227,6 +227,25 @@ func i386cc(out string, args ...string) program {
 	return cc(testenv.I386.CC(), out, append(args, testenv.I386Dynamic...)...)
 }
 
+// addCrossCrashPrograms registers, under prefix-NAME, the crash programs
+// every qemu-user arch suite builds with arch's cross compiler:
+// crossarch.c static at -O1 ("static") and at -O2 without a frame
+// pointer ("nofp"), dynamic ("dyn", with dynFlags), nullfn.c ("nullfn"),
+// and nocfi_funcs.c without any CFI, with and without a frame pointer
+// ("nocfi", "nocfi-nofp"). static are the link flags of the static ones.
+func addCrossCrashPrograms(prefix string, arch testenv.CrossArch, static, dynFlags []string) {
+	gcc := arch.CC()
+	add := func(name, out string, flags ...string) {
+		programs[prefix+"-"+name] = cc(gcc, out, flags...)
+	}
+	add("static", "crash", append([]string{"-g", "-O1", "crossarch.c", "-lpthread"}, static...)...)
+	add("nofp", "crash", append([]string{"-g", "-O2", "-fomit-frame-pointer", "crossarch.c", "-lpthread"}, static...)...)
+	add("dyn", "crash", append(append([]string{"-g", "-O1"}, dynFlags...), "-Wl,-z,separate-code", "crossarch.c", "-lpthread")...)
+	add("nullfn", "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, static...)...)
+	programs[prefix+"-nocfi"] = nocfiBuild(arch.Triple+"-", nil, static)
+	programs[prefix+"-nocfi-nofp"] = nocfiBuild(arch.Triple+"-", []string{"-fomit-frame-pointer"}, static)
+}
+
 // nocfiBuild builds the nocfi program with the toolchain whose tools are
 // named prefix+"gcc" and prefix+"objcopy": nocfi_funcs.c without any
 // unwind tables (funcFlags added), linked with nocfi_main.c (linkFlags
