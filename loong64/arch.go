@@ -39,7 +39,7 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 		return res, why
 	}
 	pc, _ := callee.Get(PC)
-	if callee.ExactPC && stepReturnAddressReg(as, callee, caller) {
+	if callee.ExactPC && stackscan.StepLinkRegister(as, linkRegister, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()
@@ -54,6 +54,9 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	}
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (ra and stack scan found no caller)", pc, why)
 }
+
+// linkRegister is ra, for stackscan.StepLinkRegister.
+var linkRegister = stackscan.LinkRegister{LR: RA, SP: SP, PC: PC, NGPR: 32, AfterCall: afterCall}
 
 // cfiSteps is what cfirow.StepKnown applies for this arch.
 type cfiSteps struct{}

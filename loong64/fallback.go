@@ -5,32 +5,6 @@ import (
 	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
-// stepReturnAddressReg finds the caller of an interrupted frame without
-// CFI (frame 0, or the frame a signal interrupted) in ra: a leaf, or a
-// call through a null or wild pointer, has not saved ra, and nothing
-// else says where it returns. ra must follow a call and not point back
-// into the function the pc is in (the stale return address of an
-// earlier call).
-func stepReturnAddressReg(as unwind.AddrSpace, callee, caller *unwind.Frame) bool {
-	ra, ok1 := callee.Get(RA)
-	sp, ok2 := callee.Get(SP)
-	if !ok1 || !ok2 || ra == 0 || !stackscan.IsCode(as, ra) || !afterCall(as, ra) {
-		return false
-	}
-	if pc, _ := callee.Get(PC); stackscan.IsCode(as, pc) && stackscan.SameProc(as, pc, ra-4) {
-		return false
-	}
-	for r := 0; r < 32; r++ {
-		if v, ok := callee.Get(r); ok {
-			caller.Set(r, v, callee.Locs[r])
-		}
-	}
-	caller.Set(PC, ra, unwind.SaveLoc{Kind: unwind.LocReg, Reg: RA})
-	caller.CFA, caller.HasCFA = sp, true
-	caller.Trust = unwind.TrustScan
-	return true
-}
-
 // stepScan looks for the first word above the stack pointer that points
 // into code just after a call: the return address a function without
 // CFI saved in its frame.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 func init() {
@@ -79,7 +80,7 @@ func (a Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unw
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()
-	if callee.ExactPC && a.stepReturnAddressReg(as, callee, caller) {
+	if callee.ExactPC && stackscan.StepLinkRegister(as, stackscan.LinkRegister{LR: RA, SP: SP, PC: PC, NGPR: 32, AfterCall: a.afterCall}, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	if why == nil {

@@ -72,3 +72,40 @@ func Find(as unwind.AddrSpace, sp uint64, accept func(word uint64) (ra uint64, o
 	}
 	return 0, 0, false
 }
+
+// LinkRegister describes, for StepLinkRegister, an arch whose calls
+// leave the return address in a register: its register numbers, the
+// general registers a frame shares with its caller when it has saved
+// nothing (0 to NGPR-1), and the arch's test that the instruction
+// before a return address links it.
+type LinkRegister struct {
+	LR, SP, PC, NGPR int
+	AfterCall        func(as unwind.AddrSpace, ra uint64) bool
+}
+
+// StepLinkRegister finds the caller of an interrupted frame without CFI
+// or a readable prologue (frame 0, or the frame a signal interrupted) in
+// the link register: a leaf, or a call through a null or wild pointer
+// (the pc is not code), has not saved it, and nothing else says where it
+// returns. The return address must follow a call and not point back into
+// the function the pc is in (the stale return address of an earlier
+// call). The caller keeps the callee's general registers.
+func StepLinkRegister(as unwind.AddrSpace, l LinkRegister, callee, caller *unwind.Frame) bool {
+	ra, ok1 := callee.Get(l.LR)
+	sp, ok2 := callee.Get(l.SP)
+	if !ok1 || !ok2 || ra == 0 || !IsCode(as, ra) || !l.AfterCall(as, ra) {
+		return false
+	}
+	if pc, _ := callee.Get(l.PC); IsCode(as, pc) && SameProc(as, pc, ra-4) {
+		return false
+	}
+	for r := 0; r < l.NGPR; r++ {
+		if v, ok := callee.Get(r); ok {
+			caller.Set(r, v, callee.Locs[r])
+		}
+	}
+	caller.Set(l.PC, ra, unwind.SaveLoc{Kind: unwind.LocReg, Reg: l.LR})
+	caller.CFA, caller.HasCFA = sp, true
+	caller.Trust = unwind.TrustScan
+	return true
+}
