@@ -147,7 +147,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	p, s := beam.NewPipelineWithRoot()
 	triagebeam.Build(s, pos, opts)
 	ctx := context.Background()
-	res, err := beam.Run(ctx, runner, p)
+	var res beam.PipelineResult
+	runPipeline := func() (err error) {
+		res, err = beam.Run(ctx, runner, p)
+		return err
+	}
+	if runner == "universal" && strings.EqualFold(*jobopts.EnvironmentType, "LOOPBACK") {
+		err = inPrivateTempDir(runPipeline)
+	} else {
+		err = runPipeline()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind-beam: pipeline failed: %v\n", err)
 		if strings.Contains(err.Error(), "output: ") {

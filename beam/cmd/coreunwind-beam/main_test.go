@@ -155,8 +155,19 @@ func TestPipeline(t *testing.T) {
 	})
 
 	prism := startPrism(t)
+	// Beam's loopback runner leaves an empty beamloopbackworker-* file
+	// in TMPDIR on every run; the command must leave nothing there.
 	t.Run("jobservice", func(t *testing.T) {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
 		same(t, "--runner", "universal", "--endpoint", prism)
+		if left, _ := os.ReadDir(tmp); len(left) > 0 {
+			var names []string
+			for _, e := range left {
+				names = append(names, e.Name())
+			}
+			t.Errorf("the loopback run left %s in TMPDIR", strings.Join(names, " "))
+		}
 	})
 
 	// The worker pool's process kills itself (SIGKILL) on the first core
