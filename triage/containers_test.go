@@ -1,12 +1,18 @@
 package triage_test
 
 import (
+	"archive/tar"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coreunwind/coreunwind/analyze"
+	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/internal/triagetest"
 	"github.com/coreunwind/coreunwind/triage"
 )
@@ -80,4 +86,42 @@ func TestTriageCrashReports(t *testing.T) {
 		}
 	}
 	checkMergeOrder(t, records)
+}
+
+// TestArchivedCrashReportTime: a .crash file in a tar archive that
+// records no Date is as old as the archive says the file is, not as its
+// extraction (which made each run, and a Beam worker, date it anew).
+func TestArchivedCrashReportTime(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "cores", "segv-static")
+	core, err := os.ReadFile(filepath.Join(dir, "core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := filepath.Abs(filepath.Join(dir, "segv"))
+	crash := testenv.ApportReport(map[string]string{"ProblemType": "Crash", "ExecutablePath": exe}, core)
+	root := t.TempDir()
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	f, err := os.Create(filepath.Join(root, "reports.tar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(f)
+	tw.WriteHeader(&tar.Header{Name: "var/crash/_segv.crash", Mode: 0o644, Size: int64(len(crash)), ModTime: when, Typeflag: tar.TypeReg})
+	tw.Write(crash)
+	if err := errors.Join(tw.Close(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	var times []time.Time
+	err = triage.Run([]string{root}, triage.Config{Jobs: 1}, func(r *triage.Result) {
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Input.Name, r.Err)
+		}
+		times = append(times, r.Input.Time)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(times) != 1 || !times[0].Equal(when) {
+		t.Errorf("times %v, want the member's, %v", times, when)
+	}
 }
