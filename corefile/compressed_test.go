@@ -233,7 +233,7 @@ func TestSniffCompressedMinidump(t *testing.T) {
 	if err := os.WriteFile(dmp, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range []string{"gzip", "xz", "zstd"} {
+	for _, tool := range []string{"gzip", "xz", "zstd", "lz4"} {
 		comp := compressWith(t, tool, dmp)
 		s, err := SniffFile(comp)
 		if err != nil || s.Kind != KindCore || s.Compression != tool {
