@@ -35,6 +35,16 @@ func coreInfo(c *corefile.Core) report.Core {
 		}
 		rc.Signal = rs
 	}
+	for _, a := range c.Annotations {
+		ra := report.Annotation{Value: a.Value}
+		if a.Module != "" {
+			ra.Module = report.Ptr(a.Module)
+		}
+		if !a.List {
+			ra.Key = report.Ptr(a.Key)
+		}
+		rc.Annotations = append(rc.Annotations, ra)
+	}
 	if c.Thread(c.CrashedTID) != nil && crashed(c) { // none when damaged notes hide it
 		rc.CrashedTID = report.Ptr(c.CrashedTID)
 	}

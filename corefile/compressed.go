@@ -62,10 +62,10 @@ type Sniffed struct {
 // elfIdentSize is what Sniff needs of an ELF file: e_ident and e_type.
 const elfIdentSize = 18
 
-// Sniff reads the start of r and says whether it is a core, possibly
-// compressed. Compressed data is decompressed only as far as the ELF
-// header (a few hundred bytes of a stream), so sniffing a directory of
-// large compressed cores is cheap. An error is returned only when r cannot
+// Sniff reads the start of r and says whether it is a core (an ELF core
+// or a minidump), possibly compressed. Compressed data is decompressed
+// only as far as the ELF header (a few hundred bytes of a stream), so
+// sniffing a directory of large compressed cores is cheap. An error is returned only when r cannot
 // be read; undecodable compressed data is KindBroken with Err set.
 func Sniff(r io.Reader) (Sniffed, error) {
 	br := bufio.NewReaderSize(r, 64)
@@ -91,14 +91,18 @@ func Sniff(r io.Reader) (Sniffed, error) {
 			return s, nil
 		}
 		s.Kind = elfKind(inner)
+		if minidump.IsMinidump(inner) {
+			// A minidump (a crash reporter's upload, kept compressed
+			// as cores are): decompressing it is bounded by the
+			// limit alone, as any stream that is no ELF file.
+			s.Kind = KindCore
+		}
 		if s.Kind == KindOther {
 			s.Kind, s.Err = KindBroken, fmt.Errorf("%s: %w: decompressed data has no ELF header", kind, ErrNotCore)
 		}
 		return s, nil
 	}
 	if minidump.IsMinidump(head) {
-		// Not compressed: a compressed minidump is not bounded by an
-		// ELF extent on decompression, and Breakpad never writes one.
 		return Sniffed{Kind: KindCore}, nil
 	}
 	return Sniffed{Kind: elfKind(head)}, nil

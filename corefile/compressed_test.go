@@ -219,3 +219,49 @@ func diskUsage(t *testing.T, path string) int64 {
 	}
 	return st.Blocks * 512
 }
+
+// TestSniffCompressedMinidump: a minidump compressed with each tool
+// (crash collectors keep uploads as .dmp.gz, .dmp.xz, .dmp.zst) is a
+// core, decompresses to its very bytes and opens as the minidump.
+func TestSniffCompressedMinidump(t *testing.T) {
+	dir := t.TempDir()
+	orig, err := os.ReadFile(minidumpSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dmp := filepath.Join(dir, "crash.dmp")
+	if err := os.WriteFile(dmp, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"gzip", "xz", "zstd", "lz4"} {
+		comp := compressWith(t, tool, dmp)
+		s, err := SniffFile(comp)
+		if err != nil || s.Kind != KindCore || s.Compression != tool {
+			t.Errorf("%s: SniffFile = %+v, %v; want a %s-compressed core", tool, s, err, tool)
+			continue
+		}
+		in, err := os.Open(comp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.CreateTemp(dir, "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, size, err := DecompressTo(out, in)
+		in.Close()
+		out.Close()
+		if got, _ := os.ReadFile(out.Name()); err != nil || size != int64(len(orig)) || !bytes.Equal(got, orig) {
+			t.Errorf("%s: DecompressTo: %d bytes, %v; want the %d bytes of the minidump", tool, size, err, len(orig))
+		}
+		c, err := Open(comp, Options{Sysroot: dir})
+		if err != nil {
+			t.Errorf("%s: Open: %v", tool, err)
+			continue
+		}
+		if c.Format != "minidump" || len(c.Threads) == 0 {
+			t.Errorf("%s: Open: format %q, %d threads", tool, c.Format, len(c.Threads))
+		}
+		c.Close()
+	}
+}

@@ -77,6 +77,10 @@ type Core struct {
 	// else Comm.
 	Executable string
 
+	// Annotations are what a crash reporter attached to the dump
+	// (Crashpad's annotations in a minidump), in the dump's order.
+	Annotations []Annotation
+
 	Signal  *Signal   // nil when the core records no signal
 	Threads []*Thread // in note order; the kernel puts the dumping thread first
 	// CrashedTID is the first thread whose pr_cursig is Signal, else the

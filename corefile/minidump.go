@@ -62,6 +62,7 @@ func loadMinidump(data []byte, opts Options, started **Core) (*Core, error) {
 	c.minidumpThreads(d)
 	c.minidumpProcess(d)
 	c.minidumpMappings(d)
+	c.minidumpAnnotations(d)
 	for _, m := range d.Modules {
 		if id := m.BuildID(); id != "" {
 			c.buildIDs = append(c.buildIDs, recordedID{m.Base, id})
@@ -276,4 +277,37 @@ func (c *Core) minidumpMappings(d *minidump.Dump) {
 		}
 	}
 	sort.SliceStable(c.Mappings, func(i, j int) bool { return c.Mappings[i].Start < c.Mappings[j].Start })
+}
+
+// Annotation is one of a crash reporter's annotations: a key and its
+// value, process-wide or of a module (Module its name), or one of a
+// module's list annotations (List: a value without a key).
+type Annotation struct {
+	Module     string // "" for the process's
+	Key, Value string
+	List       bool
+}
+
+// minidumpAnnotations takes Crashpad's annotations: the process's simple
+// annotations, then each module's list and simple annotations.
+func (c *Core) minidumpAnnotations(d *minidump.Dump) {
+	ci := d.Crashpad
+	if ci == nil {
+		return
+	}
+	for _, a := range ci.Annotations {
+		c.Annotations = append(c.Annotations, Annotation{Key: a.Key, Value: a.Value})
+	}
+	for _, m := range ci.Modules {
+		name := fmt.Sprintf("module %d", m.ModuleIndex)
+		if int(m.ModuleIndex) < len(d.Modules) {
+			name = d.Modules[m.ModuleIndex].Name
+		}
+		for _, v := range m.List {
+			c.Annotations = append(c.Annotations, Annotation{Module: name, Value: v, List: true})
+		}
+		for _, a := range m.Simple {
+			c.Annotations = append(c.Annotations, Annotation{Module: name, Key: a.Key, Value: a.Value})
+		}
+	}
 }

@@ -69,6 +69,9 @@ func fixNil(r *Report) {
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}
+	if r.Core.Annotations == nil {
+		r.Core.Annotations = []Annotation{}
+	}
 	for i := range r.Threads {
 		if r.Threads[i].Frames == nil {
 			r.Threads[i].Frames = []Frame{}

@@ -296,6 +296,21 @@ func (e *jsonEnc) core(c *Core) {
 	e.intPtr(c.CrashedTID)
 	e.key("origin")
 	e.origin(c.Origin)
+	e.key("annotations")
+	e.open('[')
+	for i := range c.Annotations {
+		a := &c.Annotations[i]
+		e.item()
+		e.open('{')
+		e.key("module")
+		e.strPtr(a.Module)
+		e.key("key")
+		e.strPtr(a.Key)
+		e.key("value")
+		e.str(a.Value)
+		e.close('}')
+	}
+	e.close(']')
 	e.close('}')
 }
 

@@ -138,3 +138,23 @@ func TestWriteJSONStreamingError(t *testing.T) {
 		t.Errorf("err %v after %d writes; want the writer's error after its first write", err, w.writes)
 	}
 }
+
+// A minidump's Crashpad annotations: the process's, a module's list and
+// simple ones, with strings that need escaping.
+func TestWriteJSONAnnotations(t *testing.T) {
+	mod := "/usr/lib/libplugin.so"
+	r := &report.Report{Core: report.Core{Format: "minidump", Annotations: []report.Annotation{
+		{Key: report.Ptr("ver"), Value: "1.2.3"},
+		{Module: &mod, Value: "list \"entry\"\n"},
+		{Module: &mod, Key: report.Ptr("<plugin>"), Value: "on"},
+	}}}
+	sameAsReflection(t, "annotations", r)
+	var text bytes.Buffer
+	if err := report.WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "annotations:\n  ver: 1.2.3\n  libplugin.so: list \"entry\"\\n\n  libplugin.so: <plugin>: on\n"
+	if !bytes.Contains(text.Bytes(), []byte(want)) {
+		t.Errorf("text report has no\n%s\nin\n%s", want, text.String())
+	}
+}

@@ -162,6 +162,18 @@ type Core struct {
 	// apport .crash file, an ABRT problem directory); nil for a core
 	// file.
 	Origin *Origin `json:"origin"`
+	// Annotations are what a crash reporter attached to the dump
+	// (Crashpad's annotations in a minidump); empty for a core.
+	Annotations []Annotation `json:"annotations"`
+}
+
+// Annotation is one of a crash reporter's annotations: a key and its
+// value, process-wide (Module nil) or of a module, or a module's list
+// annotation (Key nil).
+type Annotation struct {
+	Module *string `json:"module"`
+	Key    *string `json:"key"`
+	Value  string  `json:"value"`
 }
 
 // Signal is the signal that killed (or stopped) the process.

@@ -100,6 +100,7 @@ func writeHeader(w *bufio.Writer, r *Report) {
 		fmt.Fprintf(w, "crashed:     thread %d\n", *c.CrashedTID)
 	}
 	writeOrigin(w, c.Origin)
+	writeAnnotations(w, c.Annotations)
 }
 
 // writeThread writes the threads of one group (groupThreads): a thread

@@ -72,6 +72,9 @@ type Bucket struct {
 	Stack []string `json:"stack"`
 	// Similar are the buckets most likely the same bug, best first.
 	Similar []SimilarBucket `json:"similar"`
+	// WordsUnknown counts the members whose crash words (an abort
+	// message, an assertion) their input could not hold (wordless.go).
+	WordsUnknown int `json:"words_unknown,omitempty"`
 }
 
 // PartialCore is an analyzed core whose crashing thread's stack was cut
@@ -150,6 +153,9 @@ func (c *Collector) AddRecord(r Record) {
 		b.PartialCount++
 	}
 	b.Count++
+	if r.Sig.WordsUnknown {
+		b.WordsUnknown++
+	}
 	if r.Executable != "" {
 		b.Executables = addDistinct(b.Executables, r.Executable)
 	}
@@ -188,22 +194,28 @@ func (c *Collector) Merge(o *Collector) {
 			c.buckets[id] = ob
 			continue
 		}
-		b.Count += ob.Count
-		b.PartialCount += ob.PartialCount
-		for _, e := range ob.Executables {
-			b.Executables = addDistinct(b.Executables, e)
-		}
-		for _, e := range ob.BuildIDs {
-			b.BuildIDs = addDistinct(b.BuildIDs, e)
-		}
-		b.BucketOrigins.merge(&ob.BucketOrigins)
-		b.seen(ob.FirstSeen, ob.LastSeen)
-		b.keepStack(ob.Stack)
-		for _, name := range ob.Cores {
-			b.Cores, b.CoresOmitted = insertLimited(b.Cores, name, c.maxListed(), b.CoresOmitted)
-		}
-		b.CoresOmitted += ob.CoresOmitted
+		b.absorb(ob, c.maxListed())
 	}
+}
+
+// absorb adds the members of o, a bucket of the same crash, to b.
+func (b *Bucket) absorb(o *Bucket, maxListed int) {
+	b.Count += o.Count
+	b.PartialCount += o.PartialCount
+	b.WordsUnknown += o.WordsUnknown
+	for _, e := range o.Executables {
+		b.Executables = addDistinct(b.Executables, e)
+	}
+	for _, e := range o.BuildIDs {
+		b.BuildIDs = addDistinct(b.BuildIDs, e)
+	}
+	b.BucketOrigins.merge(&o.BucketOrigins)
+	b.seen(o.FirstSeen, o.LastSeen)
+	b.keepStack(o.Stack)
+	for _, name := range o.Cores {
+		b.Cores, b.CoresOmitted = insertLimited(b.Cores, name, maxListed, b.CoresOmitted)
+	}
+	b.CoresOmitted += o.CoresOmitted
 }
 
 // keepStack keeps the smaller of the bucket's stack and st (compared
@@ -256,7 +268,9 @@ func (c *Collector) maxListed() int {
 // Summary returns the buckets, largest first (then by id, for a stable
 // order), and the partial cores and failures sorted by core name. A
 // partial core not bucketed is attached to the bucket of whole cores
-// that has its signature, when its signature is exact.
+// that has its signature, when its signature is exact; a bucket of
+// crashes whose inputs could not hold their crash words joins the one
+// bucket of the same crash signed by them (joinWordless).
 func (c *Collector) Summary() *Summary {
 	s := c.sum
 	s.PartialBucketed = c.BucketPartial
@@ -288,7 +302,7 @@ func (c *Collector) Summary() *Summary {
 	}
 	s.Tool = report.Tool{Name: "coreunwind", Version: analyze.Version}
 	s.Buckets = make([]*Bucket, 0, len(c.buckets))
-	for _, b := range c.buckets {
+	for _, b := range c.joinWordless() {
 		if len(b.Cores) > 0 {
 			b.ExampleCore = b.Cores[0]
 		}

@@ -56,8 +56,11 @@ func (d *discoverer) container(name, p string) bool {
 }
 
 // containerMember copies a tar member that is a journal file or an
-// apport .crash file to a temporary file and emits its crashes.
-func (d *discoverer) containerMember(name string, r io.Reader, tempDir string, tempErr error) bool {
+// apport .crash file to a temporary file and emits its crashes. The copy
+// gets the member's modification time: a crash that records no time of
+// its own is as old as its report, not as its extraction (which differs
+// from run to run, and between a batch's workers).
+func (d *discoverer) containerMember(name string, r io.Reader, mtime time.Time, tempDir string, tempErr error) bool {
 	if tempErr != nil {
 		return d.emit(&Input{Name: name, Err: fmt.Errorf("extracting: %w", tempErr)})
 	}
@@ -69,6 +72,9 @@ func (d *discoverer) containerMember(name string, r io.Reader, tempDir string, t
 	_, err = copyBounded(out, r)
 	if cerr := out.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Chtimes(out.Name(), mtime, mtime)
 	}
 	if err != nil {
 		return d.emit(&Input{Name: name, Err: fmt.Errorf("extracting: %w", err)})

@@ -314,7 +314,7 @@ func (d *discoverer) tar(name, p string) bool {
 			in.Path, in.Err = d.extract(br, tempDir, "core-*")
 			in.remove = in.Path
 		case s.Kind == corefile.KindOther && s.Compression == "" && container.DetectHead(head) != container.KindNone:
-			if !d.containerMember(name+":"+h.Name, br, tempDir, tempErr) {
+			if !d.containerMember(name+":"+h.Name, br, h.ModTime, tempDir, tempErr) {
 				return false
 			}
 			continue

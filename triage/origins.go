@@ -9,9 +9,13 @@ import "github.com/coreunwind/coreunwind/report"
 // and bounded like the executables (addDistinct), so a bucket's size
 // does not grow with its crashes.
 
+// minidumpFormat is the report's core format of a minidump, and a
+// minidump's source.
+const minidumpFormat = "minidump"
+
 // RecordOrigin is what a Record keeps of a crash's report.Origin.
 type RecordOrigin struct {
-	Source      string `json:"source"` // "core", "journal", "apport" or "abrt"
+	Source      string `json:"source"` // "core", "minidump", "journal", "apport" or "abrt"
 	Unit        string `json:"unit,omitempty"`
 	Hostname    string `json:"hostname,omitempty"`
 	BootID      string `json:"boot_id,omitempty"`
@@ -19,8 +23,18 @@ type RecordOrigin struct {
 	CommandLine string `json:"command_line,omitempty"`
 }
 
-func recordOrigin(o *report.Origin) RecordOrigin {
+// recordOrigin is what a Record keeps of o, core the report's core. A
+// minidump is its own crash report: its source is "minidump", and its
+// command line the one its Linux streams record.
+func recordOrigin(o *report.Origin, core *report.Core) RecordOrigin {
 	if o == nil {
+		if core != nil && core.Format == minidumpFormat {
+			rec := RecordOrigin{Source: minidumpFormat}
+			if core.CommandLine != nil {
+				rec.CommandLine = *core.CommandLine
+			}
+			return rec
+		}
 		return RecordOrigin{Source: "core"}
 	}
 	s := func(p *string) string {

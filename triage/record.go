@@ -20,7 +20,8 @@ type Record struct {
 	Executable string `json:"executable"`
 	BuildID    string `json:"build_id"`
 	// Origin is what the crash report the core came in records
-	// (Input.Origin); its Source is "core" for a core file.
+	// (Input.Origin); its Source is "core" for a core file, "minidump"
+	// for a minidump.
 	Origin RecordOrigin `json:"origin"`
 }
 
@@ -39,7 +40,7 @@ func (r *Result) Record() Record {
 		}
 	}
 	rec.Executable, rec.BuildID = mainExecutable(r.Report)
-	rec.Origin = recordOrigin(r.Input.Origin)
+	rec.Origin = recordOrigin(r.Input.Origin, &r.Report.Core)
 	return rec
 }
 

@@ -49,6 +49,12 @@ type Signature struct {
 	Stack []string `json:",omitempty"`
 	// Fingerprint is the rules line that set the signature, 0 for none.
 	Fingerprint int `json:",omitempty"`
+	// WordsUnknown: the crash aborted, and its input cannot hold the
+	// words that would sign it (a minidump has none of libc's data,
+	// where glibc keeps the abort message): the frames sign it, and the
+	// summary joins it to the bucket of the same crash signed by its
+	// words (wordless.go).
+	WordsUnknown bool `json:",omitempty"`
 }
 
 // StackDepth is how many meaningful frames a signature keeps in Stack.
@@ -103,6 +109,8 @@ func (s *Signer) sign(r *report.Report, trace *frameTrace) Signature {
 		sig.Frames, sig.Exact = pf, exact
 	} else if w := crashWords(r.Crash); w != "" {
 		sig.Frames = append([]string{w}, sig.Frames...)
+	} else {
+		sig.WordsUnknown = wordsUnreadable(r)
 	}
 	if len(sig.Frames) == 0 {
 		sig.Frames = []string{"(no frames)"}

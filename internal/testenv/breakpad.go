@@ -106,8 +106,29 @@ var core2mdSources = []string{
 // core2md makes.
 func Core2MD(t testing.TB) string {
 	t.Helper()
+	return buildCore2MD(t, "g++", "core2md")
+}
+
+// Core2MDFor is core2md for arch's processes, whose cores it reads as
+// Breakpad's client reads only its own architecture's: built with arch's
+// cross compiler (static, so that qemu-user runs it without a sysroot)
+// and returned as the command that runs it, under arch's qemu-user where
+// it has one (i386 programs run natively).
+func Core2MDFor(t testing.TB, arch CrossArch) []string {
+	t.Helper()
+	exe := buildCore2MD(t, arch.Triple+"-g++", "core2md-"+arch.Name, "-static")
+	if arch.Qemu == "" {
+		return []string{exe}
+	}
+	return []string{NeedTool(t, arch.Qemu), exe}
+}
+
+// buildCore2MD builds core2md with the C++ compiler gxx (and flags),
+// once per machine, into the cache under name.
+func buildCore2MD(t testing.TB, gxx, name string, flags ...string) string {
+	t.Helper()
 	bp := Breakpad(t)
-	gxx := NeedTool(t, "g++")
+	gxx = NeedTool(t, gxx)
 	_, self, _, _ := runtime.Caller(0)
 	lss := filepath.Join(filepath.Dir(self), "breakpad-lss")
 	shim, err := os.ReadFile(filepath.Join(lss, "third_party", "lss", "linux_syscall_support.h"))
@@ -115,19 +136,20 @@ func Core2MD(t testing.TB) string {
 		t.Fatal(err)
 	}
 	// Named by the stand-in's content: a changed one builds anew.
-	out := filepath.Join(bp.Cache, fmt.Sprintf("core2md-%x", sha256.Sum256(shim))[:24])
+	out := filepath.Join(bp.Cache, fmt.Sprintf("%s-%x", name, sha256.Sum256(shim))[:len(name)+17])
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
 	src := filepath.Join(bp.Source, "src")
-	args := []string{"-O1", "-w", "-I", lss, "-I", src, "-o", out + ".tmp" + strconv.Itoa(os.Getpid())}
+	tmp := out + ".tmp" + strconv.Itoa(os.Getpid())
+	args := append([]string{"-O1", "-w", "-I", lss, "-I", src, "-o", tmp}, flags...)
 	for _, f := range core2mdSources {
 		args = append(args, filepath.Join(src, f))
 	}
 	if b, err := exec.Command(gxx, args...).CombinedOutput(); err != nil {
-		t.Fatalf("building core2md: %v\n%s", err, b)
+		t.Fatalf("building %s: %v\n%s", name, err, b)
 	}
-	if err := os.Rename(out+".tmp"+strconv.Itoa(os.Getpid()), out); err != nil {
+	if err := os.Rename(tmp, out); err != nil {
 		t.Fatal(err)
 	}
 	return out

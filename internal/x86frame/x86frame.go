@@ -204,10 +204,22 @@ func callLen(modrm byte, rest []byte) int {
 // stale return addresses a scan would take for callers. noInfo says
 // there was no unwind info at all; why is what the unwind info said
 // instead of a caller (nil: nothing).
+//
+// An exact pc in code whose bytes the address space does not hold (a
+// minidump's linux-gate: the vDSO is in no file, and Breakpad does not
+// dump it) was interrupted in a function nobody can see: whether it set
+// up a frame pointer is unknown, and i386's __kernel_vsyscall, where
+// every thread blocked in a system call sits, pushes ecx, edx and ebp
+// and keeps its caller's ebp, so the chain skips the caller. There the
+// validated scan goes before the frame pointer.
 func Fallback(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame, noInfo bool, why error) (unwind.StepResult, error) {
 	pc, _ := callee.Get(r.PC)
 	caller.Reset()
 	if callee.ExactPC && !stackscan.IsCode(as, pc) && StepBadCall(as, r, callee, caller) {
+		return unwind.StepCaller, nil
+	}
+	caller.Reset()
+	if callee.ExactPC && unseenCode(as, pc) && StepScan(as, r, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()
@@ -225,4 +237,10 @@ func Fallback(as unwind.AddrSpace, r *Regs, callee, caller *unwind.Frame, noInfo
 		why = unwind.ErrNoInfo
 	}
 	return unwind.StepEnd, fmt.Errorf("pc %#x: %w (frame pointer and stack scan found no caller)", pc, why)
+}
+
+// unseenCode reports whether pc lies in code whose bytes cannot be read.
+func unseenCode(as unwind.AddrSpace, pc uint64) bool {
+	var b [1]byte
+	return stackscan.IsCode(as, pc) && as.ReadMem(pc, b[:]) != nil
 }

@@ -345,10 +345,10 @@ func startServer(t *testing.T, cmd *exec.Cmd, port int) string {
 	}
 }
 
-// Crash reports (systemd journal entries, apport .crash files, ABRT
-// problem directories) go through the pipeline as through `coreunwind
-// triage`: the same summary, one bucket per bug with what the reports
-// record.
+// Crash reports (minidumps, systemd journal entries, apport .crash
+// files, ABRT problem directories) go through the pipeline as through
+// `coreunwind triage`: the same summary, one bucket per bug (four) with
+// what the reports record.
 func TestPipelineCrashReports(t *testing.T) {
 	cr := triagetest.BuildCrashReports(t)
 	dir := t.TempDir()
@@ -377,7 +377,7 @@ func TestPipelineCrashReports(t *testing.T) {
 		t.Fatalf("%d analyzed, %d buckets; want %d, %d", s.CoresAnalyzed, len(s.Buckets), cr.Inputs, len(cr.Fns))
 	}
 	for _, bk := range s.Buckets {
-		if !slices.Equal(bk.Sources, []string{"abrt", "apport", "core", "journal"}) || len(bk.Units) != 1 || len(bk.Hostnames) != 2 {
+		if !slices.Equal(bk.Sources, []string{"abrt", "apport", "core", "journal", "minidump"}) || len(bk.Units) != 1 || len(bk.Hostnames) != 2 {
 			t.Errorf("bucket %s: sources %q units %q hosts %q", bk.ID, bk.Sources, bk.Units, bk.Hostnames)
 		}
 	}

@@ -20,12 +20,26 @@
 extern "C" {
 #endif
 
+/* Arches without getdents (aarch64) have only getdents64, whose records
+ * carry d_type before the name: lss's kernel_dirent is that layout there. */
+#ifdef SYS_getdents
 struct kernel_dirent {
 	long d_ino;
 	long d_off;
 	unsigned short d_reclen;
 	char d_name[256];
 };
+#define COREUNWIND_SYS_GETDENTS SYS_getdents
+#else
+struct kernel_dirent {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[256];
+};
+#define COREUNWIND_SYS_GETDENTS SYS_getdents64
+#endif
 
 #define kernel_stat stat
 #define kernel_stat64 stat
@@ -46,7 +60,7 @@ static inline pid_t sys_waitpid(pid_t pid, int *status, int options) { return wa
 static inline long sys_ptrace(int req, pid_t pid, void *addr, void *data) {
 	return ptrace((enum __ptrace_request)req, pid, addr, data);
 }
-static inline int sys_getdents(int fd, struct kernel_dirent *d, int n) { return (int)syscall(SYS_getdents, fd, d, n); }
+static inline int sys_getdents(int fd, struct kernel_dirent *d, int n) { return (int)syscall(COREUNWIND_SYS_GETDENTS, fd, d, n); }
 
 #ifdef __cplusplus
 }
