@@ -45,7 +45,8 @@ need lz4 lz4
 # Journal files: systemd-journal-remote writes them from the export
 # format, journalctl reads them (the reference). Not systemd-coredump
 # (coredumpctl): its postinst sets kernel.core_pattern for the whole
-# machine, and the tests need "core".
+# machine, and the tests need "core"; the tests download and unpack it
+# without installing it (internal/testenv/coredumpctl.go).
 need /lib/systemd/systemd-journal-remote systemd-journal-remote
 need journalctl systemd
 # Breakpad's tools (minidump_stackwalk, minidump_dump, dump_syms) and its

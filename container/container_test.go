@@ -2,7 +2,11 @@ package container
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"github.com/coreunwind/coreunwind/corefile"
+	"github.com/klauspost/compress/zstd"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,8 +47,14 @@ func realCore(t *testing.T) (exe string, core []byte) {
 func TestJournalCoredumps(t *testing.T) {
 	exe, core := realCore(t)
 	dir := t.TempDir()
-	external := filepath.Join(dir, "core.prog.1000.0123456789abcdef0123456789abcdef.303.1764236590000000")
-	os.WriteFile(external, core, 0o600)
+	// systemd-coredump compresses the cores it keeps as files (zstd on
+	// Debian 12), and coredumpctl 252 dumps only compressed ones.
+	external := filepath.Join(dir, "core.prog.1000.0123456789abcdef0123456789abcdef.303.1764236590000000.zst")
+	zw, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(external, zw.EncodeAll(core, nil), 0o600)
 	other := []testenv.JournalField{
 		{Name: "__REALTIME_TIMESTAMP", Value: []byte("1764236590000000")},
 		{Name: "__MONOTONIC_TIMESTAMP", Value: []byte("8000000")},
@@ -105,6 +115,59 @@ func TestJournalCoredumps(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "COREDUMP_TRUNCATED") {
 				t.Errorf("crash %d: %v, want why no core is stored", i, err)
 			}
+		}
+	}
+	checkCoredumpctl(t, path, crashes)
+}
+
+// checkCoredumpctl holds the crashes read from the journal file at path
+// against systemd's coredumpctl: the same entries, in the same order, with
+// the same pid, signal and executable, and each core coredumpctl can dump
+// byte for byte the one the crash gives.
+func checkCoredumpctl(t *testing.T, path string, crashes []*Crash) {
+	t.Helper()
+	coredumpctl := testenv.Coredumpctl(t)
+	list := exec.Command(coredumpctl, "--file", path, "--no-pager", "--json=short", "list")
+	var stderr bytes.Buffer
+	list.Stderr = &stderr
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("coredumpctl list: %v\n%s", err, stderr.Bytes())
+	}
+	var listed []struct {
+		PID int    `json:"pid"`
+		Sig int    `json:"sig"`
+		Exe string `json:"exe"`
+	}
+	if err := json.Unmarshal(out, &listed); err != nil {
+		t.Fatalf("coredumpctl list: %v\n%s", err, out)
+	}
+	if len(listed) != len(crashes) {
+		t.Fatalf("coredumpctl lists %d coredumps, coreunwind %d", len(listed), len(crashes))
+	}
+	for i, l := range listed {
+		o := crashes[i].Origin
+		if l.PID != *o.PID || l.Sig != *o.Signal || l.Exe != *o.Executable {
+			t.Errorf("coredump %d: coredumpctl says pid %d signal %d %s, coreunwind %d %d %s", i, l.PID, l.Sig, l.Exe, *o.PID, *o.Signal, *o.Executable)
+		}
+		want := filepath.Join(t.TempDir(), "core")
+		dump := exec.Command(coredumpctl, "--file", path, "--no-pager", "-o", want, "dump", fmt.Sprint(l.PID))
+		dumpOut, dumpErr := dump.CombinedOutput()
+		got, remove, err := crashes[i].Core(t.TempDir())
+		if (dumpErr == nil) != (err == nil) {
+			t.Errorf("coredump %d: coredumpctl dump: %v (%s); coreunwind: %v", i, dumpErr, bytes.TrimSpace(dumpOut), err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if remove {
+			defer os.Remove(got)
+		}
+		a, _ := os.ReadFile(want)
+		b := decompressed(t, got)
+		if !bytes.Equal(a, b) {
+			t.Errorf("coredump %d: coredumpctl dumps %d bytes, coreunwind's core has %d and differs", i, len(a), len(b))
 		}
 	}
 }
@@ -245,4 +308,25 @@ func TestJournalWithoutHashTable(t *testing.T) {
 	if b, _ := os.ReadFile(core); !bytes.Equal(b, fuzzCore) {
 		t.Errorf("core of %d bytes, want the %d stored", len(b), len(fuzzCore))
 	}
+}
+
+// decompressed is the content of the core file at path, decompressed
+// when it is compressed (as coreunwind reads it).
+func decompressed(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, _, done, err := corefile.NewDecompressor(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer done()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
 }

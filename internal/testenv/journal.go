@@ -91,6 +91,7 @@ func CoredumpEntry(i, pid int, exe string, core []byte, extra ...JournalField) [
 		{Name: "MESSAGE", Value: fmt.Appendf(nil, "Process %d (prog) of user 1000 dumped core.", pid)},
 		{Name: "COREDUMP_PID", Value: fmt.Appendf(nil, "%d", pid)},
 		{Name: "COREDUMP_UID", Value: []byte("1000")},
+		{Name: "COREDUMP_GID", Value: []byte("1000")},
 		{Name: "COREDUMP_SIGNAL", Value: []byte("11")},
 		{Name: "COREDUMP_SIGNAL_NAME", Value: []byte("SIGSEGV")},
 		{Name: "COREDUMP_TIMESTAMP", Value: fmt.Appendf(nil, "%d", 1764236590000000+i)},
