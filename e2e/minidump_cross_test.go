@@ -2,14 +2,12 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/refbt"
 	"github.com/coreunwind/coreunwind/internal/testenv"
-	"github.com/coreunwind/coreunwind/minidump"
 )
 
 // A minidumpArch is one architecture whose minidumps the tests make:
@@ -63,20 +61,7 @@ func crashToMinidumpFor(t *testing.T, a minidumpArch) *minidumpCase {
 			t.Fatal(err)
 		}
 	}
-	c.Minidump = filepath.Join(c.Dir, "mdcrash.dmp")
-	cmd := testenv.Core2MDFor(t, a.arch)
-	if out, err := exec.Command(cmd[0], append(cmd[1:], c.Core, proc, c.Minidump)...).CombinedOutput(); err != nil {
-		t.Fatalf("core2md: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(c.Minidump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Dump, err = minidump.Parse(data); err != nil {
-		t.Fatal(err)
-	}
-	c.Symbols = breakpadSymbols(t, c.Dump)
-	c.Stackwalk = runStackwalk(t, c.Minidump, c.Symbols)
+	c.convert(t, testenv.Core2MDFor(t, a.arch), proc, "mdcrash.dmp")
 	c.GDB = a.gdb(t, c.Exe, c.Core)
 	return c
 }

@@ -36,8 +36,18 @@ func crashToMinidump(t *testing.T, prog string) *minidumpCase {
 	exe := buildProgram(t, prog)
 	proc := t.TempDir()
 	c := &minidumpCase{crash: crashProgram(t, exe, []string{"MDCRASH_PROC=" + proc})}
-	c.Minidump = filepath.Join(c.Dir, prog+".dmp")
-	if out, err := exec.Command(testenv.Core2MD(t), c.Core, proc, c.Minidump).CombinedOutput(); err != nil {
+	c.convert(t, []string{testenv.Core2MD(t)}, proc, prog+".dmp")
+	c.GDB, _ = runGDB(t, c.Exe, c.Core)
+	return c
+}
+
+// convert makes the case's minidump NAME from its core with core2md (the
+// command and its first arguments) and the procfs copy proc, and reads it
+// as minidump_stackwalk does, with dump_syms' symbols of its modules.
+func (c *minidumpCase) convert(t *testing.T, core2md []string, proc, name string) {
+	t.Helper()
+	c.Minidump = filepath.Join(c.Dir, name)
+	if out, err := exec.Command(core2md[0], append(core2md[1:], c.Core, proc, c.Minidump)...).CombinedOutput(); err != nil {
 		t.Fatalf("core2md: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(c.Minidump)
@@ -49,8 +59,6 @@ func crashToMinidump(t *testing.T, prog string) *minidumpCase {
 	}
 	c.Symbols = breakpadSymbols(t, c.Dump)
 	c.Stackwalk = runStackwalk(t, c.Minidump, c.Symbols)
-	c.GDB, _ = runGDB(t, c.Exe, c.Core)
-	return c
 }
 
 // breakpadSymbols runs dump_syms on every module file of d and lays the

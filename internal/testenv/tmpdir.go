@@ -20,27 +20,20 @@ import (
 // test timeout panics it), the next run sweeps it.
 func RunCheckingTemp(m *testing.M) int {
 	tempname.SweepStale("", time.Now())
-	dir, err := os.MkdirTemp("", tempname.Pattern("test"))
+	code := 0
+	err := tempname.InPrivateDir("test", func(dir string) error {
+		code = m.Run()
+		if left := LeftTemp(dir); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: the tests left coreunwind's temporary files in TMPDIR: %s\n", strings.Join(left, " "))
+			if code == 0 {
+				code = 1
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		return 1
-	}
-	defer os.RemoveAll(dir)
-	old, had := os.LookupEnv("TMPDIR")
-	os.Setenv("TMPDIR", dir)
-	defer func() {
-		if had {
-			os.Setenv("TMPDIR", old)
-		} else {
-			os.Unsetenv("TMPDIR")
-		}
-	}()
-	code := m.Run()
-	if left := LeftTemp(dir); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: the tests left coreunwind's temporary files in TMPDIR: %s\n", strings.Join(left, " "))
-		if code == 0 {
-			code = 1
-		}
 	}
 	return code
 }
