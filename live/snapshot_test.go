@@ -11,7 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,8 +27,23 @@ import (
 // "ready" and blocks (the Go runtime gives it several threads).
 const childEnv = "COREUNWIND_LIVE_TEST_CHILD"
 
+// childThreadsEnv, set in a child, is a number of threads it parks (each
+// a goroutine locked to its thread, blocked) before it is ready.
+const childThreadsEnv = "COREUNWIND_LIVE_TEST_CHILD_THREADS"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
+		n, _ := strconv.Atoi(os.Getenv(childThreadsEnv))
+		var parked sync.WaitGroup
+		for range n {
+			parked.Add(1)
+			go func() {
+				runtime.LockOSThread()
+				parked.Done()
+				select {}
+			}()
+		}
+		parked.Wait()
 		fmt.Println("ready")
 		for {
 			time.Sleep(time.Hour)
@@ -35,10 +53,14 @@ func TestMain(m *testing.M) {
 }
 
 // startChild runs the test binary as a child to snapshot.
-func startChild(t *testing.T) int {
+func startChild(t testing.TB) int { return startChildThreads(t, 0) }
+
+// startChildThreads runs the test binary as a child to snapshot, with
+// threads threads of its own parked besides the Go runtime's.
+func startChildThreads(t testing.TB, threads int) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), childEnv+"=1", childThreadsEnv+"="+strconv.Itoa(threads))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
