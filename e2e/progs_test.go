@@ -80,6 +80,7 @@ var programs = map[string]program{
 	"mdcrash":      cc("gcc", "mdcrash", "-g", "-O1", "-pthread", "mdcrash.c"),
 	"sleeper":      cc("gcc", "sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"liveproc":     cc("gcc", "liveproc", "-g", "-O1", "-pthread", "liveproc.c"),
+	"livemem":      cc("gcc", "livemem", "-g", "-O1", "-pthread", "livemem.c"),
 	"livejit":      cc("gcc", "livejit.elf", liveJITFlags...),
 	"nullfn-O0":    cc("gcc", "nullfn", "-g", "-O0", "nullfn.c"),
 	"nullfn-O2":    cc("gcc", "nullfn", "-g", "-O2", "nullfn.c"),

@@ -155,7 +155,8 @@ func (s *Snapshot) dumpSegments() []loadSeg {
 	segs := make([]loadSeg, 0, len(s.Maps))
 	for _, m := range s.Maps {
 		info, ok := smaps[m.Start]
-		seg := loadSeg{addr: m.Start, memsz: m.End - m.Start, flags: progFlags(m)}
+		seg := loadSeg{addr: m.Start, memsz: m.End - m.Start, flags: progFlags(m),
+			anonymous: !m.shared() && !m.fileBacked() && !strings.HasPrefix(m.Path, "[v")}
 		seg.size = s.dumpSize(m, info, ok, filter)
 		segs = append(segs, seg)
 	}

@@ -58,6 +58,11 @@ type Thread struct {
 	// FPRegs are its floating point registers (NT_PRFPREG), read for a
 	// dump only (nil otherwise).
 	FPRegs []byte
+	// XFPRegs are an i386 process's SSE registers (NT_PRXFPREG, the
+	// FXSAVE area), and XState every thread's XSAVE area (NT_X86_XSTATE:
+	// the AVX registers' upper halves and more, which debuggers show
+	// from a core only with it); read for a dump only, as FPRegs.
+	XFPRegs, XState []byte
 	// Signal is a signal that was being delivered to the thread when it
 	// stopped: passed on when it is let go (0: none).
 	Signal int
@@ -318,7 +323,11 @@ func (s *Snapshot) readRegisters(ts []*tracee, fp bool) {
 		}
 		th := Thread{TID: tr.tid, Regs: regs, Signal: tr.signal}
 		if fp {
-			th.FPRegs, _ = getRegSet(tr.tid, ntPRFPReg, make([]byte, 1024))
+			th.FPRegs = getRegSetCopy(tr.tid, ntPRFPReg, 1024)
+			if s.Machine == elf.EM_386 {
+				th.XFPRegs = getRegSetCopy(tr.tid, ntPRXFPReg, 1024)
+			}
+			th.XState = getRegSetCopy(tr.tid, ntX86XState, maxXStateSize)
 		}
 		s.Threads = append(s.Threads, th)
 	}
