@@ -81,6 +81,7 @@ var programs = map[string]program{
 	"sleeper":      cc("gcc", "sleeper", "-g", "-O1", "-pthread", "sleeper.c"),
 	"liveproc":     cc("gcc", "liveproc", "-g", "-O1", "-pthread", "liveproc.c"),
 	"livemem":      cc("gcc", "livemem", "-g", "-O1", "-pthread", "livemem.c"),
+	"livezmain":    cc("gcc", "livezmain", "-g", "-O1", "-pthread", "livezmain.c"),
 	"liverooted":   cc("gcc", "liveproc", "-g", "-O1", "-pthread", "-Wl,--dynamic-linker=/rt/ld.so", "-Wl,-rpath=/rt", "liveproc.c"),
 	"livejit":      cc("gcc", "livejit.elf", liveJITFlags...),
 	"nullfn-O0":    cc("gcc", "nullfn", "-g", "-O0", "nullfn.c"),

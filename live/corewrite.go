@@ -131,7 +131,7 @@ func (s *Snapshot) writeCore(out io.Writer, segs []loadSeg, stopSig int) error {
 	defer pm.close()
 	for _, sg := range segs {
 		if sg.anonymous && pm == nil {
-			pm = openPagemap(s.PID)
+			pm = openPagemap(s.dir)
 		}
 		if err := s.writeSegment(w, sg, pm); err != nil {
 			return err

@@ -23,6 +23,9 @@ type processMemory struct {
 	mem    *os.File
 }
 
+// newProcessMemory reads the memory of thread pid's process (any of its
+// threads: a process whose main thread has exited is read through
+// another).
 func newProcessMemory(pid int) *processMemory { return &processMemory{pid: pid} }
 
 // ReadProcess copies the longest prefix of p readable at addr and

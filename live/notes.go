@@ -165,4 +165,4 @@ func (s *Snapshot) ntFile() []byte {
 
 // exePath is the process's executable as the kernel names it (through
 // /proc/PID/exe, which reaches it even when deleted or in a container).
-func (s *Snapshot) exePath() string { return filepath.Join(procDir(s.PID), "exe") }
+func (s *Snapshot) exePath() string { return filepath.Join(s.dir, "exe") }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -90,6 +91,11 @@ type Snapshot struct {
 	Warnings []string
 
 	mem *processMemory
+	// dir is the /proc directory of the process's address space and
+	// files: /proc/PID, or /proc/PID/task/TID of a live thread when the
+	// main thread has exited (pthread_exit: its maps, auxv and exe are
+	// gone with its memory).
+	dir string
 	// unknownRegs is the size of a thread's registers that are neither
 	// x86_64's nor i386's (0: none seen).
 	unknownRegs int
@@ -131,7 +137,7 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	if pid == os.Getpid() {
 		return nil, attachErr(pid, "that is coreunwind itself: a process cannot stop its own threads to look at them")
 	}
-	s := &Snapshot{PID: pid, mem: newProcessMemory(pid), stop: ctx}
+	s := &Snapshot{PID: pid, stop: ctx}
 	defer func() { s.stop = nil }()
 	st, err := readStatus(filepath.Join(procDir(pid), "status"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -141,12 +147,22 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	}
 	s.Status = st
 	switch {
-	case st.State == 'Z' || st.State == 'X':
+	case (st.State == 'Z' || st.State == 'X') && !hasLiveThread(pid):
 		return nil, attachErr(pid, "the process is a zombie (it has exited and its parent, process %d, has not reaped it): it has no threads left to show", st.PPID)
 	case st.TracerPID != 0:
 		return nil, attachErr(pid, "already traced by %s: only one tracer at a time; detach that debugger or tracer first", describeProcess(st.TracerPID))
 	}
-	maps, err := os.ReadFile(filepath.Join(procDir(pid), "maps"))
+	// The address space and the files are read through a thread that
+	// has them: the main one, unless it has exited.
+	memTID := pid
+	if st.State == 'Z' || st.State == 'X' {
+		memTID = firstLiveThread(pid)
+		s.dir = filepath.Join(procDir(pid), "task", strconv.Itoa(memTID))
+	} else {
+		s.dir = procDir(pid)
+	}
+	s.mem = newProcessMemory(memTID)
+	maps, err := os.ReadFile(filepath.Join(s.dir, "maps"))
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, attachErr(pid, "%s", permissionAdvice(pid, st))
@@ -154,10 +170,10 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 		return nil, attachErr(pid, "%v", err)
 	}
 	s.Maps = parseMaps(maps)
-	s.Cmdline = readCmdline(pid)
+	s.Cmdline = readCmdline(s.dir)
 	// Read before the stop (it does not change): a dump written in the
 	// stop needs it.
-	auxv, auxvErr := os.ReadFile(filepath.Join(procDir(pid), "auxv"))
+	auxv, auxvErr := os.ReadFile(filepath.Join(s.dir, "auxv"))
 	quietStops()
 	t := newTracer()
 	defer t.close()
@@ -225,8 +241,15 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 			switch err := unix.PtraceSeize(tid); {
 			case err == nil:
 				fresh = append(fresh, &tracee{tid: tid})
-			case errors.Is(err, unix.ESRCH):
-				s.warnf("thread %d exited as the snapshot began", tid)
+			case errors.Is(err, unix.ESRCH), errors.Is(err, unix.EPERM) && threadExited(s.PID, tid):
+				// An exited thread (ptrace refuses a zombie with EPERM):
+				// the main thread of a process it left with pthread_exit,
+				// or one that ended as the snapshot began.
+				if tid == s.PID {
+					s.warnf("the main thread (%d) has exited (pthread_exit): the process runs on in its other threads", tid)
+				} else {
+					s.warnf("thread %d exited as the snapshot began", tid)
+				}
 			case errors.Is(err, unix.EPERM) && len(all) == 0 && len(fresh) == 0:
 				return s.seizeRefused()
 			default:

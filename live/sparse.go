@@ -112,10 +112,10 @@ type pagemap struct {
 	buf []byte
 }
 
-// openPagemap opens process pid's pagemap; nil when it cannot (every
-// page is then read, and holes are made of the zero ones).
-func openPagemap(pid int) *pagemap {
-	f, err := os.Open(filepath.Join(procDir(pid), "pagemap"))
+// openPagemap opens dir's pagemap (dir: Snapshot.dir); nil when it
+// cannot (every page is then read, and holes are made of the zero ones).
+func openPagemap(dir string) *pagemap {
+	f, err := os.Open(filepath.Join(dir, "pagemap"))
 	if err != nil {
 		return nil
 	}

@@ -48,7 +48,7 @@ func (s *Snapshot) copyStacks(limit int, arena *stackArena) {
 		if !ok && !reread {
 			// A stack mapped since the maps were read: read them again
 			// (in the stop, rarely).
-			if b, err := os.ReadFile(filepath.Join(procDir(s.PID), "maps")); err == nil {
+			if b, err := os.ReadFile(filepath.Join(s.dir, "maps")); err == nil {
 				s.Maps = parseMaps(b)
 			}
 			reread = true
