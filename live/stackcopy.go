@@ -16,9 +16,14 @@ import (
 // stop.
 type stackArena struct{ free []byte }
 
+// maxStackArena bounds the arena: a process of thousands of threads
+// would have it allocate and touch a copy's worth for each (the copies
+// past it are made in the stop, as they come).
+const maxStackArena = 8 << 20
+
 // newStackArena makes room for threads copies of limit bytes each.
 func newStackArena(threads, limit int) *stackArena {
-	b := make([]byte, threads*(limit+redZone))
+	b := make([]byte, min(threads*(limit+redZone), maxStackArena))
 	for i := 0; i < len(b); i += pageSize {
 		b[i] = 1 // fault the page in now, not in the stop
 	}
