@@ -27,12 +27,15 @@ type coreOutput struct {
 type sparseFile interface {
 	io.Seeker
 	Truncate(size int64) error
+	Stat() (os.FileInfo, error)
 }
 
+// newCoreOutput writes to out, with holes where it is a regular file (a
+// device such as /dev/null seeks, but has no size to set).
 func newCoreOutput(out io.Writer) *coreOutput {
 	o := &coreOutput{w: bufio.NewWriterSize(out, 1<<20)}
 	if f, ok := out.(sparseFile); ok {
-		if _, err := f.Seek(0, io.SeekCurrent); err == nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			o.file = f
 		}
 	}

@@ -49,4 +49,15 @@ func TestCoreOutputSparse(t *testing.T) {
 	if st.Blocks*512 > 2*mib {
 		t.Errorf("%d bytes of disk for %d bytes, 2 pages of them not zero", st.Blocks*512, st.Size)
 	}
+	// A device seeks but has no size: zeros are written to it.
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	o := newCoreOutput(null)
+	o.zeros(pageSize)
+	if err := o.finish(); err != nil {
+		t.Errorf("a core ending in zeros written to %s: %v", os.DevNull, err)
+	}
 }
