@@ -13,6 +13,13 @@
 # and under a tenth of eu-stack's, its whole run no longer than
 # eu-stack's. It reports; it does not fail when a target is missed.
 #
+# The two tools' defaults do not print the same: eu-stack -p names
+# functions from the symbol tables only, coreunwind also reads the
+# separate debug files (libc6-dbg's, where installed) for lines, inlined
+# calls and tail calls. Two more rows compare like with like: coreunwind
+# --no-default-debug-dirs (symbol tables, as eu-stack -p) and eu-stack
+# -i -s (debug files for inlined calls and lines, as coreunwind).
+#
 # Needs: go, gcc, eu-stack (elfutils); ptrace rights over one's own
 # processes (Yama ptrace_scope 0, or root). Environment: GO, CC,
 # COREUNWIND (a coreunwind binary instead of building the checkout),
@@ -65,16 +72,21 @@ measure() {
 # One warm-up run each: the symbol cache, the page cache.
 # shellcheck disable=SC2086
 "$COREUNWIND" ${COREUNWIND_FLAGS:-} -p "$PID" >/dev/null 2>&1 || true
-[ -n "$EU" ] && "$EU" -p "$PID" >/dev/null 2>&1 || true
+[ -n "$EU" ] && "$EU" -i -s -p "$PID" >/dev/null 2>&1 || true
 
 declare -A GAPS WALLS
 for _ in $(seq "$RUNS"); do
 	# shellcheck disable=SC2086
 	read -r g w < <(measure "$COREUNWIND" ${COREUNWIND_FLAGS:-} -p "$PID")
 	GAPS[coreunwind]+="$g " WALLS[coreunwind]+="$w "
+	# shellcheck disable=SC2086
+	read -r g w < <(measure "$COREUNWIND" ${COREUNWIND_FLAGS:-} --no-default-debug-dirs -p "$PID")
+	GAPS[coreunwind-symtab]+="$g " WALLS[coreunwind-symtab]+="$w "
 	if [ -n "$EU" ]; then
 		read -r g w < <(measure "$EU" -p "$PID")
 		GAPS[eu-stack]+="$g " WALLS[eu-stack]+="$w "
+		read -r g w < <(measure "$EU" -i -s -p "$PID")
+		GAPS[eu-stack-is]+="$g " WALLS[eu-stack-is]+="$w "
 	fi
 	read -r g w < <(measure sleep 0.02)
 	GAPS[baseline]+="$g " WALLS[baseline]+="$w "
@@ -85,13 +97,13 @@ worst() { tr ' ' '\n' | grep . | sort -n | tail -1; }
 us() { awk -v n="$1" 'BEGIN {printf "%.1f", n / 1000}'; }
 
 printf '%d threads, %d runs (stop: largest gap the process saw, µs; wall: whole run, ms)\n' "$THREADS" "$RUNS"
-printf '%-12s %12s %12s %12s\n' tool "stop median" "stop worst" "wall median"
-for tool in coreunwind eu-stack baseline; do
+printf '%-18s %12s %12s %12s\n' tool "stop median" "stop worst" "wall median"
+for tool in coreunwind coreunwind-symtab eu-stack eu-stack-is baseline; do
 	[ -n "${GAPS[$tool]:-}" ] || continue
 	gm=$(echo "${GAPS[$tool]}" | median)
 	gw=$(echo "${GAPS[$tool]}" | worst)
 	wm=$(echo "${WALLS[$tool]}" | median)
-	printf '%-12s %12s %12s %12s\n' "$tool" "$(us "$gm")" "$(us "$gw")" "$(awk -v n="$wm" 'BEGIN {printf "%.1f", n / 1e6}')"
+	printf '%-18s %12s %12s %12s\n' "$tool" "$(us "$gm")" "$(us "$gw")" "$(awk -v n="$wm" 'BEGIN {printf "%.1f", n / 1e6}')"
 	eval "GM_${tool//-/_}=$gm WM_${tool//-/_}=$wm"
 done
 echo
@@ -100,4 +112,6 @@ echo "target: coreunwind's stop < 1 ms: $(verdict "$(awk -v g="$GM_coreunwind" '
 if [ -n "$EU" ]; then
 	echo "target: coreunwind's stop < eu-stack's / 10: $(verdict "$(awk -v c="$GM_coreunwind" -v e="$GM_eu_stack" 'BEGIN {print (c * 10 < e)}')")"
 	echo "target: coreunwind's wall time <= eu-stack's: $(verdict "$(awk -v c="$WM_coreunwind" -v e="$WM_eu_stack" 'BEGIN {print (c <= e)}')")"
+	echo "like with like: coreunwind --no-default-debug-dirs's wall time <= eu-stack's: $(verdict "$(awk -v c="$WM_coreunwind_symtab" -v e="$WM_eu_stack" 'BEGIN {print (c <= e)}')")"
+	echo "like with like: coreunwind's wall time <= eu-stack -i -s's: $(verdict "$(awk -v c="$WM_coreunwind" -v e="$WM_eu_stack_is" 'BEGIN {print (c <= e)}')")"
 fi

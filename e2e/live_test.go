@@ -50,7 +50,14 @@ var liveArches = []struct{ name, prog, jit string }{
 func startLive(t *testing.T, prog string, spin bool, args ...string) *liveTarget {
 	t.Helper()
 	exe := buildProgram(t, prog)
-	cmd := exec.Command(exe, args...)
+	return startLiveCmd(t, exe, exec.Command(exe, args...), spin)
+}
+
+// startLiveCmd is startLive of a command made ready to start (in a
+// chroot...); exe is the program's executable as the test sees it.
+func startLiveCmd(t *testing.T, exe string, cmd *exec.Cmd, spin bool) *liveTarget {
+	t.Helper()
+	prog := filepath.Base(exe)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bufio"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -24,6 +23,9 @@ type loadSeg struct {
 	flags       elf.ProgFlag
 	size        uint64
 	data        []byte
+	// anonymous: private anonymous memory, whose pages the process
+	// never touched are zeros (not a file's bytes) and are left unread.
+	anonymous bool
 }
 
 func progFlags(m mapping) elf.ProgFlag {
@@ -102,7 +104,7 @@ func (s *Snapshot) writeCore(out io.Writer, segs []loadSeg, stopSig int) error {
 	}
 	notesOff := uint64(ehsize + phnum*phentsize)
 	off := alignUp(notesOff+uint64(len(notes)), pageSize)
-	w := bufio.NewWriterSize(out, 1<<20)
+	w := newCoreOutput(out)
 	ident := [elf.EI_NIDENT]byte{0x7f, 'E', 'L', 'F', byte(s.Class), byte(elf.ELFDATA2LSB), byte(elf.EV_CURRENT)}
 	if is64 {
 		binary.Write(w, le, elf.Header64{Ident: ident, Type: uint16(elf.ET_CORE), Machine: uint16(s.Machine), Version: uint32(elf.EV_CURRENT),
@@ -124,43 +126,64 @@ func (s *Snapshot) writeCore(out io.Writer, segs []loadSeg, stopSig int) error {
 		off += sg.size
 	}
 	w.Write(notes)
-	w.Write(make([]byte, alignUp(notesOff+uint64(len(notes)), pageSize)-(notesOff+uint64(len(notes)))))
+	w.zeros(int(alignUp(notesOff+uint64(len(notes)), pageSize) - (notesOff + uint64(len(notes)))))
+	var pm *pagemap
+	defer pm.close()
 	for _, sg := range segs {
-		if err := s.writeSegment(w, sg); err != nil {
+		if sg.anonymous && pm == nil {
+			pm = openPagemap(s.dir)
+		}
+		if err := s.writeSegment(w, sg, pm); err != nil {
 			return err
 		}
 	}
-	return w.Flush()
+	return w.finish()
 }
 
 // writeSegment writes a segment's bytes: held ones, or the process's
-// read a chunk at a time; a page the process cannot give (a file
-// truncated under its mapping) is written as zeros, as the layout is
-// fixed already.
-func (s *Snapshot) writeSegment(w io.Writer, sg loadSeg) error {
+// read a chunk at a time. Pages of anonymous memory the process never
+// touched (pm says which) are not read; they, pages of zeros, and pages
+// the process cannot give (a file truncated under its mapping) are
+// zeros in the core: holes where out is a file.
+func (s *Snapshot) writeSegment(w *coreOutput, sg loadSeg, pm *pagemap) error {
 	if sg.data != nil {
 		_, err := w.Write(sg.data[:sg.size])
 		return err
 	}
-	buf := make([]byte, min(sg.size, 1<<20))
+	const chunk = 1 << 20
+	buf := make([]byte, min(sg.size, chunk))
 	for done := uint64(0); done < sg.size; {
 		if s.stop != nil && s.stop.Err() != nil {
 			return fmt.Errorf("process %d: %w while writing its core (every thread was let go)", s.PID, ErrInterrupted)
 		}
+		addr := sg.addr + done
 		p := buf[:min(uint64(len(buf)), sg.size-done)]
-		got := s.mem.readFull(sg.addr+done, p)
-		clear(p[got:])
-		if got < len(p) {
-			// Past the failing page, the rest of the chunk may read.
-			bad := alignUp(uint64(got)+1, pageSize)
-			if bad < uint64(len(p)) {
-				p = p[:bad]
+		if sg.anonymous {
+			if has, ok := pm.has(addr, int(alignUp(uint64(len(p)), pageSize)/pageSize)); ok {
+				// Up to the next change between pages it has and not.
+				n := 1
+				for n < len(has) && has[n] == has[0] {
+					n++
+				}
+				p = p[:min(len(p), n*pageSize)]
+				if !has[0] {
+					w.zeros(len(p))
+					done += uint64(len(p))
+					continue
+				}
 			}
 		}
-		if _, err := w.Write(p); err != nil {
+		got := s.mem.readFull(addr, p)
+		if err := w.data(p[:got]); err != nil {
 			return err
 		}
-		done += uint64(len(p))
+		if got < len(p) {
+			// The page at got cannot be read: zeros; the next may read.
+			bad := min(alignUp(uint64(got)+1, pageSize), uint64(len(p))) - uint64(got)
+			w.zeros(int(bad))
+			got += int(bad)
+		}
+		done += uint64(got)
 	}
 	return nil
 }

@@ -13,7 +13,8 @@
 // disk) and opened with corefile; memory the snapshot did not copy (the
 // heap, JIT code, data) is read from the running process afterwards
 // (process_vm_readv, /proc/PID/mem where that is refused), and files
-// through /proc/PID/root, so a process in a container is read with its
+// where /proc/PID/maps names them: through /proc/PID/root for a process
+// of another mount namespace (a container), so that it is read with its
 // own files.
 //
 // The package knows nothing about unwinding or symbols. It runs on

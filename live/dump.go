@@ -38,9 +38,10 @@ type vmInfo struct {
 	flags map[string]bool
 }
 
-// readSmaps reads /proc/PID/smaps into vmInfo by mapping start.
-func readSmaps(pid int) map[uint64]vmInfo {
-	b, err := os.ReadFile(filepath.Join(procDir(pid), "smaps"))
+// readSmaps reads dir's smaps (dir: Snapshot.dir) into vmInfo by mapping
+// start.
+func readSmaps(dir string) map[uint64]vmInfo {
+	b, err := os.ReadFile(filepath.Join(dir, "smaps"))
 	if err != nil {
 		return nil
 	}
@@ -90,9 +91,9 @@ func parseSmaps(b []byte) map[uint64]vmInfo {
 	return out
 }
 
-// dumpFilter is /proc/PID/coredump_filter (the default when unreadable).
-func dumpFilter(pid int) uint64 {
-	b, err := os.ReadFile(filepath.Join(procDir(pid), "coredump_filter"))
+// dumpFilter is dir's coredump_filter (the default when unreadable).
+func dumpFilter(dir string) uint64 {
+	b, err := os.ReadFile(filepath.Join(dir, "coredump_filter"))
 	if err != nil {
 		return defaultDumpFilter
 	}
@@ -150,12 +151,13 @@ func (s *Snapshot) startsWithELF(addr uint64) bool {
 
 // dumpSegments: one segment per mapping, holding what dumpSize says.
 func (s *Snapshot) dumpSegments() []loadSeg {
-	filter := dumpFilter(s.PID)
-	smaps := readSmaps(s.PID)
+	filter := dumpFilter(s.dir)
+	smaps := readSmaps(s.dir)
 	segs := make([]loadSeg, 0, len(s.Maps))
 	for _, m := range s.Maps {
 		info, ok := smaps[m.Start]
-		seg := loadSeg{addr: m.Start, memsz: m.End - m.Start, flags: progFlags(m)}
+		seg := loadSeg{addr: m.Start, memsz: m.End - m.Start, flags: progFlags(m),
+			anonymous: !m.shared() && !m.fileBacked() && !strings.HasPrefix(m.Path, "[v")}
 		seg.size = s.dumpSize(m, info, ok, filter)
 		segs = append(segs, seg)
 	}

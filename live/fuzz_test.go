@@ -51,3 +51,24 @@ func FuzzTrimAuxv(f *testing.F) {
 		}
 	})
 }
+
+// FuzzXSaveLayout: an XSAVE area of any length and content gives no
+// layout or whole records of features the area says it holds.
+func FuzzXSaveLayout(f *testing.F) {
+	area := make([]byte, 2432)
+	area[xsaveXCR0] = 0xe7 // x87, SSE, AVX, AVX-512
+	f.Add(area)
+	f.Add(area[:xsaveXCR0+4])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := xsaveLayout(b)
+		if len(d)%16 != 0 {
+			t.Fatalf("a layout of %d bytes: not whole records", len(d))
+		}
+		for ; len(d) > 0; d = d[16:] {
+			if ft := le.Uint32(d); ft < firstExtFeature || ft >= maxXFeatures || le.Uint64(b[xsaveXCR0:])&(1<<ft) == 0 {
+				t.Fatalf("a record of feature %d the area does not hold", ft)
+			}
+		}
+	})
+}

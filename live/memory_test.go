@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestProcessMemoryFallback: where process_vm_readv is refused, reads go
@@ -46,5 +49,58 @@ func TestProcessMemoryFallback(t *testing.T) {
 	}
 	if n := viaMem.ReadProcess(8, make([]byte, 16)); n != 0 {
 		t.Errorf("read %d bytes at address 8", n)
+	}
+}
+
+// TestReadEach: copies read with one process_vm_readv for all (and in
+// batches of iovMax) hold what reading each alone gives: whole ones
+// whole, one running into unmapped memory cut where it starts, one at an
+// unmapped address empty, and the copies after a short one read all the
+// same; through /proc/PID/mem too.
+func TestReadEach(t *testing.T) {
+	const page = pageSize
+	mem, err := unix.Mmap(-1, 0, 5*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	for i := range mem {
+		mem[i] = byte(i*7 + i/page)
+	}
+	base := uint64(uintptr(unsafe.Pointer(&mem[0])))
+	if _, _, e := unix.Syscall(unix.SYS_MUNMAP, uintptr(base+2*page), page, 0); e != 0 { // a hole
+		t.Fatal(e)
+	}
+	type want struct {
+		addr     uint64
+		size, ok int
+	}
+	wants := []want{
+		{base, page, page},
+		{base + page + page/2, page, page / 2}, // into the hole
+		{8, 16, 0},                             // unmapped
+		{base + 3*page, 2 * page, 2 * page},    // after a short one
+	}
+	for i := range iovMax + 100 { // more than one batch
+		wants = append(wants, want{base + uint64(i)*4, 4, 4})
+	}
+	for _, viaMem := range []bool{false, true} {
+		m := newProcessMemory(os.Getpid())
+		m.noVM.Store(viaMem)
+		cs := make([]Copy, len(wants))
+		for i, w := range wants {
+			cs[i] = Copy{Addr: w.addr, Data: make([]byte, w.size)}
+		}
+		m.readEach(cs)
+		for i, w := range wants {
+			if len(cs[i].Data) != w.ok {
+				t.Errorf("/proc/PID/mem %v: copy %d at %#x: %d bytes, want %d", viaMem, i, w.addr, len(cs[i].Data), w.ok)
+				continue
+			}
+			if off := w.addr - base; w.ok > 0 && !bytes.Equal(cs[i].Data, mem[off:off+uint64(w.ok)]) {
+				t.Errorf("/proc/PID/mem %v: copy %d at %#x: other bytes than the memory's", viaMem, i, w.addr)
+			}
+		}
+		m.close()
 	}
 }

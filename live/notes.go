@@ -15,23 +15,36 @@ const (
 	ntFile     = 0x46494c45
 )
 
-// noteWriter appends ELF notes named "CORE", 4-byte aligned.
+// noteWriter appends ELF notes, 4-byte aligned.
 type noteWriter struct{ b []byte }
 
-func (n *noteWriter) add(typ uint32, desc []byte) {
-	n.b = le.AppendUint32(n.b, 5) // "CORE\0"
+// add appends a note named "CORE", as the kernel names the notes that
+// predate the register sets of ptrace (and NT_PRFPREG).
+func (n *noteWriter) add(typ uint32, desc []byte) { n.addNamed("CORE", typ, desc) }
+
+// addNamed appends a note named name: "LINUX" for the kernel's later
+// register sets (NT_X86_XSTATE, NT_PRXFPREG), which readers look for
+// under that name.
+func (n *noteWriter) addNamed(name string, typ uint32, desc []byte) {
+	n.b = le.AppendUint32(n.b, uint32(len(name)+1))
 	n.b = le.AppendUint32(n.b, uint32(len(desc)))
 	n.b = le.AppendUint32(n.b, typ)
-	n.b = append(n.b, "CORE\x00\x00\x00\x00"...)
+	n.b = append(n.b, name...)
+	n.b = append(n.b, 0)
+	n.pad()
 	n.b = append(n.b, desc...)
+	n.pad()
+}
+
+func (n *noteWriter) pad() {
 	for len(n.b)%4 != 0 {
 		n.b = append(n.b, 0)
 	}
 }
 
-// notes are the snapshot's: per thread NT_PRSTATUS (and NT_PRFPREG when
-// read), then NT_PRPSINFO, NT_AUXV and NT_FILE, as the kernel orders
-// them. stopSig, when not 0, is the signal recorded for threads that were
+// notes are the snapshot's: per thread NT_PRSTATUS (and NT_PRFPREG,
+// NT_PRXFPREG and NT_X86_XSTATE when read), then NT_PRPSINFO, NT_AUXV,
+// NT_FILE and NT_X86_XSAVE_LAYOUT, as the kernel orders them. stopSig, when not 0, is the signal recorded for threads that were
 // receiving none: a dump records SIGSTOP as gdb's gcore does, which tells
 // readers that no thread crashed.
 func (s *Snapshot) notes(stopSig int) []byte {
@@ -44,12 +57,24 @@ func (s *Snapshot) notes(stopSig int) []byte {
 		if th.FPRegs != nil {
 			n.add(ntPRFPReg, th.FPRegs)
 		}
+		if th.XFPRegs != nil {
+			n.addNamed("LINUX", ntPRXFPReg, th.XFPRegs)
+		}
+		if th.XState != nil {
+			n.addNamed("LINUX", ntX86XState, th.XState)
+		}
 	}
 	n.add(ntPRPSInfo, s.prpsinfo())
 	if len(s.Auxv) > 0 {
 		n.add(ntAuxv, s.Auxv)
 	}
 	n.add(ntFile, s.ntFile())
+	// After every other note, as the kernel writes it.
+	if len(s.Threads) > 0 {
+		if layout := xsaveLayout(s.Threads[0].XState); layout != nil {
+			n.addNamed("LINUX", ntX86XSaveLayout, layout)
+		}
+	}
 	return n.b
 }
 
@@ -140,4 +165,4 @@ func (s *Snapshot) ntFile() []byte {
 
 // exePath is the process's executable as the kernel names it (through
 // /proc/PID/exe, which reaches it even when deleted or in a container).
-func (s *Snapshot) exePath() string { return filepath.Join(procDir(s.PID), "exe") }
+func (s *Snapshot) exePath() string { return filepath.Join(s.dir, "exe") }

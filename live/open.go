@@ -14,9 +14,8 @@ import (
 // over the running process's memory (corefile.Options.Memory) and files.
 // Unless opts say otherwise, the files are the process's own: its
 // executable through /proc/PID/exe (even deleted or replaced since) and
-// the rest through /proc/PID/root (a process in a container sees its
-// own root). The Core's Path is /proc/PID. The snapshot must stay open
-// while the Core is in use.
+// the rest where /proc/PID/maps names them (filesRoot). The Core's Path
+// is /proc/PID. The snapshot must stay open while the Core is in use.
 func (s *Snapshot) Open(opts corefile.Options) (*corefile.Core, error) {
 	b, err := s.CoreBytes()
 	if err != nil {
@@ -24,7 +23,7 @@ func (s *Snapshot) Open(opts corefile.Options) (*corefile.Core, error) {
 	}
 	opts.Memory = s.mem
 	if opts.Sysroot == "" {
-		opts.Sysroot = procDir(s.PID) + "/root"
+		opts.Sysroot = filesRoot(s.dir)
 	}
 	if opts.Executable == "" {
 		opts.Executable = s.exePath()
@@ -52,4 +51,20 @@ func threadName(pid, tid int) string {
 		return ""
 	}
 	return strings.TrimSuffix(string(b), "\n")
+}
+
+// filesRoot is the root under which the paths of the maps of the
+// process whose /proc directory is dir name its files: the kernel writes them as seen from the
+// reader's root where it can, so for a process of coreunwind's own mount
+// namespace (chrooted or not) they are paths of ours ("": as they are;
+// under /proc/PID/root they named nothing for a chrooted process); a
+// process of another mount namespace (a container) gets paths of its
+// own namespace, reached through /proc/PID/root.
+func filesRoot(dir string) string {
+	ours, err1 := os.Readlink("/proc/self/ns/mnt")
+	theirs, err2 := os.Readlink(filepath.Join(dir, "ns", "mnt"))
+	if err1 == nil && err2 == nil && ours == theirs {
+		return ""
+	}
+	return dir + "/root"
 }

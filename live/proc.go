@@ -75,6 +75,33 @@ func taskIDs(pid int) ([]int, error) {
 	return tids, nil
 }
 
+// threadExited reports whether thread tid of pid is gone or a zombie
+// (state Z or X): a thread that has exited while its process lives on.
+func threadExited(pid, tid int) bool {
+	st, err := readStatus(filepath.Join(procDir(pid), "task", strconv.Itoa(tid), "status"))
+	return err != nil || st.State == 'Z' || st.State == 'X'
+}
+
+// hasLiveThread reports whether a thread of pid has not exited: a
+// process whose main thread is a zombie may run on in others
+// (pthread_exit in main).
+func hasLiveThread(pid int) bool { return firstLiveThread(pid) != 0 }
+
+// firstLiveThread is the first thread of pid that has not exited (0:
+// none).
+func firstLiveThread(pid int) int {
+	tids, err := taskIDs(pid)
+	if err != nil {
+		return 0
+	}
+	for _, tid := range tids {
+		if !threadExited(pid, tid) {
+			return tid
+		}
+	}
+	return 0
+}
+
 // mapping is one line of /proc/PID/maps.
 type mapping struct {
 	Start, End uint64
@@ -164,9 +191,9 @@ func mappingAt(maps []mapping, addr uint64) (mapping, bool) {
 	return mapping{}, false
 }
 
-// readCmdline returns /proc/PID/cmdline with its NULs as spaces.
-func readCmdline(pid int) string {
-	b, _ := os.ReadFile(filepath.Join(procDir(pid), "cmdline"))
+// readCmdline returns dir's cmdline with its NULs as spaces.
+func readCmdline(dir string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
 	b = bytes.TrimRight(b, "\x00")
 	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
 }

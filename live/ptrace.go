@@ -12,9 +12,15 @@ import (
 
 // Register sets, as PTRACE_GETREGSET names them (elf.h's NT_*).
 const (
-	ntPRStatus = 1 // general registers: the core's pr_reg
-	ntPRFPReg  = 2 // floating point registers
+	ntPRStatus  = 1          // general registers: the core's pr_reg
+	ntPRFPReg   = 2          // floating point registers
+	ntPRXFPReg  = 0x46e62b7f // an i386 process's FXSAVE area
+	ntX86XState = 0x202      // the XSAVE area
 )
+
+// maxXStateSize bounds the XSAVE area: 2.7 KB with AVX-512, 11 KB with
+// AMX's tiles; the kernel gives the size it has.
+const maxXStateSize = 16 << 10
 
 // getRegSet reads register set nt of thread tid into buf and returns the
 // part the kernel filled: its length says the thread's word size (a
@@ -27,6 +33,17 @@ func getRegSet(tid int, nt int, buf []byte) ([]byte, error) {
 		return nil, e
 	}
 	return buf[:iov.Len], nil
+}
+
+// getRegSetCopy reads register set nt of thread tid (at most size bytes)
+// into a slice of its own size: nil when the thread or the kernel has
+// none (an XSAVE area on a machine without XSAVE).
+func getRegSetCopy(tid, nt, size int) []byte {
+	b, err := getRegSet(tid, nt, make([]byte, size))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
 }
 
 // detach lets tid go, delivering sig (0: none): a signal that arrived

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,9 +18,13 @@ import (
 // DefaultStackBytes is how much of each thread's stack a snapshot copies
 // while the process is stopped, from the stack pointer toward the
 // stack's base: deeper frames are read from the running process after it
-// is let go, where they may have changed (a stack that deep is rare, and
-// its outer frames are the ones least likely to move).
-const DefaultStackBytes = 512 << 10
+// is let go, where they may have changed. A thread changes its outer
+// frames only by returning past them, and the copy is what the stop
+// costs: 512 KiB a thread kept a Go program's 24 threads (whose stacks
+// are in the heap, so the copy never ends early at a stack's base)
+// stopped 5 to 12 ms; 32 KiB holds a C thread's whole stack in most
+// programs (some two hundred frames).
+const DefaultStackBytes = 32 << 10
 
 // DefaultStopTimeout bounds the wait for one thread to stop: a thread in
 // an uninterruptible sleep (state D: a hung NFS read, a device) stops
@@ -54,6 +59,11 @@ type Thread struct {
 	// FPRegs are its floating point registers (NT_PRFPREG), read for a
 	// dump only (nil otherwise).
 	FPRegs []byte
+	// XFPRegs are an i386 process's SSE registers (NT_PRXFPREG, the
+	// FXSAVE area), and XState every thread's XSAVE area (NT_X86_XSTATE:
+	// the AVX registers' upper halves and more, which debuggers show
+	// from a core only with it); read for a dump only, as FPRegs.
+	XFPRegs, XState []byte
 	// Signal is a signal that was being delivered to the thread when it
 	// stopped: passed on when it is let go (0: none).
 	Signal int
@@ -81,6 +91,11 @@ type Snapshot struct {
 	Warnings []string
 
 	mem *processMemory
+	// dir is the /proc directory of the process's address space and
+	// files: /proc/PID, or /proc/PID/task/TID of a live thread when the
+	// main thread has exited (pthread_exit: its maps, auxv and exe are
+	// gone with its memory).
+	dir string
 	// unknownRegs is the size of a thread's registers that are neither
 	// x86_64's nor i386's (0: none seen).
 	unknownRegs int
@@ -122,7 +137,7 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	if pid == os.Getpid() {
 		return nil, attachErr(pid, "that is coreunwind itself: a process cannot stop its own threads to look at them")
 	}
-	s := &Snapshot{PID: pid, mem: newProcessMemory(pid), stop: ctx}
+	s := &Snapshot{PID: pid, stop: ctx}
 	defer func() { s.stop = nil }()
 	st, err := readStatus(filepath.Join(procDir(pid), "status"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -132,12 +147,22 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 	}
 	s.Status = st
 	switch {
-	case st.State == 'Z' || st.State == 'X':
+	case (st.State == 'Z' || st.State == 'X') && !hasLiveThread(pid):
 		return nil, attachErr(pid, "the process is a zombie (it has exited and its parent, process %d, has not reaped it): it has no threads left to show", st.PPID)
 	case st.TracerPID != 0:
 		return nil, attachErr(pid, "already traced by %s: only one tracer at a time; detach that debugger or tracer first", describeProcess(st.TracerPID))
 	}
-	maps, err := os.ReadFile(filepath.Join(procDir(pid), "maps"))
+	// The address space and the files are read through a thread that
+	// has them: the main one, unless it has exited.
+	memTID := pid
+	if st.State == 'Z' || st.State == 'X' {
+		memTID = firstLiveThread(pid)
+		s.dir = filepath.Join(procDir(pid), "task", strconv.Itoa(memTID))
+	} else {
+		s.dir = procDir(pid)
+	}
+	s.mem = newProcessMemory(memTID)
+	maps, err := os.ReadFile(filepath.Join(s.dir, "maps"))
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, attachErr(pid, "%s", permissionAdvice(pid, st))
@@ -145,10 +170,11 @@ func Take(ctx context.Context, pid int, opts Options) (*Snapshot, error) {
 		return nil, attachErr(pid, "%v", err)
 	}
 	s.Maps = parseMaps(maps)
-	s.Cmdline = readCmdline(pid)
+	s.Cmdline = readCmdline(s.dir)
 	// Read before the stop (it does not change): a dump written in the
 	// stop needs it.
-	auxv, auxvErr := os.ReadFile(filepath.Join(procDir(pid), "auxv"))
+	auxv, auxvErr := os.ReadFile(filepath.Join(s.dir, "auxv"))
+	quietStops()
 	t := newTracer()
 	defer t.close()
 	t.do(func() { err = s.freeze(ctx, opts, auxv, auxvErr) })
@@ -187,6 +213,7 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 	var all []*tracee
 	seen := map[int]bool{}
 	var start time.Time
+	var arena *stackArena
 	defer func() {
 		// Every path out lets every thread go: the registers and
 		// copies are taken, or the snapshot failed.
@@ -214,8 +241,15 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 			switch err := unix.PtraceSeize(tid); {
 			case err == nil:
 				fresh = append(fresh, &tracee{tid: tid})
-			case errors.Is(err, unix.ESRCH):
-				s.warnf("thread %d exited as the snapshot began", tid)
+			case errors.Is(err, unix.ESRCH), errors.Is(err, unix.EPERM) && threadExited(s.PID, tid):
+				// An exited thread (ptrace refuses a zombie with EPERM):
+				// the main thread of a process it left with pthread_exit,
+				// or one that ended as the snapshot began.
+				if tid == s.PID {
+					s.warnf("the main thread (%d) has exited (pthread_exit): the process runs on in its other threads", tid)
+				} else {
+					s.warnf("thread %d exited as the snapshot began", tid)
+				}
 			case errors.Is(err, unix.EPERM) && len(all) == 0 && len(fresh) == 0:
 				return s.seizeRefused()
 			default:
@@ -224,6 +258,9 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 		}
 		if len(fresh) == 0 {
 			break
+		}
+		if arena == nil {
+			arena = newStackArena(len(fresh), opts.StackBytes)
 		}
 		if start.IsZero() {
 			start = time.Now()
@@ -254,47 +291,11 @@ func (s *Snapshot) freeze(ctx context.Context, opts Options, auxv []byte, auxvEr
 		s.warnf("reading the auxiliary vector: %v", auxvErr)
 	}
 	s.Auxv = trimAuxv(auxv, s.ptrSize())
-	s.copyStacks(opts.StackBytes)
+	s.copyStacks(opts.StackBytes, arena)
 	if opts.WhileStopped != nil {
 		return opts.WhileStopped(s)
 	}
 	return nil
-}
-
-// waitStopped polls until every tracee of ts has stopped or gone, or the
-// timeout: a thread that does not stop is warned about and left out.
-func (s *Snapshot) waitStopped(ts []*tracee, timeout time.Duration) {
-	deadline := time.Now().Add(timeout)
-	pending := ts
-	for len(pending) > 0 {
-		next := pending[:0:0]
-		for _, tr := range pending {
-			kind, sig, err := pollStop(tr.tid)
-			switch {
-			case err != nil:
-				s.warnf("thread %d: waiting for it to stop: %v", tr.tid, err)
-			case kind == stopped:
-				tr.stopped, tr.signal = true, sig
-			case kind == vanished:
-				s.warnf("thread %d exited during the snapshot", tr.tid)
-			default:
-				next = append(next, tr)
-			}
-		}
-		pending = next
-		if len(pending) == 0 {
-			break
-		}
-		// Not cut short by ctx: a thread interrupted and not waited for
-		// could not be let go (ptrace detaches stopped threads only).
-		if time.Now().After(deadline) {
-			for _, tr := range pending {
-				s.warnf("thread %d did not stop within %v (state %c: in an uninterruptible sleep?): it is not in the snapshot", tr.tid, timeout, threadState(s.PID, tr.tid))
-			}
-			break
-		}
-		unix.Nanosleep(&unix.Timespec{Nsec: 2000}, nil)
-	}
 }
 
 func threadState(pid, tid int) byte {
@@ -345,7 +346,11 @@ func (s *Snapshot) readRegisters(ts []*tracee, fp bool) {
 		}
 		th := Thread{TID: tr.tid, Regs: regs, Signal: tr.signal}
 		if fp {
-			th.FPRegs, _ = getRegSet(tr.tid, ntPRFPReg, make([]byte, 1024))
+			th.FPRegs = getRegSetCopy(tr.tid, ntPRFPReg, 1024)
+			if s.Machine == elf.EM_386 {
+				th.XFPRegs = getRegSetCopy(tr.tid, ntPRXFPReg, 1024)
+			}
+			th.XState = getRegSetCopy(tr.tid, ntX86XState, maxXStateSize)
 		}
 		s.Threads = append(s.Threads, th)
 	}
@@ -377,58 +382,6 @@ func (s *Snapshot) stackPointer(regs []byte) uint64 {
 		return uint64(le.Uint32(regs[15*4:])) // esp
 	}
 	return le.Uint64(regs[19*8:]) // rsp
-}
-
-// copyStacks copies, for every thread, its stack from below the stack
-// pointer (the red zone) to the end of its mapping, at most limit bytes.
-func (s *Snapshot) copyStacks(limit int) {
-	reread := false
-	var want []Copy
-	for _, th := range s.Threads {
-		sp := s.stackPointer(th.Regs)
-		m, ok := mappingAt(s.Maps, sp)
-		if !ok && !reread {
-			// A stack mapped since the maps were read: read them again
-			// (in the stop, rarely).
-			if b, err := os.ReadFile(filepath.Join(procDir(s.PID), "maps")); err == nil {
-				s.Maps = parseMaps(b)
-			}
-			reread = true
-			m, ok = mappingAt(s.Maps, sp)
-		}
-		if !ok {
-			continue
-		}
-		lo := max(m.Start, sp-min(sp, redZone))
-		hi := min(m.End, sp+uint64(limit))
-		want = append(want, Copy{Addr: lo, Data: make([]byte, hi-lo)})
-	}
-	s.Copies = mergeCopies(want)
-	for i := range s.Copies {
-		c := &s.Copies[i]
-		c.Data = c.Data[:s.mem.readFull(c.Addr, c.Data)]
-	}
-}
-
-// mergeCopies sorts copies by address and joins those that overlap
-// (threads on one stack: a signal handler's alternate stack shared).
-func mergeCopies(cs []Copy) []Copy {
-	sort.Slice(cs, func(i, j int) bool { return cs[i].Addr < cs[j].Addr })
-	var out []Copy
-	for _, c := range cs {
-		if n := len(out); n > 0 {
-			last := &out[n-1]
-			end := last.Addr + uint64(len(last.Data))
-			if c.Addr <= end {
-				if cEnd := c.Addr + uint64(len(c.Data)); cEnd > end {
-					last.Data = append(last.Data, make([]byte, cEnd-end)...)
-				}
-				continue
-			}
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // release lets a seized thread go. One not stopped cannot be detached

@@ -11,7 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,8 +27,30 @@ import (
 // "ready" and blocks (the Go runtime gives it several threads).
 const childEnv = "COREUNWIND_LIVE_TEST_CHILD"
 
+// childThreadsEnv, set in a child, is a number of threads it parks (each
+// a goroutine locked to its thread, blocked) before it is ready.
+const childThreadsEnv = "COREUNWIND_LIVE_TEST_CHILD_THREADS"
+
+// childChurnEnv, set in a child, makes it start threads that end at
+// once, one after the other, for as long as it runs.
+const childChurnEnv = "COREUNWIND_LIVE_TEST_CHILD_CHURN"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
+		n, _ := strconv.Atoi(os.Getenv(childThreadsEnv))
+		var parked sync.WaitGroup
+		for range n {
+			parked.Add(1)
+			go func() {
+				runtime.LockOSThread()
+				parked.Done()
+				select {}
+			}()
+		}
+		parked.Wait()
+		if os.Getenv(childChurnEnv) == "1" {
+			go churnThreads()
+		}
 		fmt.Println("ready")
 		for {
 			time.Sleep(time.Hour)
@@ -34,11 +59,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// churnThreads starts threads that end at once: a goroutine that
+// returns locked to its thread ends the thread.
+func churnThreads() {
+	for {
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(done)
+		}()
+		<-done
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
 // startChild runs the test binary as a child to snapshot.
-func startChild(t *testing.T) int {
+func startChild(t testing.TB) int { return startChildThreads(t, 0) }
+
+// startChildThreads runs the test binary as a child to snapshot, with
+// threads threads of its own parked besides the Go runtime's.
+func startChildThreads(t testing.TB, threads int, env ...string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), childEnv+"=1", childThreadsEnv+"="+strconv.Itoa(threads))
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -229,4 +273,34 @@ func TestWriteDump(t *testing.T) {
 		t.Errorf("a dump interrupted midway: %v, want ErrInterrupted", err)
 	}
 	checkNotStopped(t, pid)
+}
+
+// TestTakeThreadsEnding: snapshots of a process whose threads start and
+// end all the time (a thread may end between the listing and its
+// attach, between its attach and its stop): each succeeds, holds only
+// threads whose registers it read, says of the others only that they
+// exited, and leaves no thread stopped or traced.
+func TestTakeThreadsEnding(t *testing.T) {
+	pid := startChildThreads(t, 4, childChurnEnv+"=1")
+	exited := 0
+	for range 100 {
+		s, err := Take(context.Background(), pid, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, th := range s.Threads {
+			if len(th.Regs) != x86_64RegsSize {
+				t.Errorf("thread %d: %d bytes of registers", th.TID, len(th.Regs))
+			}
+		}
+		for _, w := range s.Warnings {
+			if !strings.Contains(w, "exited") {
+				t.Errorf("warning %q: not a thread that exited", w)
+			}
+			exited++
+		}
+		s.Close()
+		checkNotStopped(t, pid)
+	}
+	t.Logf("%d threads exited during 100 snapshots", exited)
 }

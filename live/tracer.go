@@ -42,9 +42,9 @@ func (t *tracer) run(started chan struct{}) {
 		runtime.UnlockOSThread()
 		return
 	}
-	// Polls for stopped threads sleep microseconds: the default timer
-	// slack (50 µs) would add to every poll, and this thread only ever
-	// sleeps while the process is stopped.
+	// The waits for stopped threads sleep tens of microseconds: the
+	// default timer slack (50 µs) would add to every one, and this
+	// thread only ever sleeps while the process is stopped.
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	close(started)
 	for f := range t.calls {
