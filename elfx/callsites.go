@@ -135,15 +135,11 @@ func (o *Object) functionScope(addr uint64) (cu *cuIndex, s *scope) {
 }
 
 func (x *dwarfIndex) functionScope(addr uint64) (*cuIndex, *scope) {
-	if x.lazy != nil && !x.byPC.covers(addr) {
+	if x.lazy != nil && !x.unlisted && !x.byPC.covers(addr) {
 		if x.lazy.everyUnitListed() {
 			return nil, nil
 		}
-		full, err := x.lazy.fullIndex()
-		if err != nil {
-			return nil, nil
-		}
-		return full.functionScope(addr)
+		return x.lazy.unlistedIndex().functionScope(addr)
 	}
 	var cu *cuIndex
 	var sc *scope

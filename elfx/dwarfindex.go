@@ -24,6 +24,10 @@ type dwarfIndex struct {
 	// lazy is set when the index was built from .debug_aranges: units
 	// are read one by one as lookups reach them (dwarflazy.go).
 	lazy *lazyDWARF
+	// unlisted: the lazy index's own index over the units
+	// .debug_aranges leaves out (unlisted.go); an address it does not
+	// cover is in no unit.
+	unlisted bool
 
 	// Both maps are keyed by section offsets (a unit's base plus the
 	// offset in its dwarf.Data).
@@ -50,9 +54,11 @@ type cuIndex struct {
 	// (section offsets: see openUnit).
 	refAddr bool
 
-	once    sync.Once
-	err     error
-	seqs    []lineSeq
+	once      sync.Once
+	err       error
+	linesOnce sync.Once
+	linesErr  error
+	seqs      []lineSeq
 	seqPC   intervalIndex     // over seqs
 	fileTab []*dwarf.LineFile // indexed by DW_AT_call_file
 	paths   map[*dwarf.LineFile]string
@@ -120,19 +126,36 @@ func newDWARFIndex(name string, d *dwarf.Data) (*dwarfIndex, error) {
 		cu := &cuIndex{off: e.Offset, d: d, entry: e}
 		idx := int32(len(x.cus))
 		x.cus = append(x.cus, cu)
-		ranges, _ := d.Ranges(e)
-		if len(ranges) == 0 {
+		if ranges, _ := d.Ranges(e); len(ranges) == 0 {
+			// Read whole now: a reference into a unit without code
+			// (LTO's early-debug units) is an offset in the one
+			// dwarf.Data here, and the names around the DIE it names
+			// are known once its unit is read (funcName).
 			cu.load(x)
-			for _, s := range cu.seqs {
-				ranges = append(ranges, [2]uint64{s.rows[0].addr, s.end})
-			}
 		}
-		for _, rg := range ranges {
+		for _, rg := range cu.codeRanges(x) {
 			ivs = append(ivs, interval{lo: rg[0], hi: rg[1], idx: idx})
 		}
 	}
 	x.byPC = newIntervalIndex(ivs)
 	return x, nil
+}
+
+// codeRanges are the addresses the unit's code covers: its top DIE's
+// ranges, else (some assemblers give none) its line program's
+// sequences, read without its DIEs.
+func (cu *cuIndex) codeRanges(x *dwarfIndex) [][2]uint64 {
+	ranges, _ := cu.d.Ranges(cu.entry)
+	if len(ranges) > 0 {
+		return ranges
+	}
+	if cu.lines(x) != nil {
+		return nil
+	}
+	for _, s := range cu.seqs {
+		ranges = append(ranges, [2]uint64{s.rows[0].addr, s.end})
+	}
+	return ranges
 }
 
 // load builds the unit's line table and scope tree once.
@@ -150,7 +173,7 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 				return
 			}
 		}
-		lerr := cu.loadLines(x)
+		lerr := cu.lines(x)
 		serr := cu.loadScopes(x)
 		cu.err = errors.Join(lerr, serr)
 		if cu.err != nil {
@@ -160,7 +183,22 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 	return cu.err
 }
 
-// loadLines reads the whole line program once and splits it into
+// lines reads the unit's line program once (load reads it with the
+// DIEs; an index may need only its sequences: codeRanges).
+func (cu *cuIndex) lines(x *dwarfIndex) error {
+	cu.linesOnce.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				mapfault.Reraise(p)
+				cu.linesErr = fmt.Errorf("malformed line table (%v)", p)
+			}
+		}()
+		cu.linesErr = cu.loadLines(x)
+	})
+	return cu.linesErr
+}
+
+// loadLines reads the whole line program and splits it into
 // sequences sorted by address. (LineReader.SeekPC assumes sorted
 // sequences and misses PCs when they are not.)
 func (cu *cuIndex) loadLines(x *dwarfIndex) error {

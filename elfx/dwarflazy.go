@@ -22,10 +22,9 @@ import (
 // only.
 //
 // A unit whose DIEs may refer into other units (DW_FORM_ref_addr: LTO,
-// dwz) cannot be read on its own; it is read through a dwarf.Data over
-// the whole section, built once when such a unit is first met. An address
-// .debug_aranges does not cover goes to the eager index over every unit
-// (newDWARFIndex), which also knows units without address ranges.
+// dwz) is read on its own too, its references followed to the units they
+// name (dwarfref.go). An address .debug_aranges does not cover goes to
+// the index over the units it leaves out (unlisted.go).
 
 // lazyDWARF holds the sections of a lazily read object.
 type lazyDWARF struct {
@@ -40,9 +39,7 @@ type lazyDWARF struct {
 	global     *dwarf.Data
 	globalErr  error
 
-	fullOnce sync.Once
-	full     *dwarfIndex
-	fullErr  error
+	unlisted unlistedUnits // unlisted.go
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
@@ -483,6 +480,11 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 	seen := map[int32]bool{}
 	var cus []*cuIndex
 	for _, a := range addrs {
+		if !x.byPC.covers(a) && !x.lazy.everyUnitListed() {
+			// First, in section order: reading the units after it
+			// inflates nothing again.
+			x.lazy.unlistedIndex()
+		}
 		x.byPC.each(a, func(i int32) bool {
 			if !seen[i] {
 				seen[i] = true
@@ -502,7 +504,7 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 // takes it, and the eager index over every unit is not built for it
 // (node: every V8 frame, in code without DWARF). Known only where
 // .debug_info is there whole: walking a compressed one's unit headers
-// would inflate it all.
+// inflates it all (unlistedIndex does, once an address needs it).
 func (l *lazyDWARF) everyUnitListed() bool {
 	l.listedOnce.Do(func() {
 		if l.info.raw != nil {
@@ -530,20 +532,6 @@ func (l *lazyDWARF) everyUnitListed() bool {
 		l.allListed = true
 	})
 	return l.allListed
-}
-
-// fullIndex is the eager index over every unit, for addresses that
-// .debug_aranges does not cover.
-func (l *lazyDWARF) fullIndex() (*dwarfIndex, error) {
-	l.fullOnce.Do(func() {
-		d, err := l.globalData()
-		if err != nil {
-			l.fullErr = err
-			return
-		}
-		l.full, l.fullErr = newDWARFIndex(l.name, d)
-	})
-	return l.full, l.fullErr
 }
 
 // DWARF 5 unit types with more header after the abbreviation offset.

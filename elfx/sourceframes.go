@@ -66,15 +66,11 @@ func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
 }
 
 func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
-	if x.lazy != nil && !x.byPC.covers(pc) {
+	if x.lazy != nil && !x.unlisted && !x.byPC.covers(pc) {
 		if x.lazy.everyUnitListed() {
 			return nil, nil
 		}
-		full, err := x.lazy.fullIndex()
-		if err != nil {
-			return nil, err
-		}
-		return full.sourceFrames(pc, o)
+		return x.lazy.unlistedIndex().sourceFrames(pc, o)
 	}
 	var out []SourceFrame
 	var firstErr error
