@@ -59,11 +59,11 @@ type cuIndex struct {
 	linesOnce sync.Once
 	linesErr  error
 	seqs      []lineSeq
-	seqPC   intervalIndex     // over seqs
-	fileTab []*dwarf.LineFile // indexed by DW_AT_call_file
-	paths   map[*dwarf.LineFile]string
-	scopes  []scope
-	funcs   intervalIndex // over the scopes that are subprograms
+	seqPC     intervalIndex     // over seqs
+	fileTab   []*dwarf.LineFile // indexed by DW_AT_call_file
+	paths     map[*dwarf.LineFile]string
+	scopes    []scope
+	funcs     intervalIndex // over the scopes that are subprograms
 }
 
 // lineRow is one row of a line table.
