@@ -148,7 +148,9 @@ func (x *dwarfIndex) functionScope(addr uint64) (*cuIndex, *scope) {
 		if c.load(x) != nil {
 			return true
 		}
-		c.funcs.each(addr, func(s int32) bool { cu, sc = c, &c.scopes[s]; return false })
+		if scopes, s, ok := c.functionAt(x, addr); ok {
+			cu, sc = c, &scopes[s]
+		}
 		return sc == nil
 	})
 	return cu, sc

@@ -62,8 +62,12 @@ type cuIndex struct {
 	seqPC     intervalIndex     // over seqs
 	fileTab   []*dwarf.LineFile // indexed by DW_AT_call_file
 	paths     map[*dwarf.LineFile]string
-	scopes    []scope
-	funcs     intervalIndex // over the scopes that are subprograms
+	// scopes are the unit's subprograms with code outside any other;
+	// the inlined calls inside each are read when a lookup reaches it
+	// (scopetree.go).
+	scopes []scope
+	funcs  intervalIndex // over scopes
+	bodies []*funcBody   // in DIE order
 }
 
 // lineRow is one row of a line table.
@@ -90,6 +94,9 @@ type scope struct {
 	callCol  int64
 	inlined  bool
 	children []int32
+	// body: a subprogram of the unit's first walk whose children were
+	// left for a lookup to read (nil where it has none).
+	body *funcBody
 }
 
 func (s *scope) contains(pc uint64) bool {
@@ -301,93 +308,6 @@ func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
 	return row, found
 }
 
-// loadScopes walks the unit's DIEs once, keeping subprograms with code,
-// the inlined subroutines inside them and nothing else.
-func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
-	d := cu.d
-	r := d.Reader()
-	r.Seek(cu.entry.Offset)
-	if _, err := r.Next(); err != nil {
-		return fmt.Errorf("DIEs: %w", err)
-	}
-	if !cu.entry.Children {
-		return nil
-	}
-	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
-	// quals[i] the qualifying names around them.
-	stack := []int32{-1}
-	quals := []string{""}
-	var funcs []interval
-	for len(stack) > 0 {
-		e, err := r.Next()
-		if err != nil {
-			return fmt.Errorf("DIEs: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		if e.Tag == 0 {
-			stack = stack[:len(stack)-1]
-			quals = quals[:len(quals)-1]
-			continue
-		}
-		parent := stack[len(stack)-1]
-		qual := quals[len(quals)-1]
-		self := parent // what this entry's children see as enclosing scope
-		selfQual := qual
-		switch e.Tag {
-		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			if e.Tag == dwarf.TagSubprogram && qual != "" {
-				x.scopeOf.Store(cu.base+e.Offset, qual)
-			}
-			ranges, _ := d.Ranges(e)
-			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
-				// Declarations and abstract instances: their inlined
-				// children have no code either.
-				r.SkipChildren()
-				continue
-			}
-			s := scope{ranges: ranges, die: e.Offset}
-			if e.Tag == dwarf.TagInlinedSubroutine {
-				s.inlined = true
-				s.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
-				s.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
-				s.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
-			}
-			self = int32(len(cu.scopes))
-			cu.scopes = append(cu.scopes, s)
-			if e.Tag == dwarf.TagSubprogram {
-				for _, rg := range ranges {
-					funcs = append(funcs, interval{lo: rg[0], hi: rg[1], idx: self})
-				}
-			} else {
-				cu.scopes[parent].children = append(cu.scopes[parent].children, self)
-			}
-		case dwarf.TagNamespace, dwarf.TagModule,
-			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
-			// Transparent: may contain function definitions (namespaces
-			// in GCC's C++ output, Fortran modules) or inlined calls.
-			n, _ := e.Val(dwarf.AttrName).(string)
-			if n == "" && e.Tag == dwarf.TagNamespace {
-				n = "(anonymous namespace)"
-			}
-			if n != "" {
-				selfQual = joinQual(qual, n)
-			}
-		case dwarf.TagLexDwarfBlock:
-		default:
-			r.SkipChildren()
-			continue
-		}
-		if e.Children {
-			stack = append(stack, self)
-			quals = append(quals, selfQual)
-		}
-	}
-	cu.funcs = newIntervalIndex(funcs)
-	return nil
-}
-
 // attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the pre-DWARF-4
 // spelling of DW_AT_linkage_name that GCC still emits with -gstrict-dwarf
 // off for DWARF 2/3.
@@ -433,12 +353,15 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		}
 		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
 			name = s
-			if at != cu && hasScopes(at) {
+			if hasScopes(at) {
 				// The names around a DIE of another unit (LTO's
 				// early-debug units, dwz's partial units) are known
 				// once that unit is read: gdb prints "units::step",
-				// not "step".
-				at.load(x)
+				// not "step". (The unit of the frame is read.)
+				if at != cu {
+					at.load(x)
+				}
+				at.expandAround(x, next)
 			}
 			if q, ok := x.scopeOf.Load(at.base + next); ok {
 				qual = q.(string)
