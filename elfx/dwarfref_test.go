@@ -150,6 +150,16 @@ func FuzzCrossUnitRefs(f *testing.F) {
 			}
 			follow(cu)
 		}
+		// The first walk over the first unit's DIEs, the subtree of the
+		// function at off and the subtrees around each function's
+		// first child (scopetree.go).
+		x := &dwarfIndex{name: "fuzz", lazy: l}
+		if first.load(x) == nil {
+			first.functionAt(x, off)
+			for _, b := range first.bodies {
+				first.expandAround(x, b.start+1)
+			}
+		}
 		// The units .debug_aranges leaves out (here: all of them),
 		// found by walking the headers, for an address it does not cover.
 		l.unlistedIndex().functionScope(off)
