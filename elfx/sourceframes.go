@@ -31,13 +31,13 @@ const maxInlineDepth = 256
 func (o *Object) SourceFrames(addr uint64) ([]SourceFrame, error) {
 	m := o.state().memo.Load()
 	if m != nil {
-		if f, ok := m.sourceFrames(addr); ok {
+		if f, ok := memoLoad(m, m.l.frames, addr); ok {
 			return f, nil
 		}
 	}
 	f, err := o.sourceFrames(addr)
 	if m != nil && err == nil {
-		m.addSourceFrames(addr, f)
+		memoStore(m, m.l.frames, addr, f)
 	}
 	return f, err
 }

@@ -52,7 +52,7 @@ const maxAliasScan = 16
 func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 	m := o.state().memo.Load()
 	if m != nil {
-		if r, ok := m.symbol(addr); ok {
+		if r, ok := memoLoad(m, m.l.syms, addr); ok {
 			return r.sym, r.ok
 		}
 	}
@@ -68,7 +68,7 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 		s, ok = o.goSymbol(addr)
 	}
 	if m != nil {
-		m.addSymbol(addr, symResult{s, ok})
+		memoStore(m, m.l.syms, addr, symResult{s, ok})
 	}
 	return s, ok
 }
@@ -122,6 +122,20 @@ func (t *symbolTable) at(i int) *symEntry { return &t.all[t.byAddr[i]] }
 // LookupSymbol finds a code symbol by its raw (mangled) or demangled name.
 // Among aliases of one name the preferred one (global, sized) wins.
 func (o *Object) LookupSymbol(name string) (Symbol, bool) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := memoLoad(m, m.l.named, name); ok {
+			return r.sym, r.ok
+		}
+	}
+	s, ok := o.lookupSymbolByName(name)
+	if m != nil {
+		memoStore(m, m.l.named, name, symResult{s, ok})
+	}
+	return s, ok
+}
+
+func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 	t := o.symbols()
 	t.nameOnce.Do(func() {
 		t.byName = make(map[string]int, 2*len(t.all))
