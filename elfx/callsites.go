@@ -333,13 +333,13 @@ func flagOnChain(cu *cuIndex, e *dwarf.Entry, flags ...dwarf.Attr) bool {
 func linkageNameOnChain(cu *cuIndex, e *dwarf.Entry) string {
 	name := ""
 	for range maxOriginChain {
-		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+		if s, ok := cu.stringAttr(e, dwarf.AttrLinkageName); ok && s != "" {
 			return s
 		}
-		if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
+		if s, ok := cu.stringAttr(e, attrMIPSLinkageName); ok && s != "" {
 			return s
 		}
-		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
+		if s, ok := cu.stringAttr(e, dwarf.AttrName); ok && name == "" {
 			name = s
 		}
 		var ok bool

@@ -24,6 +24,8 @@ type dwarfIndex struct {
 	// lazy is set when the index was built from .debug_aranges: units
 	// are read one by one as lookups reach them (dwarflazy.go).
 	lazy *lazyDWARF
+	// alt is the supplementary file (altlink.go), nil for none.
+	alt *altDWARF
 	// unlisted: the lazy index's own index over the units
 	// .debug_aranges leaves out (unlisted.go); an address it does not
 	// cover is in no unit.
@@ -53,6 +55,9 @@ type cuIndex struct {
 	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
 	// (section offsets: see openUnit).
 	refAddr bool
+	// alt is the supplementary file the unit's DIEs may refer into
+	// (altlink.go), nil for none.
+	alt *altDWARF
 
 	once      sync.Once
 	err       error
@@ -209,12 +214,12 @@ func (cu *cuIndex) lines(x *dwarfIndex) error {
 // sequences sorted by address. (LineReader.SeekPC assumes sorted
 // sequences and misses PCs when they are not.)
 func (cu *cuIndex) loadLines(x *dwarfIndex) error {
-	if x.lazy != nil {
-		if err := x.lazy.ensureLines(cu.entry); err != nil {
+	if cu.lazy != nil {
+		if err := cu.lazy.ensureLines(cu.entry); err != nil {
 			return fmt.Errorf("line table: %w", err)
 		}
 	}
-	lr, err := cu.d.LineReader(cu.entry)
+	lr, err := cu.d.LineReader(cu.withAltStrings())
 	if err != nil {
 		return fmt.Errorf("line table: %w", err)
 	}
@@ -248,7 +253,7 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 	cu.seqPC = newIntervalIndex(ivs)
 	cu.fileTab = lr.Files()
 	cu.paths = make(map[*dwarf.LineFile]string, len(cu.fileTab))
-	compDir, _ := cu.entry.Val(dwarf.AttrCompDir).(string)
+	compDir, _ := cu.stringAttr(cu.entry, dwarf.AttrCompDir)
 	// DWARF 5 line tables have a file 0 (DWARF 4 ones start at 1), and
 	// their relative directories are relative to the compilation
 	// directory, which debug/dwarf does not join as it does for DWARF 4.
@@ -346,12 +351,12 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		if err != nil || e == nil {
 			break
 		}
-		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+		if s, ok := at.stringAttr(e, dwarf.AttrLinkageName); ok && s != "" {
 			linkage = s
-		} else if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
+		} else if s, ok := at.stringAttr(e, attrMIPSLinkageName); ok && s != "" {
 			linkage = s
 		}
-		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
+		if s, ok := at.stringAttr(e, dwarf.AttrName); ok && name == "" {
 			name = s
 			if hasScopes(at) {
 				// The names around a DIE of another unit (LTO's

@@ -40,6 +40,7 @@ type lazyDWARF struct {
 	globalErr  error
 
 	unlisted unlistedUnits // unlisted.go
+	alt      *altDWARF     // the supplementary file (altlink.go), nil for none
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
@@ -543,13 +544,14 @@ const (
 )
 
 // DWARF forms that refer outside the unit holding them, and the forms
-// of the same sizes DW_FORM_ref_addr is read as.
+// of the same sizes DW_FORM_ref_addr is read as. References into a
+// supplementary file (DW_FORM_GNU_ref_alt, DW_FORM_ref_sup4/8) need no
+// rewriting: debug/dwarf gives them as offsets (altlink.go).
 const (
-	formData4     = 0x06
-	formData8     = 0x07
-	formRefAddr   = 0x10
-	formIndirect  = 0x16 // the form comes with each value: could be any
-	formGNURefAlt = 0x1f20
+	formData4    = 0x06
+	formData8    = 0x07
+	formRefAddr  = 0x10
+	formIndirect = 0x16 // the form comes with each value: could be any
 )
 
 // abbrevInfo is what the lazy index needs of an abbreviation table.
@@ -559,7 +561,8 @@ type abbrevInfo struct {
 	// byte each) in .debug_abbrev.
 	refAddr []uint64
 	// parsed: the table was read to its end; ok: and it has no form
-	// that refers outside the unit but DW_FORM_ref_addr.
+	// that refers outside the unit but DW_FORM_ref_addr and references
+	// into a supplementary file.
 	parsed, ok bool
 }
 
@@ -624,7 +627,7 @@ func abbrevTable(abbrev []byte, off uint64) abbrevInfo {
 					return abbrevInfo{} // padded LEB128: cannot be rewritten in place
 				}
 				t.refAddr = append(t.refAddr, at)
-			case formIndirect, formGNURefAlt:
+			case formIndirect:
 				other = true
 			case 0x21: // DW_FORM_implicit_const: a signed LEB128 follows
 				if _, ok := uleb(); !ok {

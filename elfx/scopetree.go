@@ -126,7 +126,7 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 			// Transparent: may contain function definitions (namespaces
 			// in GCC's C++ output, Fortran modules) or inlined calls.
-			n, _ := e.Val(dwarf.AttrName).(string)
+			n, _ := cu.stringAttr(e, dwarf.AttrName)
 			if n == "" && e.Tag == dwarf.TagNamespace {
 				n = "(anonymous namespace)"
 			}
