@@ -44,23 +44,26 @@ const altBase dwarf.Offset = 1 << 31
 // (version 5, is_supplementary 0, a NUL-terminated path, a ULEB128
 // length and that many bytes of checksum, which the supplementary
 // file's own .debug_sup repeats).
-func (o *Object) altLink() (path, buildID string, ok bool) {
+// byBuildID says that id is a build ID (.gnu_debugaltlink's), by which
+// the file may be fetched.
+func (o *Object) altLink() (path, id string, byBuildID, ok bool) {
 	if s := o.section(".gnu_debugaltlink"); s != nil {
 		data, err := o.sectionData(s)
 		if err != nil {
-			return "", "", false
+			return "", "", false, false
 		}
-		return parseAltLink(data)
+		path, id, ok := parseAltLink(data)
+		return path, id, true, ok
 	}
 	if s := o.section(".debug_sup"); s != nil {
 		data, err := o.sectionData(s)
 		if err != nil {
-			return "", "", false
+			return "", "", false, false
 		}
 		sup, path, sum, ok := parseDebugSup(data, o.ef.ByteOrder)
-		return path, sum, ok && !sup && path != ""
+		return path, sum, false, ok && !sup && path != ""
 	}
-	return "", "", false
+	return "", "", false, false
 }
 
 // parseAltLink parses .gnu_debugaltlink's contents.
@@ -127,36 +130,52 @@ func altCandidates(from, path, buildID string, debugDirs []string) []string {
 
 // openAlt finds and opens the supplementary file src links to: nil when
 // it links to none or none is found with the identity the link names.
-func openAlt(src *Object, debugDirs []string) *altDWARF {
-	path, id, ok := src.altLink()
+// fetch (nil: none) fetches it by build ID (debuginfod serves dwz's
+// files as the debug information of their build IDs) when it is nowhere
+// here.
+func openAlt(src *Object, debugDirs []string, fetch DebugFetcher) *altDWARF {
+	path, id, byBuildID, ok := src.altLink()
 	if !ok {
 		return nil
 	}
 	for _, c := range altCandidates(src.name, path, id, debugDirs) {
-		if sameFile(c, src.name) {
-			continue
+		if a := openAltAt(c, src, id); a != nil {
+			return a
 		}
-		alt, err := Open(c)
-		if err != nil {
-			continue
+	}
+	if fetch != nil && byBuildID {
+		if c, err := fetch(id); err == nil {
+			return openAltAt(c, src, id)
 		}
-		if alt.supIdentity() != id {
-			alt.Close()
-			continue
-		}
-		d, err := alt.loadDWARF()
-		if err != nil {
-			alt.Close()
-			continue
-		}
-		str, err := alt.sectionsData([]string{".debug_str"})
-		if err != nil {
-			alt.Close()
-			continue
-		}
-		return &altDWARF{obj: alt, d: d, str: str[0], name: c}
 	}
 	return nil
+}
+
+// openAltAt opens the file at c as src's supplementary file, nil when it
+// is not there, is src itself, or is not the file identified by id.
+func openAltAt(c string, src *Object, id string) *altDWARF {
+	if sameFile(c, src.name) {
+		return nil
+	}
+	alt, err := Open(c)
+	if err != nil {
+		return nil
+	}
+	if alt.supIdentity() != id {
+		alt.Close()
+		return nil
+	}
+	d, err := alt.loadDWARF()
+	if err != nil {
+		alt.Close()
+		return nil
+	}
+	str, err := alt.sectionsData([]string{".debug_str"})
+	if err != nil {
+		alt.Close()
+		return nil
+	}
+	return &altDWARF{obj: alt, d: d, str: str[0], name: c}
 }
 
 // stringAt is the string at off in the supplementary file's .debug_str.

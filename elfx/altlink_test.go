@@ -140,3 +140,46 @@ func FuzzAltLink(f *testing.F) {
 		}
 	})
 }
+
+// A supplementary file found nowhere here is fetched by its build ID
+// with the Cache's fetcher (debuginfod), once the local places miss.
+func TestAltLinkFetched(t *testing.T) {
+	src := filepath.Join("..", "e2e", "testdata", "progs")
+	d := t.TempDir()
+	exe := filepath.Join(d, "units")
+	args := []string{"-O2", "-g", "-o", exe}
+	for _, f := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
+		args = append(args, filepath.Join(src, f))
+	}
+	testenv.Build(t, "g++", args...)
+	image, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "twin"), image, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, d, testenv.NeedTool(t, "dwz"), "-m", "common.dwz", "-M", "/nonexistent/common.dwz", "units", "twin")
+	fetched := filepath.Join(t.TempDir(), "fetched")
+	if err := os.Rename(filepath.Join(d, "common.dwz"), fetched); err != nil {
+		t.Fatal(err)
+	}
+	wantID := mustOpen(t, fetched).BuildID()
+	var asked []string
+	c := NewCache()
+	defer c.Close()
+	c.SetDebugFetcher(func(id string) (string, error) {
+		asked = append(asked, id)
+		return fetched, nil
+	}, false)
+	o, err := c.Open(exe, []string{filepath.Join(d, "debug")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, _ := o.dwarfIndex(); x == nil || x.alt == nil {
+		t.Fatal("the fetched supplementary file was not attached")
+	}
+	if len(asked) != 1 || asked[0] != wantID {
+		t.Errorf("fetched %v, want [%s]", asked, wantID)
+	}
+}

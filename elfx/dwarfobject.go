@@ -30,9 +30,9 @@ func (o *Object) dwarfIndex() (*dwarfIndex, error) {
 		}
 		if x != nil {
 			o.mu.Lock()
-			dirs := debugDirsOrDefault(o.debugDirs)
+			dirs, fetch := debugDirsOrDefault(o.debugDirs), o.fetch
 			o.mu.Unlock()
-			x.useAlt(openAlt(src, dirs))
+			x.useAlt(openAlt(src, dirs, fetch))
 		}
 		d.dwarf, d.dwarfErr = x, err
 	})

@@ -39,8 +39,10 @@ type Object struct {
 	deferredDebug []string
 	deferredOnce  sync.Once
 	// debugDirs are the debug directories AttachDebugFile searched,
-	// searched again for a supplementary file (altlink.go).
+	// searched again for a supplementary file (altlink.go); fetch
+	// fetches one by build ID where none is there (Cache's fetcher).
 	debugDirs []string
+	fetch     DebugFetcher
 	// keepInflated keeps every byte of a compressed debug section once
 	// inflated (Cache.SetBatch).
 	keepInflated atomic.Bool
