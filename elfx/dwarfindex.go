@@ -63,8 +63,10 @@ type cuIndex struct {
 	err       error
 	linesOnce sync.Once
 	linesErr  error
-	seqs      []lineSeq
-	seqPC     intervalIndex     // over seqs
+	seqs      []*lineSeq
+	seqPC     intervalIndex // over seqs
+	lineMu    sync.Mutex    // serializes lr: lookups decode sequences
+	lr        *dwarf.LineReader
 	fileTab   []*dwarf.LineFile // indexed by DW_AT_call_file
 	paths     map[*dwarf.LineFile]string
 	// scopes are the unit's subprograms with code outside any other;
@@ -82,11 +84,17 @@ type lineRow struct {
 	line, col int32
 }
 
-// lineSeq is one sequence of a line program: rows in address order,
-// covering [rows[0].addr, end).
+// lineSeq is one sequence of a line program, covering [start, end). Its
+// rows, in address order, are decoded when a lookup lands in it: a big
+// LTO unit's line program has hundreds of thousands of rows, and a
+// report needs a few (keeping them all was 17 MB of heap for a Python
+// core).
 type lineSeq struct {
+	start, end uint64
+	pos        dwarf.LineReaderPos // where its first row is decoded from
+
+	once sync.Once
 	rows []lineRow
-	end  uint64
 }
 
 // scope is a subprogram or inlined_subroutine with code. Lexical blocks
@@ -165,7 +173,7 @@ func (cu *cuIndex) codeRanges(x *dwarfIndex) [][2]uint64 {
 		return nil
 	}
 	for _, s := range cu.seqs {
-		ranges = append(ranges, [2]uint64{s.rows[0].addr, s.end})
+		ranges = append(ranges, [2]uint64{s.start, s.end})
 	}
 	return ranges
 }
@@ -211,8 +219,9 @@ func (cu *cuIndex) lines(x *dwarfIndex) error {
 }
 
 // loadLines reads the whole line program and splits it into
-// sequences sorted by address. (LineReader.SeekPC assumes sorted
-// sequences and misses PCs when they are not.)
+// sequences, each found by address (LineReader.SeekPC assumes sorted
+// sequences and misses PCs when they are not); their rows are kept when
+// a lookup needs them (rowsOf).
 func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 	if cu.lazy != nil {
 		if err := cu.lazy.ensureLines(cu.entry); err != nil {
@@ -226,9 +235,10 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 	if lr == nil {
 		return nil
 	}
-	var rows []lineRow
 	var le dwarf.LineEntry
 	var ivs []interval
+	pos := lr.Tell()
+	rows, first, last := 0, uint64(0), uint64(0) // of the sequence so far, as rowsOf keeps them
 	for {
 		err := lr.Next(&le)
 		if err == io.EOF {
@@ -238,19 +248,23 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 			return fmt.Errorf("line table: %w", err)
 		}
 		if le.EndSequence {
-			if len(rows) > 0 && le.Address > rows[0].addr {
-				ivs = append(ivs, interval{lo: rows[0].addr, hi: le.Address, idx: int32(len(cu.seqs))})
-				cu.seqs = append(cu.seqs, lineSeq{rows: rows, end: le.Address})
+			if rows > 0 && le.Address > first {
+				ivs = append(ivs, interval{lo: first, hi: le.Address, idx: int32(len(cu.seqs))})
+				cu.seqs = append(cu.seqs, &lineSeq{start: first, end: le.Address, pos: pos})
 			}
-			rows = nil
+			rows, pos = 0, lr.Tell()
 			continue
 		}
-		if n := len(rows); n > 0 && le.Address < rows[n-1].addr {
+		if rows > 0 && le.Address < last {
 			continue // not monotonic: corrupt; ignore the row
 		}
-		rows = append(rows, lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)})
+		if rows == 0 {
+			first = le.Address
+		}
+		rows, last = rows+1, le.Address
 	}
 	cu.seqPC = newIntervalIndex(ivs)
+	cu.lr = lr
 	cu.fileTab = lr.Files()
 	cu.paths = make(map[*dwarf.LineFile]string, len(cu.fileTab))
 	compDir, _ := cu.stringAttr(cu.entry, dwarf.AttrCompDir)
@@ -296,13 +310,31 @@ func (cu *cuIndex) fileName(f *dwarf.LineFile) string {
 	return f.Name
 }
 
+// rowsOf decodes the rows of the sequence s once: the rows loadLines
+// counted, non-monotonic ones left out.
+func (cu *cuIndex) rowsOf(s *lineSeq) []lineRow {
+	s.once.Do(func() {
+		cu.lineMu.Lock()
+		defer cu.lineMu.Unlock()
+		cu.lr.Seek(s.pos)
+		var le dwarf.LineEntry
+		for cu.lr.Next(&le) == nil && !le.EndSequence {
+			if n := len(s.rows); n > 0 && le.Address < s.rows[n-1].addr {
+				continue
+			}
+			s.rows = append(s.rows, lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)})
+		}
+	})
+	return s.rows
+}
+
 // lookupLine returns the line table row covering pc: the last row at or
 // below pc in the sequence containing it.
 func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
 	var row lineRow
 	found := false
 	cu.seqPC.each(pc, func(i int32) bool {
-		rows := cu.seqs[i].rows
+		rows := cu.rowsOf(cu.seqs[i])
 		j := sort.Search(len(rows), func(j int) bool { return rows[j].addr > pc }) - 1
 		if j < 0 {
 			return true

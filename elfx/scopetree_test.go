@@ -42,7 +42,8 @@ int main(int argc, char **argv) { std::printf("%d\n", app::run(argc)); return 0;
 // TestScopeTreeLazy checks the frames of every instruction of a program
 // with a nested function and of one with lambdas and local classes
 // against addr2line, and that a lookup reads the children of the one
-// function it lands in, not every function's (scopetree.go).
+// function it lands in, not every function's (scopetree.go), and keeps
+// the rows of the one line sequence it lands in.
 func TestScopeTreeLazy(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -70,7 +71,7 @@ func TestScopeTreeLazy(t *testing.T) {
 			if err != nil || x == nil {
 				t.Fatalf("no DWARF index: %v", err)
 			}
-			bodies, expanded := 0, 0
+			bodies, expanded, seqs, decoded := 0, 0, 0, 0
 			for _, cu := range x.cus {
 				for _, b := range cu.bodies {
 					bodies++
@@ -78,9 +79,18 @@ func TestScopeTreeLazy(t *testing.T) {
 						expanded++
 					}
 				}
+				for _, s := range cu.seqs {
+					seqs++
+					if s.rows != nil {
+						decoded++
+					}
+				}
 			}
 			if expanded > 2+bodies/4 {
 				t.Errorf("after one lookup %d of %d function bodies read", expanded, bodies)
+			}
+			if decoded != 1 {
+				t.Errorf("after one lookup the rows of %d of %d line sequences kept, want 1", decoded, seqs)
 			}
 			compareWithAddr2line(t, o, bin, addrs)
 			named := false
