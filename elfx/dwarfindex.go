@@ -85,17 +85,26 @@ type lineRow struct {
 }
 
 // lineSeq is one sequence of a line program, covering [start, end). Its
-// rows, in address order, are decoded when a lookup lands in it: a big
-// LTO unit's line program has hundreds of thousands of rows, and a
-// report needs a few (keeping them all was 17 MB of heap for a Python
-// core).
+// rows are not kept: a big LTO unit's line program has hundreds of
+// thousands of rows, often in one sequence, and a report needs a few
+// (keeping them all was 17 MB of heap for a Python core). Marks every
+// lineMarkEvery rows say where to decode from for an address.
 type lineSeq struct {
 	start, end uint64
-	pos        dwarf.LineReaderPos // where its first row is decoded from
-
-	once sync.Once
-	rows []lineRow
+	marks      []lineMark // by key; marks[0] is the sequence's start
 }
+
+// lineMark is a place in a sequence to decode rows from.
+type lineMark struct {
+	key  uint64 // the address of the first row kept from here
+	last uint64 // the last row kept before here (the monotonic filter's state)
+	any  bool   // whether a row was kept before here
+	pos  dwarf.LineReaderPos
+}
+
+// lineMarkEvery is how many rows apart marks are: a lookup decodes at
+// most that many rows before the one it wants.
+const lineMarkEvery = 128
 
 // scope is a subprogram or inlined_subroutine with code. Lexical blocks
 // are folded into their enclosing scope: they never name a frame.
@@ -237,9 +246,15 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 	}
 	var le dwarf.LineEntry
 	var ivs []interval
-	pos := lr.Tell()
-	rows, first, last := 0, uint64(0), uint64(0) // of the sequence so far, as rowsOf keeps them
+	var seq lineSeq
+	var mark lineMark
+	n, marking := 0, false // rows of the sequence read; a mark waits for its key
 	for {
+		if n%lineMarkEvery == 0 {
+			// The first row is always kept: a sequence has a mark
+			// once it has a row, and seq.end is the last row kept.
+			mark, marking = lineMark{last: seq.end, any: len(seq.marks) > 0, pos: lr.Tell()}, true
+		}
 		err := lr.Next(&le)
 		if err == io.EOF {
 			break
@@ -248,20 +263,27 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 			return fmt.Errorf("line table: %w", err)
 		}
 		if le.EndSequence {
-			if rows > 0 && le.Address > first {
-				ivs = append(ivs, interval{lo: first, hi: le.Address, idx: int32(len(cu.seqs))})
-				cu.seqs = append(cu.seqs, &lineSeq{start: first, end: le.Address, pos: pos})
+			if len(seq.marks) > 0 && le.Address > seq.start {
+				ivs = append(ivs, interval{lo: seq.start, hi: le.Address, idx: int32(len(cu.seqs))})
+				seq.end = le.Address
+				cu.seqs = append(cu.seqs, &lineSeq{start: seq.start, end: seq.end, marks: seq.marks})
 			}
-			rows, pos = 0, lr.Tell()
+			seq, n, marking = lineSeq{}, 0, false
 			continue
 		}
-		if rows > 0 && le.Address < last {
+		n++
+		if len(seq.marks) > 0 && le.Address < seq.end {
 			continue // not monotonic: corrupt; ignore the row
 		}
-		if rows == 0 {
-			first = le.Address
+		if len(seq.marks) == 0 {
+			seq.start = le.Address
 		}
-		rows, last = rows+1, le.Address
+		if marking {
+			mark.key = le.Address
+			seq.marks = append(seq.marks, mark)
+			marking = false
+		}
+		seq.end = le.Address // the last row kept, until the sequence ends
 	}
 	cu.seqPC = newIntervalIndex(ivs)
 	cu.lr = lr
@@ -310,22 +332,32 @@ func (cu *cuIndex) fileName(f *dwarf.LineFile) string {
 	return f.Name
 }
 
-// rowsOf decodes the rows of the sequence s once: the rows loadLines
-// counted, non-monotonic ones left out.
-func (cu *cuIndex) rowsOf(s *lineSeq) []lineRow {
-	s.once.Do(func() {
-		cu.lineMu.Lock()
-		defer cu.lineMu.Unlock()
-		cu.lr.Seek(s.pos)
-		var le dwarf.LineEntry
-		for cu.lr.Next(&le) == nil && !le.EndSequence {
-			if n := len(s.rows); n > 0 && le.Address < s.rows[n-1].addr {
-				continue
-			}
-			s.rows = append(s.rows, lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)})
+// rowAt decodes the row of s covering pc: the last row kept at or below
+// it, rows kept as loadLines kept them (non-monotonic ones left out).
+func (cu *cuIndex) rowAt(s *lineSeq, pc uint64) (lineRow, bool) {
+	m := sort.Search(len(s.marks), func(j int) bool { return s.marks[j].key > pc }) - 1
+	if m < 0 {
+		return lineRow{}, false
+	}
+	mk := &s.marks[m]
+	cu.lineMu.Lock()
+	defer cu.lineMu.Unlock()
+	cu.lr.Seek(mk.pos)
+	last, any := mk.last, mk.any
+	var row lineRow
+	found := false
+	var le dwarf.LineEntry
+	for cu.lr.Next(&le) == nil && !le.EndSequence {
+		if any && le.Address < last {
+			continue
 		}
-	})
-	return s.rows
+		any, last = true, le.Address
+		if le.Address > pc {
+			break
+		}
+		row, found = lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)}, true
+	}
+	return row, found
 }
 
 // lookupLine returns the line table row covering pc: the last row at or
@@ -334,13 +366,8 @@ func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
 	var row lineRow
 	found := false
 	cu.seqPC.each(pc, func(i int32) bool {
-		rows := cu.rowsOf(cu.seqs[i])
-		j := sort.Search(len(rows), func(j int) bool { return rows[j].addr > pc }) - 1
-		if j < 0 {
-			return true
-		}
-		row, found = rows[j], true
-		return false
+		row, found = cu.rowAt(cu.seqs[i], pc)
+		return !found
 	})
 	return row, found
 }
