@@ -320,8 +320,9 @@ func (l *lazyDWARF) readUnitHeader(off uint64) (h unitHeader, err error) {
 // table in which those forms read as DW_FORM_data4 or data8 of the same
 // size: debug/dwarf then gives their values as the plain section offsets
 // they are (refAddr), which resolveRef follows into the unit holding
-// them. Forms that cannot be rewritten so (DW_FORM_indirect, references
-// into a supplementary file) take the dwarf.Data over the whole section.
+// them. References into a supplementary file need no rewriting
+// (altlink.go); a form that cannot be rewritten so (DW_FORM_indirect)
+// takes the dwarf.Data over the whole section.
 func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	off := uint64(cu.off)
 	h, err := l.readUnitHeader(off)
