@@ -51,9 +51,12 @@ crash() {
 	echo "$(basename "$dir"): $(du -h "$dir/core" | cut -f1) core of $exe"
 }
 
-# debug_mb EXE: the size of .debug_info in MB, inflated (as a note).
+# debug_mb EXE: the size of .debug_info in MB as stored (as a note).
+# (POSIX awk has no strtonum: the shell reads the hex size; the section
+# number may be "[ 5]", two fields.)
 debug_mb() {
-	readelf -S -W "$1" 2>/dev/null | awk '$2 == ".debug_info" { printf "%.1f", strtonum("0x" $6) / 1048576 }'
+	size=$(readelf -S -W "$1" 2>/dev/null | sed -n 's/.*\] \.debug_info  *[A-Z_]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+	[ -n "$size" ] && awk -v n="$((0x$size))" 'BEGIN { printf "%.1f", n / 1048576 }'
 }
 
 for c in $CASES; do

@@ -7,10 +7,13 @@ import "testing"
 // units. Built with -flto, the code's units name their functions with
 // DW_FORM_ref_addr into the early-debug units of each file; processed
 // by dwz, the shared DIEs move into partial units that the units import.
-// Every frame must be gdb's: names (qualified by the namespace of the
-// DIE in the other unit), pcs, lines and inlined frames.
-func TestUnitsLTO(t *testing.T) { testUnits(t, "units-lto") }
-func TestUnitsDWZ(t *testing.T) { testUnits(t, "units-dwz") }
+// Processed by dwz -m with a twin, they go into a supplementary file that
+// .gnu_debugaltlink names. Every frame must be gdb's: names (qualified
+// by the namespace of the DIE in the other unit or file), pcs, lines and
+// inlined frames.
+func TestUnitsLTO(t *testing.T)      { testUnits(t, "units-lto") }
+func TestUnitsDWZ(t *testing.T)      { testUnits(t, "units-dwz") }
+func TestUnitsDWZMulti(t *testing.T) { testUnits(t, "units-dwzm") }
 
 func testUnits(t *testing.T, prog string) {
 	t.Parallel()

@@ -55,6 +55,31 @@ func dwz(p program) program {
 	}
 }
 
+// dwzMulti returns a build of p that dwz -m rewrites with a copy of
+// it: the DIEs and strings both share move into a supplementary file,
+// common.dwz beside them, which each names by a relative path in
+// .gnu_debugaltlink (DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt).
+func dwzMulti(p program) program {
+	return program{
+		tools: append(slices.Clone(p.tools), "dwz"),
+		build: func(src, dir string) (string, error) {
+			exe, err := p.build(src, dir)
+			if err != nil {
+				return "", err
+			}
+			twin := exe + "-twin"
+			b, err := os.ReadFile(exe)
+			if err == nil {
+				err = os.WriteFile(twin, b, 0o755)
+			}
+			if err != nil {
+				return "", err
+			}
+			return exe, runIn(dir, "dwz", "-m", filepath.Join(dir, "common.dwz"), "-r", exe, twin)
+		},
+	}
+}
+
 // srcPaths makes the arguments that name files of progs/ absolute.
 func srcPaths(src string, args []string) []string {
 	out := make([]string, len(args))
@@ -100,6 +125,7 @@ var programs = map[string]program{
 	"inline":           cc("g++", "inline", "-g", "-O2", "inline.cc"),
 	"units-lto":        cc("g++", "units", "-g", "-O2", "-flto", "-gz=zlib", "units_main.cc", "units_walk.cc", "units_leaf.cc"),
 	"units-dwz":        dwz(cc("g++", "units", "-g", "-O2", "units_main.cc", "units_walk.cc", "units_leaf.cc")),
+	"units-dwzm":       dwzMulti(cc("g++", "units", "-g", "-O2", "units_main.cc", "units_walk.cc", "units_leaf.cc")),
 	// cleanup and buf_free end in jumps (tail calls) at -O2.
 	"tailcall": cc("gcc", "tailcall", "-g", "-O2", "tailcall.c"),
 	"rust-panic": {

@@ -158,6 +158,9 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	unwindOnly, batch := c.unwindOnly, c.batch
 	c.mu.Unlock()
 	o.keepInflated.Store(batch)
+	c.mu.Lock()
+	o.fetch = c.fetch
+	c.mu.Unlock()
 	if unwindOnly && o.section(".eh_frame") != nil {
 		// Unwinding reads .eh_frame; the debug file only if it misses.
 		o.deferDebugFile(debugDirs)

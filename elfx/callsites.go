@@ -57,14 +57,26 @@ type functionCalls struct {
 // FunctionEntry returns the link-time entry of the out-of-line function
 // containing addr, from the DWARF (the start of its first range, as gdb
 // takes a function's entry), else from the symbol table.
+// With a symbol cache, the answers of FunctionEntry, CallSiteAt and
+// TailCalls are kept with the other lookups: a warm run rebuilds tail-call
+// frames without reading the DWARF.
 func (o *Object) FunctionEntry(addr uint64) (uint64, bool) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := memoLoad(m, m.l.entries, addr); ok {
+			return r.entry, r.ok
+		}
+	}
+	r := entryResult{}
 	if _, s := o.functionScope(addr); s != nil && len(s.ranges) > 0 {
-		return s.ranges[0][0], true
+		r = entryResult{s.ranges[0][0], true}
+	} else if sym, ok := o.Symbol(addr); ok {
+		r = entryResult{sym.Addr, true}
 	}
-	if sym, ok := o.Symbol(addr); ok {
-		return sym.Addr, true
+	if m != nil {
+		memoStore(m, m.l.entries, addr, r)
 	}
-	return 0, false
+	return r.entry, r.ok
 }
 
 // CallSiteAt returns the call site whose return address is ret
@@ -73,16 +85,29 @@ func (o *Object) CallSiteAt(ret uint64) (CallSite, bool, error) {
 	if ret == 0 {
 		return CallSite{}, false, nil
 	}
-	fc, err := o.callsOf(ret - 1)
-	if err != nil || fc == nil {
-		return CallSite{}, false, err
-	}
-	for _, c := range fc.sites {
-		if c.ReturnPC == ret {
-			return c, true, nil
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := memoLoad(m, m.l.calls, ret); ok {
+			return r.site, r.ok, nil
 		}
 	}
-	return CallSite{}, false, nil
+	fc, err := o.callsOf(ret - 1)
+	if err != nil {
+		return CallSite{}, false, err
+	}
+	r := callSiteResult{}
+	if fc != nil {
+		for _, c := range fc.sites {
+			if c.ReturnPC == ret {
+				r = callSiteResult{c, true}
+				break
+			}
+		}
+	}
+	if m != nil {
+		memoStore(m, m.l.calls, ret, r)
+	}
+	return r.site, r.ok, nil
 }
 
 // TailCalls returns the tail calls of the function whose link-time entry
@@ -90,6 +115,20 @@ func (o *Object) CallSiteAt(ret uint64) (CallSite, bool, error) {
 // complete is false when the function does not claim to list all its
 // tail calls (sites is then empty: an incomplete list proves nothing).
 func (o *Object) TailCalls(entry uint64) (sites []CallSite, found bool, err error) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := memoLoad(m, m.l.tails, entry); ok {
+			return r.sites, r.found, nil
+		}
+	}
+	sites, found, err = o.tailCalls(entry)
+	if m != nil && err == nil {
+		memoStore(m, m.l.tails, entry, tailCallsResult{sites, found})
+	}
+	return sites, found, err
+}
+
+func (o *Object) tailCalls(entry uint64) (sites []CallSite, found bool, err error) {
 	cu, s := o.functionScope(entry)
 	if s == nil || len(s.ranges) == 0 || s.ranges[0][0] != entry {
 		return nil, false, nil
@@ -135,15 +174,11 @@ func (o *Object) functionScope(addr uint64) (cu *cuIndex, s *scope) {
 }
 
 func (x *dwarfIndex) functionScope(addr uint64) (*cuIndex, *scope) {
-	if x.lazy != nil && !x.byPC.covers(addr) {
+	if x.lazy != nil && !x.unlisted && !x.byPC.covers(addr) {
 		if x.lazy.everyUnitListed() {
 			return nil, nil
 		}
-		full, err := x.lazy.fullIndex()
-		if err != nil {
-			return nil, nil
-		}
-		return full.functionScope(addr)
+		return x.lazy.unlistedIndex().functionScope(addr)
 	}
 	var cu *cuIndex
 	var sc *scope
@@ -152,7 +187,9 @@ func (x *dwarfIndex) functionScope(addr uint64) (*cuIndex, *scope) {
 		if c.load(x) != nil {
 			return true
 		}
-		c.funcs.each(addr, func(s int32) bool { cu, sc = c, &c.scopes[s]; return false })
+		if scopes, s, ok := c.functionAt(x, addr); ok {
+			cu, sc = c, &scopes[s]
+		}
 		return sc == nil
 	})
 	return cu, sc
@@ -296,13 +333,13 @@ func flagOnChain(cu *cuIndex, e *dwarf.Entry, flags ...dwarf.Attr) bool {
 func linkageNameOnChain(cu *cuIndex, e *dwarf.Entry) string {
 	name := ""
 	for range maxOriginChain {
-		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+		if s, ok := cu.stringAttr(e, dwarf.AttrLinkageName); ok && s != "" {
 			return s
 		}
-		if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
+		if s, ok := cu.stringAttr(e, attrMIPSLinkageName); ok && s != "" {
 			return s
 		}
-		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
+		if s, ok := cu.stringAttr(e, dwarf.AttrName); ok && name == "" {
 			name = s
 		}
 		var ok bool

@@ -104,6 +104,9 @@ func (e *DebugFileError) Is(target error) bool { return target == ErrNoDebugFile
 // called right after Open.
 func (o *Object) AttachDebugFile(debugDirs []string) (string, error) {
 	debugDirs = debugDirsOrDefault(debugDirs)
+	o.mu.Lock()
+	o.debugDirs = debugDirs
+	o.mu.Unlock()
 	missing := &DebugFileError{Object: o.name, BuildID: o.buildID, Dirs: debugDirs}
 	try := func(path string, check func(*Object) error) bool {
 		if o.mapped != nil && sameFile(path, o.name) {

@@ -24,6 +24,12 @@ type dwarfIndex struct {
 	// lazy is set when the index was built from .debug_aranges: units
 	// are read one by one as lookups reach them (dwarflazy.go).
 	lazy *lazyDWARF
+	// alt is the supplementary file (altlink.go), nil for none.
+	alt *altDWARF
+	// unlisted: the lazy index's own index over the units
+	// .debug_aranges leaves out (unlisted.go); an address it does not
+	// cover is in no unit.
+	unlisted bool
 
 	// Both maps are keyed by section offsets (a unit's base plus the
 	// offset in its dwarf.Data).
@@ -49,15 +55,26 @@ type cuIndex struct {
 	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
 	// (section offsets: see openUnit).
 	refAddr bool
+	// alt is the supplementary file the unit's DIEs may refer into
+	// (altlink.go), nil for none.
+	alt *altDWARF
 
-	once    sync.Once
-	err     error
-	seqs    []lineSeq
-	seqPC   intervalIndex     // over seqs
-	fileTab []*dwarf.LineFile // indexed by DW_AT_call_file
-	paths   map[*dwarf.LineFile]string
-	scopes  []scope
-	funcs   intervalIndex // over the scopes that are subprograms
+	once      sync.Once
+	err       error
+	linesOnce sync.Once
+	linesErr  error
+	seqs      []*lineSeq
+	seqPC     intervalIndex // over seqs
+	lineMu    sync.Mutex    // serializes lr: lookups decode sequences
+	lr        *dwarf.LineReader
+	fileTab   []*dwarf.LineFile // indexed by DW_AT_call_file
+	paths     map[*dwarf.LineFile]string
+	// scopes are the unit's subprograms with code outside any other;
+	// the inlined calls inside each are read when a lookup reaches it
+	// (scopetree.go).
+	scopes []scope
+	funcs  intervalIndex // over scopes
+	bodies []*funcBody   // in DIE order
 }
 
 // lineRow is one row of a line table.
@@ -67,12 +84,27 @@ type lineRow struct {
 	line, col int32
 }
 
-// lineSeq is one sequence of a line program: rows in address order,
-// covering [rows[0].addr, end).
+// lineSeq is one sequence of a line program, covering [start, end). Its
+// rows are not kept: a big LTO unit's line program has hundreds of
+// thousands of rows, often in one sequence, and a report needs a few
+// (keeping them all was 17 MB of heap for a Python core). Marks every
+// lineMarkEvery rows say where to decode from for an address.
 type lineSeq struct {
-	rows []lineRow
-	end  uint64
+	start, end uint64
+	marks      []lineMark // by key; marks[0] is the sequence's start
 }
+
+// lineMark is a place in a sequence to decode rows from.
+type lineMark struct {
+	key  uint64 // the address of the first row kept from here
+	last uint64 // the last row kept before here (the monotonic filter's state)
+	any  bool   // whether a row was kept before here
+	pos  dwarf.LineReaderPos
+}
+
+// lineMarkEvery is how many rows apart marks are: a lookup decodes at
+// most that many rows before the one it wants.
+const lineMarkEvery = 128
 
 // scope is a subprogram or inlined_subroutine with code. Lexical blocks
 // are folded into their enclosing scope: they never name a frame.
@@ -84,6 +116,9 @@ type scope struct {
 	callCol  int64
 	inlined  bool
 	children []int32
+	// body: a subprogram of the unit's first walk whose children were
+	// left for a lookup to read (nil where it has none).
+	body *funcBody
 }
 
 func (s *scope) contains(pc uint64) bool {
@@ -120,19 +155,36 @@ func newDWARFIndex(name string, d *dwarf.Data) (*dwarfIndex, error) {
 		cu := &cuIndex{off: e.Offset, d: d, entry: e}
 		idx := int32(len(x.cus))
 		x.cus = append(x.cus, cu)
-		ranges, _ := d.Ranges(e)
-		if len(ranges) == 0 {
+		if ranges, _ := d.Ranges(e); len(ranges) == 0 {
+			// Read whole now: a reference into a unit without code
+			// (LTO's early-debug units) is an offset in the one
+			// dwarf.Data here, and the names around the DIE it names
+			// are known once its unit is read (funcName).
 			cu.load(x)
-			for _, s := range cu.seqs {
-				ranges = append(ranges, [2]uint64{s.rows[0].addr, s.end})
-			}
 		}
-		for _, rg := range ranges {
+		for _, rg := range cu.codeRanges(x) {
 			ivs = append(ivs, interval{lo: rg[0], hi: rg[1], idx: idx})
 		}
 	}
 	x.byPC = newIntervalIndex(ivs)
 	return x, nil
+}
+
+// codeRanges are the addresses the unit's code covers: its top DIE's
+// ranges, else (some assemblers give none) its line program's
+// sequences, read without its DIEs.
+func (cu *cuIndex) codeRanges(x *dwarfIndex) [][2]uint64 {
+	ranges, _ := cu.d.Ranges(cu.entry)
+	if len(ranges) > 0 {
+		return ranges
+	}
+	if cu.lines(x) != nil {
+		return nil
+	}
+	for _, s := range cu.seqs {
+		ranges = append(ranges, [2]uint64{s.start, s.end})
+	}
+	return ranges
 }
 
 // load builds the unit's line table and scope tree once.
@@ -150,7 +202,7 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 				return
 			}
 		}
-		lerr := cu.loadLines(x)
+		lerr := cu.lines(x)
 		serr := cu.loadScopes(x)
 		cu.err = errors.Join(lerr, serr)
 		if cu.err != nil {
@@ -160,26 +212,49 @@ func (cu *cuIndex) load(x *dwarfIndex) error {
 	return cu.err
 }
 
-// loadLines reads the whole line program once and splits it into
-// sequences sorted by address. (LineReader.SeekPC assumes sorted
-// sequences and misses PCs when they are not.)
+// lines reads the unit's line program once (load reads it with the
+// DIEs; an index may need only its sequences: codeRanges).
+func (cu *cuIndex) lines(x *dwarfIndex) error {
+	cu.linesOnce.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				mapfault.Reraise(p)
+				cu.linesErr = fmt.Errorf("malformed line table (%v)", p)
+			}
+		}()
+		cu.linesErr = cu.loadLines(x)
+	})
+	return cu.linesErr
+}
+
+// loadLines reads the whole line program and splits it into
+// sequences, each found by address (LineReader.SeekPC assumes sorted
+// sequences and misses PCs when they are not); their rows are kept when
+// a lookup needs them (rowsOf).
 func (cu *cuIndex) loadLines(x *dwarfIndex) error {
-	if x.lazy != nil {
-		if err := x.lazy.ensureLines(cu.entry); err != nil {
+	if cu.lazy != nil {
+		if err := cu.lazy.ensureLines(cu.entry); err != nil {
 			return fmt.Errorf("line table: %w", err)
 		}
 	}
-	lr, err := cu.d.LineReader(cu.entry)
+	lr, err := cu.d.LineReader(cu.withAltStrings())
 	if err != nil {
 		return fmt.Errorf("line table: %w", err)
 	}
 	if lr == nil {
 		return nil
 	}
-	var rows []lineRow
 	var le dwarf.LineEntry
 	var ivs []interval
+	var seq lineSeq
+	var mark lineMark
+	n, marking := 0, false // rows of the sequence read; a mark waits for its key
 	for {
+		if n%lineMarkEvery == 0 {
+			// The first row is always kept: a sequence has a mark
+			// once it has a row, and seq.end is the last row kept.
+			mark, marking = lineMark{last: seq.end, any: len(seq.marks) > 0, pos: lr.Tell()}, true
+		}
 		err := lr.Next(&le)
 		if err == io.EOF {
 			break
@@ -188,22 +263,33 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 			return fmt.Errorf("line table: %w", err)
 		}
 		if le.EndSequence {
-			if len(rows) > 0 && le.Address > rows[0].addr {
-				ivs = append(ivs, interval{lo: rows[0].addr, hi: le.Address, idx: int32(len(cu.seqs))})
-				cu.seqs = append(cu.seqs, lineSeq{rows: rows, end: le.Address})
+			if len(seq.marks) > 0 && le.Address > seq.start {
+				ivs = append(ivs, interval{lo: seq.start, hi: le.Address, idx: int32(len(cu.seqs))})
+				seq.end = le.Address
+				cu.seqs = append(cu.seqs, &lineSeq{start: seq.start, end: seq.end, marks: seq.marks})
 			}
-			rows = nil
+			seq, n, marking = lineSeq{}, 0, false
 			continue
 		}
-		if n := len(rows); n > 0 && le.Address < rows[n-1].addr {
+		n++
+		if len(seq.marks) > 0 && le.Address < seq.end {
 			continue // not monotonic: corrupt; ignore the row
 		}
-		rows = append(rows, lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)})
+		if len(seq.marks) == 0 {
+			seq.start = le.Address
+		}
+		if marking {
+			mark.key = le.Address
+			seq.marks = append(seq.marks, mark)
+			marking = false
+		}
+		seq.end = le.Address // the last row kept, until the sequence ends
 	}
 	cu.seqPC = newIntervalIndex(ivs)
+	cu.lr = lr
 	cu.fileTab = lr.Files()
 	cu.paths = make(map[*dwarf.LineFile]string, len(cu.fileTab))
-	compDir, _ := cu.entry.Val(dwarf.AttrCompDir).(string)
+	compDir, _ := cu.stringAttr(cu.entry, dwarf.AttrCompDir)
 	// DWARF 5 line tables have a file 0 (DWARF 4 ones start at 1), and
 	// their relative directories are relative to the compilation
 	// directory, which debug/dwarf does not join as it does for DWARF 4.
@@ -246,108 +332,44 @@ func (cu *cuIndex) fileName(f *dwarf.LineFile) string {
 	return f.Name
 }
 
+// rowAt decodes the row of s covering pc: the last row kept at or below
+// it, rows kept as loadLines kept them (non-monotonic ones left out).
+func (cu *cuIndex) rowAt(s *lineSeq, pc uint64) (lineRow, bool) {
+	m := sort.Search(len(s.marks), func(j int) bool { return s.marks[j].key > pc }) - 1
+	if m < 0 {
+		return lineRow{}, false
+	}
+	mk := &s.marks[m]
+	cu.lineMu.Lock()
+	defer cu.lineMu.Unlock()
+	cu.lr.Seek(mk.pos)
+	last, any := mk.last, mk.any
+	var row lineRow
+	found := false
+	var le dwarf.LineEntry
+	for cu.lr.Next(&le) == nil && !le.EndSequence {
+		if any && le.Address < last {
+			continue
+		}
+		any, last = true, le.Address
+		if le.Address > pc {
+			break
+		}
+		row, found = lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)}, true
+	}
+	return row, found
+}
+
 // lookupLine returns the line table row covering pc: the last row at or
 // below pc in the sequence containing it.
 func (cu *cuIndex) lookupLine(pc uint64) (lineRow, bool) {
 	var row lineRow
 	found := false
 	cu.seqPC.each(pc, func(i int32) bool {
-		rows := cu.seqs[i].rows
-		j := sort.Search(len(rows), func(j int) bool { return rows[j].addr > pc }) - 1
-		if j < 0 {
-			return true
-		}
-		row, found = rows[j], true
-		return false
+		row, found = cu.rowAt(cu.seqs[i], pc)
+		return !found
 	})
 	return row, found
-}
-
-// loadScopes walks the unit's DIEs once, keeping subprograms with code,
-// the inlined subroutines inside them and nothing else.
-func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
-	d := cu.d
-	r := d.Reader()
-	r.Seek(cu.entry.Offset)
-	if _, err := r.Next(); err != nil {
-		return fmt.Errorf("DIEs: %w", err)
-	}
-	if !cu.entry.Children {
-		return nil
-	}
-	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
-	// quals[i] the qualifying names around them.
-	stack := []int32{-1}
-	quals := []string{""}
-	var funcs []interval
-	for len(stack) > 0 {
-		e, err := r.Next()
-		if err != nil {
-			return fmt.Errorf("DIEs: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		if e.Tag == 0 {
-			stack = stack[:len(stack)-1]
-			quals = quals[:len(quals)-1]
-			continue
-		}
-		parent := stack[len(stack)-1]
-		qual := quals[len(quals)-1]
-		self := parent // what this entry's children see as enclosing scope
-		selfQual := qual
-		switch e.Tag {
-		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			if e.Tag == dwarf.TagSubprogram && qual != "" {
-				x.scopeOf.Store(cu.base+e.Offset, qual)
-			}
-			ranges, _ := d.Ranges(e)
-			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
-				// Declarations and abstract instances: their inlined
-				// children have no code either.
-				r.SkipChildren()
-				continue
-			}
-			s := scope{ranges: ranges, die: e.Offset}
-			if e.Tag == dwarf.TagInlinedSubroutine {
-				s.inlined = true
-				s.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
-				s.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
-				s.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
-			}
-			self = int32(len(cu.scopes))
-			cu.scopes = append(cu.scopes, s)
-			if e.Tag == dwarf.TagSubprogram {
-				for _, rg := range ranges {
-					funcs = append(funcs, interval{lo: rg[0], hi: rg[1], idx: self})
-				}
-			} else {
-				cu.scopes[parent].children = append(cu.scopes[parent].children, self)
-			}
-		case dwarf.TagNamespace, dwarf.TagModule,
-			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
-			// Transparent: may contain function definitions (namespaces
-			// in GCC's C++ output, Fortran modules) or inlined calls.
-			n, _ := e.Val(dwarf.AttrName).(string)
-			if n == "" && e.Tag == dwarf.TagNamespace {
-				n = "(anonymous namespace)"
-			}
-			if n != "" {
-				selfQual = joinQual(qual, n)
-			}
-		case dwarf.TagLexDwarfBlock:
-		default:
-			r.SkipChildren()
-			continue
-		}
-		if e.Children {
-			stack = append(stack, self)
-			quals = append(quals, selfQual)
-		}
-	}
-	cu.funcs = newIntervalIndex(funcs)
-	return nil
 }
 
 // attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the pre-DWARF-4
@@ -388,19 +410,22 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		if err != nil || e == nil {
 			break
 		}
-		if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok && s != "" {
+		if s, ok := at.stringAttr(e, dwarf.AttrLinkageName); ok && s != "" {
 			linkage = s
-		} else if s, ok := e.Val(attrMIPSLinkageName).(string); ok && s != "" {
+		} else if s, ok := at.stringAttr(e, attrMIPSLinkageName); ok && s != "" {
 			linkage = s
 		}
-		if s, ok := e.Val(dwarf.AttrName).(string); ok && name == "" {
+		if s, ok := at.stringAttr(e, dwarf.AttrName); ok && name == "" {
 			name = s
-			if at != cu && hasScopes(at) {
+			if hasScopes(at) {
 				// The names around a DIE of another unit (LTO's
 				// early-debug units, dwz's partial units) are known
 				// once that unit is read: gdb prints "units::step",
-				// not "step".
-				at.load(x)
+				// not "step". (The unit of the frame is read.)
+				if at != cu {
+					at.load(x)
+				}
+				at.expandAround(x, next)
 			}
 			if q, ok := x.scopeOf.Load(at.base + next); ok {
 				qual = q.(string)

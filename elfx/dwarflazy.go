@@ -22,10 +22,9 @@ import (
 // only.
 //
 // A unit whose DIEs may refer into other units (DW_FORM_ref_addr: LTO,
-// dwz) cannot be read on its own; it is read through a dwarf.Data over
-// the whole section, built once when such a unit is first met. An address
-// .debug_aranges does not cover goes to the eager index over every unit
-// (newDWARFIndex), which also knows units without address ranges.
+// dwz) is read on its own too, its references followed to the units they
+// name (dwarfref.go). An address .debug_aranges does not cover goes to
+// the index over the units it leaves out (unlisted.go).
 
 // lazyDWARF holds the sections of a lazily read object.
 type lazyDWARF struct {
@@ -40,9 +39,8 @@ type lazyDWARF struct {
 	global     *dwarf.Data
 	globalErr  error
 
-	fullOnce sync.Once
-	full     *dwarfIndex
-	fullErr  error
+	unlisted unlistedUnits // unlisted.go
+	alt      *altDWARF     // the supplementary file (altlink.go), nil for none
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
@@ -322,8 +320,9 @@ func (l *lazyDWARF) readUnitHeader(off uint64) (h unitHeader, err error) {
 // table in which those forms read as DW_FORM_data4 or data8 of the same
 // size: debug/dwarf then gives their values as the plain section offsets
 // they are (refAddr), which resolveRef follows into the unit holding
-// them. Forms that cannot be rewritten so (DW_FORM_indirect, references
-// into a supplementary file) take the dwarf.Data over the whole section.
+// them. References into a supplementary file need no rewriting
+// (altlink.go); a form that cannot be rewritten so (DW_FORM_indirect)
+// takes the dwarf.Data over the whole section.
 func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	off := uint64(cu.off)
 	h, err := l.readUnitHeader(off)
@@ -483,6 +482,11 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 	seen := map[int32]bool{}
 	var cus []*cuIndex
 	for _, a := range addrs {
+		if !x.byPC.covers(a) && !x.lazy.everyUnitListed() {
+			// First, in section order: reading the units after it
+			// inflates nothing again.
+			x.lazy.unlistedIndex()
+		}
 		x.byPC.each(a, func(i int32) bool {
 			if !seen[i] {
 				seen[i] = true
@@ -502,7 +506,7 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 // takes it, and the eager index over every unit is not built for it
 // (node: every V8 frame, in code without DWARF). Known only where
 // .debug_info is there whole: walking a compressed one's unit headers
-// would inflate it all.
+// inflates it all (unlistedIndex does, once an address needs it).
 func (l *lazyDWARF) everyUnitListed() bool {
 	l.listedOnce.Do(func() {
 		if l.info.raw != nil {
@@ -532,20 +536,6 @@ func (l *lazyDWARF) everyUnitListed() bool {
 	return l.allListed
 }
 
-// fullIndex is the eager index over every unit, for addresses that
-// .debug_aranges does not cover.
-func (l *lazyDWARF) fullIndex() (*dwarfIndex, error) {
-	l.fullOnce.Do(func() {
-		d, err := l.globalData()
-		if err != nil {
-			l.fullErr = err
-			return
-		}
-		l.full, l.fullErr = newDWARFIndex(l.name, d)
-	})
-	return l.full, l.fullErr
-}
-
 // DWARF 5 unit types with more header after the abbreviation offset.
 const (
 	dwUTType         = 0x02
@@ -555,13 +545,14 @@ const (
 )
 
 // DWARF forms that refer outside the unit holding them, and the forms
-// of the same sizes DW_FORM_ref_addr is read as.
+// of the same sizes DW_FORM_ref_addr is read as. References into a
+// supplementary file (DW_FORM_GNU_ref_alt, DW_FORM_ref_sup4/8) need no
+// rewriting: debug/dwarf gives them as offsets (altlink.go).
 const (
-	formData4     = 0x06
-	formData8     = 0x07
-	formRefAddr   = 0x10
-	formIndirect  = 0x16 // the form comes with each value: could be any
-	formGNURefAlt = 0x1f20
+	formData4    = 0x06
+	formData8    = 0x07
+	formRefAddr  = 0x10
+	formIndirect = 0x16 // the form comes with each value: could be any
 )
 
 // abbrevInfo is what the lazy index needs of an abbreviation table.
@@ -571,7 +562,8 @@ type abbrevInfo struct {
 	// byte each) in .debug_abbrev.
 	refAddr []uint64
 	// parsed: the table was read to its end; ok: and it has no form
-	// that refers outside the unit but DW_FORM_ref_addr.
+	// that refers outside the unit but DW_FORM_ref_addr and references
+	// into a supplementary file.
 	parsed, ok bool
 }
 
@@ -636,7 +628,7 @@ func abbrevTable(abbrev []byte, off uint64) abbrevInfo {
 					return abbrevInfo{} // padded LEB128: cannot be rewritten in place
 				}
 				t.refAddr = append(t.refAddr, at)
-			case formIndirect, formGNURefAlt:
+			case formIndirect:
 				other = true
 			case 0x21: // DW_FORM_implicit_const: a signed LEB128 follows
 				if _, ok := uleb(); !ok {

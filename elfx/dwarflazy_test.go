@@ -262,8 +262,8 @@ int main(int argc, char **argv) { printf("%d\n", twice(argc)); return helper(arg
 			if got := lazy.lazy.everyUnitListed(); got != tc.listed {
 				t.Errorf("everyUnitListed %v, want %v", got, tc.listed)
 			}
-			if built := lazy.lazy.full != nil; built == tc.listed {
-				t.Errorf("eager index built: %v (every unit listed: %v)", built, tc.listed)
+			if built := lazy.lazy.unlisted.x != nil; built == tc.listed {
+				t.Errorf("index of the unlisted units built: %v (every unit listed: %v)", built, tc.listed)
 			}
 		})
 	}

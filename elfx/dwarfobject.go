@@ -1,6 +1,10 @@
 package elfx
 
-import "github.com/coreunwind/coreunwind/internal/mapfault"
+import (
+	"debug/dwarf"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
+)
 
 // dwarfIndex returns the object's DWARF index, building it on first use,
 // or nil when the object and its debug file have no DWARF.
@@ -17,16 +21,20 @@ func (o *Object) dwarfIndex() (*dwarfIndex, error) {
 				d.dwarf, d.dwarfErr = nil, errorf("%s: malformed DWARF (%v)", src.name, p)
 			}
 		}()
-		if x, err := src.newLazyDWARFIndex(); x != nil || err != nil {
-			d.dwarf, d.dwarfErr = x, err
-			return
+		x, err := src.newLazyDWARFIndex()
+		if x == nil && err == nil {
+			var data *dwarf.Data
+			if data, err = src.loadDWARF(); err == nil {
+				x, err = newDWARFIndex(src.name, data)
+			}
 		}
-		data, err := src.loadDWARF()
-		if err != nil {
-			d.dwarfErr = err
-			return
+		if x != nil {
+			o.mu.Lock()
+			dirs, fetch := debugDirsOrDefault(o.debugDirs), o.fetch
+			o.mu.Unlock()
+			x.useAlt(openAlt(src, dirs, fetch))
 		}
-		d.dwarf, d.dwarfErr = newDWARFIndex(src.name, data)
+		d.dwarf, d.dwarfErr = x, err
 	})
 	return d.dwarf, d.dwarfErr
 }

@@ -65,7 +65,7 @@ func (l *lazyDWARF) findUnit(off uint64) (*cuIndex, error) {
 func (l *lazyDWARF) unitStartingAt(off uint64) *cuIndex {
 	cu := l.units[off]
 	if cu == nil {
-		cu = &cuIndex{off: dwarf.Offset(off), lazy: l}
+		cu = &cuIndex{off: dwarf.Offset(off), lazy: l, alt: l.alt}
 		l.units[off] = cu
 	}
 	return cu
@@ -98,9 +98,8 @@ func (cu *cuIndex) open() error {
 }
 
 // ref resolves e's reference attribute a, e read from cu: the unit the
-// DIE it names is in and its offset in that unit's dwarf.Data. A
-// reference into a supplementary file (DW_FORM_GNU_ref_alt) names no DIE
-// here.
+// DIE it names is in and its offset in that unit's dwarf.Data, which
+// may be the supplementary file's (altlink.go).
 func (cu *cuIndex) ref(e *dwarf.Entry, a dwarf.Attr) (*cuIndex, dwarf.Offset, bool) {
 	f := e.AttrField(a)
 	if f == nil {
@@ -112,7 +111,20 @@ func (cu *cuIndex) ref(e *dwarf.Entry, a dwarf.Attr) (*cuIndex, dwarf.Offset, bo
 			return nil, 0, false
 		}
 		return cu, v, true
+	case uint32: // DW_FORM_ref_sup4: into the supplementary file
+		if f.Class != dwarf.ClassReference {
+			return nil, 0, false
+		}
+		return cu.altRef(uint64(v))
+	case uint64: // DW_FORM_ref_sup8
+		if f.Class != dwarf.ClassReference {
+			return nil, 0, false
+		}
+		return cu.altRef(v)
 	case int64:
+		if f.Class == dwarf.ClassReferenceAlt && v >= 0 { // DW_FORM_GNU_ref_alt
+			return cu.altRef(uint64(v))
+		}
 		if !cu.refAddr || f.Class != dwarf.ClassConstant || v < 0 {
 			return nil, 0, false
 		}

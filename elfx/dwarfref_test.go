@@ -1,7 +1,6 @@
 package elfx
 
 import (
-	"cmp"
 	"encoding/binary"
 	"os/exec"
 	"path/filepath"
@@ -48,18 +47,14 @@ func TestLazyDWARFCrossUnitReferences(t *testing.T) {
 			}
 			eager := eagerDWARFIndex(t, o)
 			addrs := instructionAddrs(t, exe, func(string) bool { return true })
-			// Addresses in the units first: the others go to the eager
-			// index over every unit (see everyUnitListed).
-			slices.SortStableFunc(addrs, func(a, b uint64) int {
-				return cmp.Compare(b2i(!lazy.byPC.covers(a)), b2i(!lazy.byPC.covers(b)))
-			})
-			qualified, checked := false, false
+			// Addresses outside the units .debug_aranges lists go to
+			// the index over the units it leaves out: these must be
+			// read on their own too.
+			outside := 0
+			qualified := false
 			for _, a := range addrs {
-				if !checked && !lazy.byPC.covers(a) {
-					checked = true
-					if lazy.lazy.global != nil {
-						t.Error("the lazy index read the whole of .debug_info through one dwarf.Data")
-					}
+				if !lazy.byPC.covers(a) {
+					outside++
 				}
 				want, werr := eager.sourceFrames(a, o)
 				got, gerr := lazy.sourceFrames(a, o)
@@ -70,8 +65,11 @@ func TestLazyDWARFCrossUnitReferences(t *testing.T) {
 					qualified = qualified || f.Function == "units::step" || f.Function == "units::scaled"
 				}
 			}
-			if !checked && lazy.lazy.global != nil {
+			if lazy.lazy.global != nil {
 				t.Error("the lazy index read the whole of .debug_info through one dwarf.Data")
+			}
+			if outside == 0 {
+				t.Error("no instruction outside the units .debug_aranges lists: the test proves nothing")
 			}
 			if !qualified {
 				t.Error("no frame of units::step or units::scaled: the program no longer tests names from other units")
@@ -89,17 +87,11 @@ func TestLazyDWARFCrossUnitReferences(t *testing.T) {
 	}
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // FuzzCrossUnitRefs reads hostile .debug_info and .debug_abbrev bytes
 // the way references between units are followed: the first unit opened
 // on its own (its DW_FORM_ref_addr read as data), every reference of its
-// DIEs followed to the unit found by offset, and the unit holding off.
+// DIEs followed to the unit found by offset, the unit holding off, and
+// the index over the units .debug_aranges does not list.
 // Seeded with the sections of the units program built with -flto when
 // g++ is there.
 func FuzzCrossUnitRefs(f *testing.F) {
@@ -158,5 +150,18 @@ func FuzzCrossUnitRefs(f *testing.F) {
 			}
 			follow(cu)
 		}
+		// The first walk over the first unit's DIEs, the subtree of the
+		// function at off and the subtrees around each function's
+		// first child (scopetree.go).
+		x := &dwarfIndex{name: "fuzz", lazy: l}
+		if first.load(x) == nil {
+			first.functionAt(x, off)
+			for _, b := range first.bodies {
+				first.expandAround(x, b.start+1)
+			}
+		}
+		// The units .debug_aranges leaves out (here: all of them),
+		// found by walking the headers, for an address it does not cover.
+		l.unlistedIndex().functionScope(off)
 	})
 }

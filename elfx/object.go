@@ -38,6 +38,11 @@ type Object struct {
 	// for only when something needs it (deferDebugFile).
 	deferredDebug []string
 	deferredOnce  sync.Once
+	// debugDirs are the debug directories AttachDebugFile searched,
+	// searched again for a supplementary file (altlink.go); fetch
+	// fetches one by build ID where none is there (Cache's fetcher).
+	debugDirs []string
+	fetch     DebugFetcher
 	// keepInflated keeps every byte of a compressed debug section once
 	// inflated (Cache.SetBatch).
 	keepInflated atomic.Bool
@@ -139,6 +144,9 @@ func (o *Object) Close() error {
 	}
 	for _, d := range o.retired {
 		errs = append(errs, d.Close())
+	}
+	if d := o.derived.Load(); d != nil && d.dwarf != nil && d.dwarf.alt != nil {
+		errs = append(errs, d.dwarf.alt.obj.Close())
 	}
 	if o.mapped != nil {
 		errs = append(errs, unmapFile(o.mapped))

@@ -31,13 +31,13 @@ const maxInlineDepth = 256
 func (o *Object) SourceFrames(addr uint64) ([]SourceFrame, error) {
 	m := o.state().memo.Load()
 	if m != nil {
-		if f, ok := m.sourceFrames(addr); ok {
+		if f, ok := memoLoad(m, m.l.frames, addr); ok {
 			return f, nil
 		}
 	}
 	f, err := o.sourceFrames(addr)
 	if m != nil && err == nil {
-		m.addSourceFrames(addr, f)
+		memoStore(m, m.l.frames, addr, f)
 	}
 	return f, err
 }
@@ -66,15 +66,11 @@ func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
 }
 
 func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
-	if x.lazy != nil && !x.byPC.covers(pc) {
+	if x.lazy != nil && !x.unlisted && !x.byPC.covers(pc) {
 		if x.lazy.everyUnitListed() {
 			return nil, nil
 		}
-		full, err := x.lazy.fullIndex()
-		if err != nil {
-			return nil, err
-		}
-		return full.sourceFrames(pc, o)
+		return x.lazy.unlistedIndex().sourceFrames(pc, o)
 	}
 	var out []SourceFrame
 	var firstErr error
@@ -85,10 +81,9 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		if err := cu.load(x); err != nil && firstErr == nil {
 			firstErr = err
 		}
-		var sub int32 = -1
-		cu.funcs.each(pc, func(s int32) bool { sub = s; return false })
+		scopes, sub, ok := cu.functionAt(x, pc)
 		row, haveRow := cu.lookupLine(pc)
-		if sub < 0 {
+		if !ok {
 			if haveRow && lineOnly == nil {
 				lineOnly, lineCU = &row, cu
 			}
@@ -97,10 +92,10 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		// Descend into the inlined call containing pc at each level.
 		chain := []int32{sub}
 		for len(chain) < maxInlineDepth {
-			cur := &cu.scopes[chain[len(chain)-1]]
+			cur := &scopes[chain[len(chain)-1]]
 			next := int32(-1)
 			for _, c := range cur.children {
-				if cu.scopes[c].contains(pc) {
+				if scopes[c].contains(pc) {
 					next = c
 					break
 				}
@@ -116,7 +111,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 		}
 		files := cu.files()
 		for k := len(chain) - 1; k >= 0; k-- {
-			s := &cu.scopes[chain[k]]
+			s := &scopes[chain[k]]
 			name := x.funcName(cu, s.die)
 			if name == "" && k == 0 {
 				// An out-of-line copy without a name of its own (GCC's

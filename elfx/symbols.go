@@ -37,8 +37,16 @@ type symbolTable struct {
 	byAddr []int32
 	all    []symEntry
 
-	nameOnce sync.Once
-	byName   map[string]int // raw and demangled name -> index in all
+	// Name lookups: raw names first, demangled ones only when a name is
+	// not a raw one (demangling every C++ symbol of libstdc++ was half
+	// of a report that resolves one tail-call target, by its linkage
+	// name). A raw name seldom reads as another symbol's demangled one
+	// (those have "::" or "(" in them; a Rust legacy name without a path
+	// could): then the raw one wins.
+	rawOnce       sync.Once
+	byRaw         map[string]int // raw name -> index in all
+	demangledOnce sync.Once
+	byDemangled   map[string]int // demangled name -> index in all
 }
 
 // maxAliasScan bounds the backward walk that looks for a sized symbol
@@ -52,7 +60,7 @@ const maxAliasScan = 16
 func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 	m := o.state().memo.Load()
 	if m != nil {
-		if r, ok := m.symbol(addr); ok {
+		if r, ok := memoLoad(m, m.l.syms, addr); ok {
 			return r.sym, r.ok
 		}
 	}
@@ -68,7 +76,7 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 		s, ok = o.goSymbol(addr)
 	}
 	if m != nil {
-		m.addSymbol(addr, symResult{s, ok})
+		memoStore(m, m.l.syms, addr, symResult{s, ok})
 	}
 	return s, ok
 }
@@ -122,24 +130,46 @@ func (t *symbolTable) at(i int) *symEntry { return &t.all[t.byAddr[i]] }
 // LookupSymbol finds a code symbol by its raw (mangled) or demangled name.
 // Among aliases of one name the preferred one (global, sized) wins.
 func (o *Object) LookupSymbol(name string) (Symbol, bool) {
+	m := o.state().memo.Load()
+	if m != nil {
+		if r, ok := memoLoad(m, m.l.named, name); ok {
+			return r.sym, r.ok
+		}
+	}
+	s, ok := o.lookupSymbolByName(name)
+	if m != nil {
+		memoStore(m, m.l.named, name, symResult{s, ok})
+	}
+	return s, ok
+}
+
+func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 	t := o.symbols()
-	t.nameOnce.Do(func() {
-		t.byName = make(map[string]int, 2*len(t.all))
-		// all is sorted with preferred aliases first at each address, so
-		// the first entry recorded for a name is the preferred one.
+	// all is sorted with preferred aliases first at each address, so the
+	// first entry recorded for a name is the preferred one.
+	t.rawOnce.Do(func() {
+		t.byRaw = make(map[string]int, len(t.all))
 		for i := range t.all {
-			s := &t.all[i]
-			if _, ok := t.byName[s.Raw]; !ok {
-				t.byName[s.Raw] = i
-			}
-			if name := Demangle(s.Raw); name != s.Raw {
-				if _, ok := t.byName[name]; !ok {
-					t.byName[name] = i
-				}
+			if _, ok := t.byRaw[t.all[i].Raw]; !ok {
+				t.byRaw[t.all[i].Raw] = i
 			}
 		}
 	})
-	i, ok := t.byName[name]
+	i, ok := t.byRaw[name]
+	if !ok {
+		t.demangledOnce.Do(func() {
+			t.byDemangled = map[string]int{}
+			for i := range t.all {
+				s := &t.all[i]
+				if d := Demangle(s.Raw); d != s.Raw {
+					if _, ok := t.byDemangled[d]; !ok {
+						t.byDemangled[d] = i
+					}
+				}
+			}
+		})
+		i, ok = t.byDemangled[name]
+	}
 	if !ok {
 		return o.goSymbolByName(name)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,7 +52,7 @@ const DefaultSymbolCacheBytes = 64 << 20
 
 // symbolCacheVersion changes with the file format and with anything that
 // changes what a lookup returns for the same files.
-const symbolCacheVersion = 1
+const symbolCacheVersion = 2 // 2: names, function entries, call sites and tail calls
 
 const (
 	symbolCacheMagic  = "CUSYMTAB"
@@ -104,16 +105,51 @@ type lookupMemo struct {
 	key   string // the identity of the files; stored in the file too
 	file  string
 
-	mu     sync.RWMutex
-	syms   map[uint64]symResult
-	frames map[uint64][]SourceFrame
-	dirty  bool
+	mu    sync.RWMutex
+	l     lookups
+	dirty bool
 }
 
-// symResult is one Symbol lookup's result.
+// lookups are the results the cache keeps, by query: Symbol and
+// SourceFrames by address, LookupSymbol by name, and what tail-call
+// frames are rebuilt from (FunctionEntry, CallSiteAt, TailCalls), which
+// would otherwise read the DWARF on every run.
+type lookups struct {
+	syms    map[uint64]symResult
+	frames  map[uint64][]SourceFrame
+	named   map[string]symResult
+	entries map[uint64]entryResult
+	calls   map[uint64]callSiteResult
+	tails   map[uint64]tailCallsResult
+}
+
+func newLookups() lookups {
+	return lookups{syms: map[uint64]symResult{}, frames: map[uint64][]SourceFrame{}, named: map[string]symResult{},
+		entries: map[uint64]entryResult{}, calls: map[uint64]callSiteResult{}, tails: map[uint64]tailCallsResult{}}
+}
+
+// symResult is one Symbol (or LookupSymbol) lookup's result.
 type symResult struct {
 	sym Symbol
 	ok  bool
+}
+
+// entryResult is one FunctionEntry result.
+type entryResult struct {
+	entry uint64
+	ok    bool
+}
+
+// callSiteResult is one CallSiteAt result.
+type callSiteResult struct {
+	site CallSite
+	ok   bool
+}
+
+// tailCallsResult is one TailCalls result.
+type tailCallsResult struct {
+	sites []CallSite
+	found bool
 }
 
 // attachSymbolCache gives o a memo backed by c's file for o (nothing
@@ -129,10 +165,9 @@ func (o *Object) attachSymbolCache(c *SymbolCache) {
 		return
 	}
 	sum := sha256.Sum256([]byte(key))
-	m := &lookupMemo{cache: c, key: key, file: filepath.Join(c.dir, hex.EncodeToString(sum[:16])+symbolCacheExt),
-		syms: map[uint64]symResult{}, frames: map[uint64][]SourceFrame{}}
-	if k, syms, frames, err := c.read(m.file, true); err == nil && k == key {
-		m.syms, m.frames = syms, frames
+	m := &lookupMemo{cache: c, key: key, file: filepath.Join(c.dir, hex.EncodeToString(sum[:16])+symbolCacheExt), l: newLookups()}
+	if k, l, err := c.read(m.file, true); err == nil && k == key {
+		m.l = l
 	}
 	o.state().memo.Store(m)
 }
@@ -191,33 +226,21 @@ func inode(fi os.FileInfo) uint64 {
 	return 0
 }
 
-func (m *lookupMemo) symbol(addr uint64) (symResult, bool) {
+// memoLoad returns what the memo holds for k in one of its maps (m.l's;
+// the maps are filled, never replaced, once the memo is attached).
+func memoLoad[K comparable, V any](m *lookupMemo, by map[K]V, k K) (V, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	r, ok := m.syms[addr]
-	return r, ok
+	v, ok := by[k]
+	return v, ok
 }
 
-func (m *lookupMemo) sourceFrames(addr uint64) ([]SourceFrame, bool) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	f, ok := m.frames[addr]
-	return f, ok
-}
-
-func (m *lookupMemo) addSymbol(addr uint64, r symResult) {
+// memoStore adds v for k to one of the memo's maps.
+func memoStore[K comparable, V any](m *lookupMemo, by map[K]V, k K, v V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.syms[addr]; !ok {
-		m.syms[addr], m.dirty = r, true
-	}
-}
-
-func (m *lookupMemo) addSourceFrames(addr uint64, f []SourceFrame) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.frames[addr]; !ok {
-		m.frames[addr], m.dirty = f, true
+	if _, ok := by[k]; !ok {
+		by[k], m.dirty = v, true
 	}
 }
 
@@ -226,10 +249,10 @@ func (m *lookupMemo) covers(addrs []uint64) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for _, a := range addrs {
-		if _, ok := m.syms[a]; !ok {
+		if _, ok := m.l.syms[a]; !ok {
 			return false
 		}
-		if _, ok := m.frames[a]; !ok {
+		if _, ok := m.l.frames[a]; !ok {
 			return false
 		}
 	}
@@ -249,19 +272,10 @@ func (o *Object) flushSymbolCache() {
 	if !m.dirty {
 		return
 	}
-	if k, syms, frames, err := m.cache.read(m.file, false); err == nil && k == m.key {
-		for a, r := range syms {
-			if _, ok := m.syms[a]; !ok {
-				m.syms[a] = r
-			}
-		}
-		for a, f := range frames {
-			if _, ok := m.frames[a]; !ok {
-				m.frames[a] = f
-			}
-		}
+	if k, l, err := m.cache.read(m.file, false); err == nil && k == m.key {
+		m.l.merge(l)
 	}
-	if err := m.cache.write(m.file, encodeLookups(m.key, m.syms, m.frames)); err == nil {
+	if err := m.cache.write(m.file, encodeLookups(m.key, m.l)); err == nil {
 		m.dirty = false
 		m.cache.trim()
 	}
@@ -274,22 +288,40 @@ func (o *Object) flushSymbolCache() {
 // claim gigabytes): no file trim keeps is larger. touch bumps its
 // modification time, through the descriptor, for trim's least recently
 // used order.
-func (c *SymbolCache) read(path string, touch bool) (string, map[uint64]symResult, map[uint64][]SourceFrame, error) {
+func (c *SymbolCache) read(path string, touch bool) (string, lookups, error) {
 	f, err := regfile.OpenNoFollow(path)
 	if err != nil {
-		return "", nil, nil, err
+		return "", lookups{}, err
 	}
 	defer f.Close()
 	b, err := regfile.ReadAll(f, c.maxBytes)
 	if err != nil {
-		return "", nil, nil, err
+		return "", lookups{}, err
 	}
-	key, syms, frames, err := decodeLookups(b)
+	key, l, err := decodeLookups(b)
 	if err == nil && touch {
 		now := unix.NsecToTimeval(time.Now().UnixNano())
 		_ = unix.Futimes(int(f.Fd()), []unix.Timeval{now, now})
 	}
-	return key, syms, frames, err
+	return key, l, err
+}
+
+// merge adds what o holds and l does not.
+func (l lookups) merge(o lookups) {
+	mergeInto(l.syms, o.syms)
+	mergeInto(l.frames, o.frames)
+	mergeInto(l.named, o.named)
+	mergeInto(l.entries, o.entries)
+	mergeInto(l.calls, o.calls)
+	mergeInto(l.tails, o.tails)
+}
+
+func mergeInto[K comparable, V any](dst, src map[K]V) {
+	for k, v := range src {
+		if _, ok := dst[k]; !ok {
+			dst[k] = v
+		}
+	}
 }
 
 // write stores b as file, atomically.
@@ -387,44 +419,63 @@ func (c *SymbolCache) trim() {
 }
 
 // encodeLookups is the file format: a header (magic, version, CRC-32C of
-// the payload, payload length), then the key, the symbol lookups and the
-// source lookups in address order, integers as uvarints, strings
-// length-prefixed.
-func encodeLookups(key string, syms map[uint64]symResult, frames map[uint64][]SourceFrame) []byte {
-	p := appendString(nil, key)
-	addrs := slices.Sorted(mapKeys(syms))
-	p = binary.AppendUvarint(p, uint64(len(addrs)))
+// the payload, payload length), then the key and each kind of lookup
+// (lookups' fields in order) sorted by query, integers as uvarints,
+// strings length-prefixed, flags as one byte.
+func encodeLookups(key string, l lookups) []byte {
+	e := cacheEncoder{p: appendString(nil, key)}
+	addrs := slices.Sorted(maps.Keys(l.syms))
+	e.uvarint(uint64(len(addrs)))
 	for _, a := range addrs {
-		r := syms[a]
-		p = binary.AppendUvarint(p, a)
-		if !r.ok {
-			p = append(p, 0)
-			continue
-		}
-		p = append(p, 1)
-		p = appendString(p, r.sym.Name)
-		p = appendString(p, r.sym.Raw)
-		p = binary.AppendUvarint(p, r.sym.Addr)
-		p = binary.AppendUvarint(p, r.sym.Size)
+		e.uvarint(a)
+		e.symbol(l.syms[a])
 	}
-	addrs = slices.Sorted(mapKeys(frames))
-	p = binary.AppendUvarint(p, uint64(len(addrs)))
+	addrs = slices.Sorted(maps.Keys(l.frames))
+	e.uvarint(uint64(len(addrs)))
 	for _, a := range addrs {
-		fs := frames[a]
-		p = binary.AppendUvarint(p, a)
-		p = binary.AppendUvarint(p, uint64(len(fs)))
+		fs := l.frames[a]
+		e.uvarint(a)
+		e.uvarint(uint64(len(fs)))
 		for _, f := range fs {
-			p = appendString(p, f.Function)
-			p = appendString(p, f.File)
-			p = binary.AppendUvarint(p, uint64(f.Line))
-			p = binary.AppendUvarint(p, uint64(f.Column))
-			if f.Inlined {
-				p = append(p, 1)
-			} else {
-				p = append(p, 0)
-			}
+			e.str(f.Function)
+			e.str(f.File)
+			e.uvarint(uint64(f.Line))
+			e.uvarint(uint64(f.Column))
+			e.flag(f.Inlined)
 		}
 	}
+	names := slices.Sorted(maps.Keys(l.named))
+	e.uvarint(uint64(len(names)))
+	for _, n := range names {
+		e.str(n)
+		e.symbol(l.named[n])
+	}
+	addrs = slices.Sorted(maps.Keys(l.entries))
+	e.uvarint(uint64(len(addrs)))
+	for _, a := range addrs {
+		e.uvarint(a)
+		e.flag(l.entries[a].ok)
+		e.uvarint(l.entries[a].entry)
+	}
+	addrs = slices.Sorted(maps.Keys(l.calls))
+	e.uvarint(uint64(len(addrs)))
+	for _, a := range addrs {
+		e.uvarint(a)
+		e.flag(l.calls[a].ok)
+		e.callSite(l.calls[a].site)
+	}
+	addrs = slices.Sorted(maps.Keys(l.tails))
+	e.uvarint(uint64(len(addrs)))
+	for _, a := range addrs {
+		r := l.tails[a]
+		e.uvarint(a)
+		e.flag(r.found)
+		e.uvarint(uint64(len(r.sites)))
+		for _, c := range r.sites {
+			e.callSite(c)
+		}
+	}
+	p := e.p
 	h := make([]byte, symbolCacheHeader, symbolCacheHeader+len(p))
 	copy(h, symbolCacheMagic)
 	binary.LittleEndian.PutUint32(h[8:], symbolCacheVersion)
@@ -433,14 +484,36 @@ func encodeLookups(key string, syms map[uint64]symResult, frames map[uint64][]So
 	return append(h, p...)
 }
 
-func mapKeys[V any](m map[uint64]V) func(func(uint64) bool) {
-	return func(yield func(uint64) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
+// cacheEncoder appends a payload's items.
+type cacheEncoder struct{ p []byte }
+
+func (e *cacheEncoder) uvarint(v uint64) { e.p = binary.AppendUvarint(e.p, v) }
+func (e *cacheEncoder) str(s string)     { e.p = appendString(e.p, s) }
+
+func (e *cacheEncoder) flag(b bool) {
+	if b {
+		e.p = append(e.p, 1)
+	} else {
+		e.p = append(e.p, 0)
 	}
+}
+
+func (e *cacheEncoder) symbol(r symResult) {
+	e.flag(r.ok)
+	if r.ok {
+		e.str(r.sym.Name)
+		e.str(r.sym.Raw)
+		e.uvarint(r.sym.Addr)
+		e.uvarint(r.sym.Size)
+	}
+}
+
+func (e *cacheEncoder) callSite(c CallSite) {
+	e.uvarint(c.ReturnPC)
+	e.flag(c.Tail)
+	e.flag(c.HasTargetAddr)
+	e.uvarint(c.TargetAddr)
+	e.str(c.TargetName)
 }
 
 func appendString(p []byte, s string) []byte {
@@ -452,53 +525,70 @@ var errCacheFile = errors.New("elfx: symbol cache file is truncated, corrupt or 
 // decodeLookups parses a file written by encodeLookups. Any damage is
 // an error; counts are checked against the bytes left before anything
 // is allocated.
-func decodeLookups(b []byte) (key string, syms map[uint64]symResult, frames map[uint64][]SourceFrame, err error) {
+func decodeLookups(b []byte) (key string, l lookups, err error) {
 	if len(b) < symbolCacheHeader || !bytes.Equal(b[:8], []byte(symbolCacheMagic)) ||
 		binary.LittleEndian.Uint32(b[8:]) != symbolCacheVersion ||
 		binary.LittleEndian.Uint64(b[16:]) != uint64(len(b)-symbolCacheHeader) {
-		return "", nil, nil, errCacheFile
+		return "", lookups{}, errCacheFile
 	}
 	p := b[symbolCacheHeader:]
 	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
-		return "", nil, nil, errCacheFile
+		return "", lookups{}, errCacheFile
 	}
 	return decodePayload(p)
 }
 
 // decodePayload parses what follows the header.
-func decodePayload(p []byte) (key string, syms map[uint64]symResult, frames map[uint64][]SourceFrame, err error) {
+func decodePayload(p []byte) (key string, l lookups, err error) {
 	d := cacheDecoder{p: p}
 	key = d.str()
-	n := d.count(2)
-	syms = make(map[uint64]symResult, n)
-	for range n {
+	l = newLookups()
+	for range d.count(2) {
 		a := d.uvarint()
-		var r symResult
-		if d.byte() == 1 {
-			r.ok = true
-			r.sym.Name, r.sym.Raw = d.str(), d.str()
-			r.sym.Addr, r.sym.Size = d.uvarint(), d.uvarint()
-		}
-		syms[a] = r
+		l.syms[a] = d.symbol()
 	}
-	n = d.count(2)
-	frames = make(map[uint64][]SourceFrame, n)
-	for range n {
+	for range d.count(2) {
 		a := d.uvarint()
 		k := d.count(5)
 		fs := make([]SourceFrame, 0, k)
 		for range k {
 			f := SourceFrame{Function: d.str(), File: d.str()}
 			f.Line, f.Column = int(d.uvarint()), int(d.uvarint())
-			f.Inlined = d.byte() == 1
+			f.Inlined = d.flag()
 			fs = append(fs, f)
 		}
-		frames[a] = fs
+		l.frames[a] = fs
+	}
+	for range d.count(2) {
+		n := d.str()
+		l.named[n] = d.symbol()
+	}
+	for range d.count(3) {
+		a := d.uvarint()
+		ok := d.flag()
+		l.entries[a] = entryResult{entry: d.uvarint(), ok: ok}
+	}
+	for range d.count(7) {
+		a := d.uvarint()
+		ok := d.flag()
+		l.calls[a] = callSiteResult{site: d.callSite(), ok: ok}
+	}
+	for range d.count(3) {
+		a := d.uvarint()
+		r := tailCallsResult{found: d.flag()}
+		k := d.count(5)
+		if k > 0 {
+			r.sites = make([]CallSite, 0, k)
+		}
+		for range k {
+			r.sites = append(r.sites, d.callSite())
+		}
+		l.tails[a] = r
 	}
 	if d.bad || len(d.p) != 0 {
-		return "", nil, nil, errCacheFile
+		return "", lookups{}, errCacheFile
 	}
-	return key, syms, frames, nil
+	return key, l, nil
 }
 
 // cacheDecoder reads a payload; past its end every read gives zero and
@@ -518,13 +608,29 @@ func (d *cacheDecoder) uvarint() uint64 {
 	return v
 }
 
-func (d *cacheDecoder) byte() byte {
-	if len(d.p) == 0 {
-		d.bad = true
-		return 0
+// flag reads one byte: 1 is true, 0 false, anything else damage.
+func (d *cacheDecoder) flag() bool {
+	if len(d.p) == 0 || d.p[0] > 1 {
+		d.bad, d.p = true, nil
+		return false
 	}
 	c := d.p[0]
 	d.p = d.p[1:]
+	return c == 1
+}
+
+func (d *cacheDecoder) symbol() symResult {
+	var r symResult
+	if r.ok = d.flag(); r.ok {
+		r.sym.Name, r.sym.Raw = d.str(), d.str()
+		r.sym.Addr, r.sym.Size = d.uvarint(), d.uvarint()
+	}
+	return r
+}
+
+func (d *cacheDecoder) callSite() CallSite {
+	c := CallSite{ReturnPC: d.uvarint(), Tail: d.flag(), HasTargetAddr: d.flag()}
+	c.TargetAddr, c.TargetName = d.uvarint(), d.str()
 	return c
 }
 

@@ -88,7 +88,7 @@ func TestSymbolCacheSymlinkEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := o.state().memo.Load(); m == nil || len(m.syms) != 0 {
+	if m := o.state().memo.Load(); m == nil || len(m.l.syms) != 0 {
 		t.Error("the memo was loaded through the symbolic link")
 	}
 	c.Close()

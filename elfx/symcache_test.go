@@ -34,6 +34,43 @@ func lookupAll(t testing.TB, o *Object, addrs []uint64) []lookupResult {
 	return out
 }
 
+// tailCallResult is what the lookups tail-call frames are rebuilt from
+// give for one address (taken as a pc and as a return address) and the
+// name of its symbol.
+type tailCallResult struct {
+	Entry      uint64
+	EntryOK    bool
+	Site       CallSite
+	SiteOK     bool
+	Tails      []CallSite
+	TailsFound bool
+	Named      Symbol
+	NamedOK    bool
+}
+
+func tailCallLookups(t testing.TB, o *Object, addrs []uint64) []tailCallResult {
+	t.Helper()
+	out := make([]tailCallResult, len(addrs))
+	for i, a := range addrs {
+		r := &out[i]
+		var err error
+		r.Entry, r.EntryOK = o.FunctionEntry(a)
+		if r.Site, r.SiteOK, err = o.CallSiteAt(a); err != nil {
+			t.Fatalf("CallSiteAt(%#x): %v", a, err)
+		}
+		if r.Tails, r.TailsFound, err = o.TailCalls(r.Entry); err != nil {
+			t.Fatalf("TailCalls(%#x): %v", r.Entry, err)
+		}
+		if len(r.Tails) == 0 {
+			r.Tails = nil
+		}
+		if s, ok := o.Symbol(a); ok {
+			r.Named, r.NamedOK = o.LookupSymbol(s.Raw)
+		}
+	}
+	return out
+}
+
 // libcLookups opens libc (with its debug file) through a Cache using the
 // symbol cache in dir and looks addrs up; it returns the results and the
 // object (closed with the Cache at the end of the test).
@@ -71,14 +108,29 @@ func cacheFiles(t *testing.T, dir string) []string {
 
 // TestSymbolCacheReuse: a second run on the same libc answers every
 // lookup from the cache file, without building the symbol table or the
-// DWARF index, and gives what the uncached lookups give.
+// DWARF index, and gives what the uncached lookups give: those of
+// symbols and source lines and those tail-call frames are rebuilt from
+// (function entries, call sites, tail calls, symbols by name).
 func TestSymbolCacheReuse(t *testing.T) {
 	addrs, want := libcSample(t)
+	wantTails := tailCallLookups(t, libcWithDebug(t), addrs)
 	dir := t.TempDir()
 	sc := NewSymbolCache(dir, 0)
-	got, _, c := libcLookups(t, sc, addrs)
+	got, o, c := libcLookups(t, sc, addrs)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatal("first run through the cache differs from uncached lookups")
+	}
+	if !reflect.DeepEqual(tailCallLookups(t, o, addrs), wantTails) {
+		t.Fatal("first run's tail-call lookups through the cache differ from uncached ones")
+	}
+	tails := 0
+	for _, r := range wantTails {
+		if r.SiteOK || len(r.Tails) > 0 {
+			tails++
+		}
+	}
+	if tails == 0 {
+		t.Fatal("no call site among the addresses: the test proves nothing")
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
@@ -100,6 +152,9 @@ func TestSymbolCacheReuse(t *testing.T) {
 	}
 	if got := lookupAll(t, o2, addrs); !reflect.DeepEqual(got, want) {
 		t.Error("second run from the cache differs from uncached lookups")
+	}
+	if got := tailCallLookups(t, o2, addrs); !reflect.DeepEqual(got, wantTails) {
+		t.Error("second run's tail-call lookups from the cache differ from uncached ones")
 	}
 	if built(o2) {
 		t.Error("lookups built tables although the cache holds every address")
@@ -147,7 +202,7 @@ func TestSymbolCacheDamage(t *testing.T) {
 	}
 	for what, bad := range damages {
 		t.Run(what, func(t *testing.T) {
-			if _, _, _, err := decodeLookups(bad); err == nil {
+			if _, _, err := decodeLookups(bad); err == nil {
 				t.Fatal("damaged file decodes")
 			}
 			if err := os.WriteFile(files[0], bad, 0o600); err != nil {
@@ -162,7 +217,7 @@ func TestSymbolCacheDamage(t *testing.T) {
 			}
 			c.Close()
 			b, _ := os.ReadFile(files[0])
-			if _, _, _, err := decodeLookups(b); err != nil {
+			if _, _, err := decodeLookups(b); err != nil {
 				t.Errorf("the file was not rebuilt: %v", err)
 			}
 		})
@@ -217,7 +272,7 @@ func TestSymbolCacheConcurrent(t *testing.T) {
 	}
 	for _, f := range cacheFiles(t, dir) {
 		b, _ := os.ReadFile(f)
-		if _, _, _, err := decodeLookups(b); err != nil {
+		if _, _, err := decodeLookups(b); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -305,21 +360,26 @@ func TestSymbolCacheSettings(t *testing.T) {
 // as a payload past the checksum (which random bytes seldom pass). The
 // seeds are a file, a truncation and a corruption.
 func FuzzSymbolCacheFile(f *testing.F) {
-	syms := map[uint64]symResult{0x10: {Symbol{"f", "_Z1fv", 0x8, 0x20}, true}, 0x99: {}}
-	frames := map[uint64][]SourceFrame{0x10: {{"g", "/a.c", 3, 4, true}, {"f", "/a.c", 9, 0, false}}, 0x99: {}}
-	good := encodeLookups("key", syms, frames)
+	l := newLookups()
+	l.syms[0x10], l.syms[0x99] = symResult{Symbol{"f", "_Z1fv", 0x8, 0x20}, true}, symResult{}
+	l.frames[0x10], l.frames[0x99] = []SourceFrame{{"g", "/a.c", 3, 4, true}, {"f", "/a.c", 9, 0, false}}, []SourceFrame{}
+	l.named["f"], l.named["nope"] = symResult{Symbol{"f", "_Z1fv", 0x8, 0x20}, true}, symResult{}
+	l.entries[0x10], l.entries[0x99] = entryResult{0x8, true}, entryResult{}
+	l.calls[0x14], l.calls[0x15] = callSiteResult{CallSite{ReturnPC: 0x14, Tail: true, TargetAddr: 0x40, HasTargetAddr: true}, true}, callSiteResult{}
+	l.tails[0x8], l.tails[0x9] = tailCallsResult{[]CallSite{{ReturnPC: 0x20, Tail: true, TargetName: "g"}}, true}, tailCallsResult{}
+	good := encodeLookups("key", l)
 	f.Add(good)
 	f.Add(good[:len(good)-3])
 	f.Add(flip(good, len(good)-5))
 	f.Add(good[symbolCacheHeader:])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, decode := range []func([]byte) (string, map[uint64]symResult, map[uint64][]SourceFrame, error){decodeLookups, decodePayload} {
-			key, syms, frames, err := decode(b)
+		for _, decode := range []func([]byte) (string, lookups, error){decodeLookups, decodePayload} {
+			key, l, err := decode(b)
 			if err != nil {
 				continue
 			}
-			k2, s2, f2, err := decodeLookups(encodeLookups(key, syms, frames))
-			if err != nil || k2 != key || !reflect.DeepEqual(s2, syms) || !reflect.DeepEqual(f2, frames) {
+			k2, l2, err := decodeLookups(encodeLookups(key, l))
+			if err != nil || k2 != key || !reflect.DeepEqual(l2, l) {
 				t.Fatalf("round trip: %v", err)
 			}
 		}

@@ -1,0 +1,235 @@
+package elfx
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
+)
+
+// A unit's first walk reads its top-level DIEs only: the subprograms
+// (inside namespaces, classes and modules too) and skips their children,
+// with DW_AT_sibling where the compiler gave one. A big LTO unit holds
+// thousands of functions and a frame needs one: the inlined calls,
+// lexical blocks and nested functions of a subprogram are read when a
+// lookup lands in it (expand), or when a name is looked up among them
+// (expandAround: function-local classes qualify the names of their
+// members).
+
+// funcBody is the subtree of one subprogram of the unit's first walk.
+type funcBody struct {
+	start dwarf.Offset // the subprogram's DIE
+	// end is the first DIE after its subtree (or past the unit): a DIE
+	// in [start, end) is inside it.
+	end   dwarf.Offset
+	scope int32  // the subprogram in cu.scopes
+	qual  string // the names around it
+
+	once sync.Once
+	err  error
+	// tree[0] is the subprogram; the other scopes are the inlined
+	// calls inside it and nested subprograms with code (roots).
+	tree  []scope
+	roots []int32
+}
+
+// scopeWalk collects scopes from a walk over DIEs.
+type scopeWalk struct {
+	cu     *cuIndex
+	x      *dwarfIndex
+	r      *dwarf.Reader
+	scopes []scope
+	roots  []int32 // the subprograms among scopes
+	// top: the unit's first walk, which leaves subprograms' children
+	// for later (bodies).
+	top    bool
+	bodies []*funcBody
+	open   *funcBody // skipped last; its end is the next DIE read
+}
+
+// next reads the next DIE, giving the subtree skipped before its end.
+func (w *scopeWalk) next() (*dwarf.Entry, error) {
+	e, err := w.r.Next()
+	if w.open != nil && (err != nil || e == nil || e.Tag != 0) {
+		// A null entry carries no offset: the end is the next DIE.
+		w.open.end = ^dwarf.Offset(0)
+		if err == nil && e != nil {
+			w.open.end = e.Offset
+		}
+		w.open = nil
+	}
+	return e, err
+}
+
+// walk reads the children of the DIE just read, under the scope parent
+// (-1 for none) and the qualifying names qual.
+func (w *scopeWalk) walk(parent int32, qual string) error {
+	d, cu := w.cu.d, w.cu
+	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
+	// quals[i] the qualifying names around them.
+	stack := []int32{parent}
+	quals := []string{qual}
+	for len(stack) > 0 {
+		e, err := w.next()
+		if err != nil {
+			return fmt.Errorf("DIEs: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			stack = stack[:len(stack)-1]
+			quals = quals[:len(quals)-1]
+			continue
+		}
+		parent := stack[len(stack)-1]
+		qual := quals[len(quals)-1]
+		self := parent // what this entry's children see as enclosing scope
+		selfQual := qual
+		switch e.Tag {
+		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+			if e.Tag == dwarf.TagSubprogram && qual != "" {
+				w.x.scopeOf.Store(cu.base+e.Offset, qual)
+			}
+			ranges, _ := d.Ranges(e)
+			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
+				// Declarations and abstract instances: their inlined
+				// children have no code either.
+				w.r.SkipChildren()
+				continue
+			}
+			s := scope{ranges: ranges, die: e.Offset}
+			if e.Tag == dwarf.TagInlinedSubroutine {
+				s.inlined = true
+				s.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
+				s.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
+				s.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
+			}
+			self = int32(len(w.scopes))
+			w.scopes = append(w.scopes, s)
+			if e.Tag == dwarf.TagSubprogram {
+				w.roots = append(w.roots, self)
+				if w.top && e.Children {
+					b := &funcBody{start: e.Offset, scope: self, qual: qual}
+					w.scopes[self].body = b
+					w.bodies = append(w.bodies, b)
+					w.r.SkipChildren()
+					w.open = b
+					continue
+				}
+			} else {
+				w.scopes[parent].children = append(w.scopes[parent].children, self)
+			}
+		case dwarf.TagNamespace, dwarf.TagModule,
+			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+			// Transparent: may contain function definitions (namespaces
+			// in GCC's C++ output, Fortran modules) or inlined calls.
+			n, _ := cu.stringAttr(e, dwarf.AttrName)
+			if n == "" && e.Tag == dwarf.TagNamespace {
+				n = "(anonymous namespace)"
+			}
+			if n != "" {
+				selfQual = joinQual(qual, n)
+			}
+		case dwarf.TagLexDwarfBlock:
+		default:
+			w.r.SkipChildren()
+			continue
+		}
+		if e.Children {
+			stack = append(stack, self)
+			quals = append(quals, selfQual)
+		}
+	}
+	return nil
+}
+
+// loadScopes is the unit's first walk: its subprograms with code, their
+// children left for expand.
+func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
+	r := cu.d.Reader()
+	r.Seek(cu.entry.Offset)
+	if _, err := r.Next(); err != nil {
+		return fmt.Errorf("DIEs: %w", err)
+	}
+	if !cu.entry.Children {
+		return nil
+	}
+	w := &scopeWalk{cu: cu, x: x, r: r, top: true}
+	err := w.walk(-1, "")
+	if w.open != nil {
+		w.open.end = ^dwarf.Offset(0) // the walk failed inside it
+	}
+	cu.scopes, cu.bodies = w.scopes, w.bodies
+	var funcs []interval
+	for _, i := range w.roots {
+		for _, rg := range cu.scopes[i].ranges {
+			funcs = append(funcs, interval{lo: rg[0], hi: rg[1], idx: i})
+		}
+	}
+	cu.funcs = newIntervalIndex(funcs)
+	return err
+}
+
+// expand reads the subtree of b once: the inlined calls and nested
+// subprograms inside it.
+func (cu *cuIndex) expand(x *dwarfIndex, b *funcBody) error {
+	b.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				mapfault.Reraise(p)
+				b.err = fmt.Errorf("elfx: %s: malformed DWARF in the function at DIE %#x (%v)", x.name, cu.base+b.start, p)
+			}
+		}()
+		top := cu.scopes[b.scope]
+		top.body = nil
+		w := &scopeWalk{cu: cu, x: x, r: cu.d.Reader(), scopes: []scope{top}, roots: []int32{0}}
+		w.r.Seek(b.start)
+		if _, err := w.r.Next(); err != nil {
+			b.err = fmt.Errorf("elfx: %s: DIE %#x: %w", x.name, cu.base+b.start, err)
+			return
+		}
+		b.err = w.walk(0, b.qual)
+		b.tree, b.roots = w.scopes, w.roots
+	})
+	return b.err
+}
+
+// functionAt returns the scopes of the out-of-line function holding pc
+// and its index there: a top-level subprogram's subtree, read now, else
+// (pc in no top-level subprogram) a nested one, for which every subtree
+// of the unit is read. The unit is loaded.
+func (cu *cuIndex) functionAt(x *dwarfIndex, pc uint64) ([]scope, int32, bool) {
+	sub := int32(-1)
+	cu.funcs.each(pc, func(s int32) bool { sub = s; return false })
+	if sub >= 0 {
+		b := cu.scopes[sub].body
+		if b == nil {
+			return cu.scopes, sub, true // no children: nothing to read
+		}
+		if cu.expand(x, b) != nil && len(b.tree) == 0 {
+			return cu.scopes, sub, true
+		}
+		return b.tree, 0, true
+	}
+	for _, b := range cu.bodies {
+		cu.expand(x, b)
+		for _, r := range b.roots[min(1, len(b.roots)):] {
+			if b.tree[r].contains(pc) {
+				return b.tree, r, true
+			}
+		}
+	}
+	return nil, -1, false
+}
+
+// expandAround reads the subtree holding the DIE at off, if a
+// subprogram's does: the names around it are known then.
+func (cu *cuIndex) expandAround(x *dwarfIndex, off dwarf.Offset) {
+	i := sort.Search(len(cu.bodies), func(i int) bool { return cu.bodies[i].start >= off })
+	if i > 0 && off < cu.bodies[i-1].end {
+		cu.expand(x, cu.bodies[i-1])
+	}
+}

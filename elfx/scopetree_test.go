@@ -1,0 +1,105 @@
+package elfx
+
+import (
+	"strings"
+	"testing"
+)
+
+// nestedProgram has a GCC nested function (its DIE is a child of the
+// function around it, its code outside that function's ranges) with a
+// call inlined into it, and a function whose inlined calls are several
+// deep.
+const nestedProgram = `
+#include <stdio.h>
+#include <stdlib.h>
+static inline int sq(int x) { return x * x; }
+static inline int sq2(int x) { return sq(x) + sq(x + 1); }
+__attribute__((noinline)) int apply(int (*f)(int), int v) { return f(v) + 1; }
+int outer(int k) {
+	__attribute__((noinline)) int inner(int v) { return sq2(v) * k; }
+	return apply(inner, k);
+}
+int main(int argc, char **argv) { printf("%d %d\n", outer(argc), sq2(atoi(argv[0] + argc))); return 0; }
+`
+
+// localProgram names functions by classes local to a function: a
+// lambda's closure and a struct inside app::run, whose member
+// declarations lie in run's subtree.
+const localProgram = `
+#include <cstdio>
+#include <cstdlib>
+template <typename F> __attribute__((noinline)) int call(F f, int v) { return f(v) + 1; }
+namespace app {
+int run(int k) {
+	struct Local { __attribute__((noinline)) static int twice(int v) { return v * 2 + std::rand(); } };
+	auto lam = [k](int v) { return Local::twice(v) * k; };
+	return call(lam, k);
+}
+}
+int main(int argc, char **argv) { std::printf("%d\n", app::run(argc)); return 0; }
+`
+
+// TestScopeTreeLazy checks the frames of every instruction of a program
+// with a nested function and of one with lambdas and local classes
+// against addr2line, and that a lookup reads the children of the one
+// function it lands in, not every function's (scopetree.go).
+func TestScopeTreeLazy(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, compiler, ext, src string
+		want                     string // a function that must be named
+	}{
+		{"nested", "gcc", "c", nestedProgram, "inner"},
+		{"local", "g++", "cc", localProgram, "Local::twice"},
+		{"templates", "g++", "cc", cxxProgram, "geo::Poly::centroid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := compile(t, dir, tc.compiler, tc.name, tc.ext, tc.src, "-O2", "-g")
+			o := mustOpen(t, bin)
+			addrs := instructionAddrs(t, bin, func(fn string) bool {
+				return userCode(fn) || strings.Contains(fn, "Local") // _ZZN3app3runEiEN5Local5twiceEi
+			})
+			if len(addrs) == 0 {
+				t.Fatal("no instructions")
+			}
+			// One lookup reads one function's subtree.
+			if _, err := o.SourceFrames(addrs[len(addrs)/2]); err != nil {
+				t.Fatal(err)
+			}
+			x, err := o.dwarfIndex()
+			if err != nil || x == nil {
+				t.Fatalf("no DWARF index: %v", err)
+			}
+			bodies, expanded, seqs, marks := 0, 0, 0, 0
+			for _, cu := range x.cus {
+				for _, b := range cu.bodies {
+					bodies++
+					if b.tree != nil {
+						expanded++
+					}
+				}
+				for _, s := range cu.seqs {
+					seqs++
+					marks += len(s.marks)
+				}
+			}
+			if expanded > 2+bodies/4 {
+				t.Errorf("after one lookup %d of %d function bodies read", expanded, bodies)
+			}
+			if seqs == 0 || marks < seqs {
+				t.Errorf("%d line sequences, %d marks to decode them from", seqs, marks)
+			}
+			compareWithAddr2line(t, o, bin, addrs)
+			named := false
+			for _, a := range addrs {
+				fr, _ := o.SourceFrames(a)
+				for _, f := range fr {
+					named = named || strings.Contains(f.Function, tc.want)
+				}
+			}
+			if !named {
+				t.Errorf("no frame of %s: the program no longer tests what it should", tc.want)
+			}
+		})
+	}
+}
