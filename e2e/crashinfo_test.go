@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -203,7 +204,8 @@ type qemuCrashArch struct {
 	trapSignal, trap string
 	// condTrap is the text of the conditional trap gcc makes of a
 	// check that ends in __builtin_trap; "" where there is none.
-	condTrap string
+	// condTrapReg is the register it compares ("r4" where unset).
+	condTrap, condTrapReg string
 	// exception is exception.cc built static for the arch ("": no
 	// C++ cross compiler); exceptionUnknown the reason its core cannot
 	// prove the type, "" where it can.
@@ -228,6 +230,11 @@ var qemuCrashArches = []qemuCrashArch{
 		trapSignal: "SIGTRAP", trap: "executed trap at", condTrap: "executed tdeqi r4,0 at"},
 	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds", exception: "s390x-exception",
 		wildCall: []string{"the call `basr %r14,%r", " = 0xdead0000) in dispatch (frame #1) went there"}},
+	// The call in frame 1 is before its delay slot; __builtin_trap is
+	// "teq zero,zero", a division by zero gcc's check "teq a1,zero,7".
+	{name: "mips", arch: testenv.MIPS, prog: "mips-crashkinds",
+		wildCall:   []string{"the call `jalr t9` (t9 = 0xdead0000) in dispatch (frame #1) went there"},
+		trapSignal: "SIGTRAP", trap: "executed teq zero,zero at", condTrap: "executed teq a1,zero,0x7 at", condTrapReg: "a1"},
 }
 
 func init() {
@@ -282,7 +289,7 @@ func TestCrashInfoQemu(t *testing.T) {
 		}
 		if a.condTrap != "" {
 			kinds = append(kinds, crashKind{name: "conditional-trap", args: []string{"cond-trap"}, signal: "SIGTRAP", kind: "trap_instruction",
-				summary: []string{a.condTrap, "a conditional trap instruction whose comparison held (r4 = 0x0)"}})
+				summary: []string{a.condTrap, "a conditional trap instruction whose comparison held (" + cmp.Or(a.condTrapReg, "r4") + " = 0x0)"}})
 		}
 		for i := range kinds {
 			kinds[i].prog = a.prog

@@ -22,6 +22,10 @@ var _ unwind.InsnDecoder = Arch{}
 // not decoded).
 func (Arch) MaxInsnLen() int { return 4 }
 
+// DelaySlot: a call's return address is past its delay slot
+// (unwind.DelaySlotArch).
+func (Arch) DelaySlot() int { return 4 }
+
 // CanonicalAddr: o32 and n64 user addresses are not told apart by form.
 func (Arch) CanonicalAddr(uint64) bool { return true }
 
@@ -69,7 +73,7 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 		if m.fpr {
 			r, name = F0+rt, fmt.Sprintf("$f%d", rt)
 		}
-		in.Text = fmt.Sprintf("%s\t%s,%d(%s)", m.name, name, imm, a.regName(rs))
+		in.Text = fmt.Sprintf("%s %s,%d(%s)", m.name, name, imm, a.regName(rs))
 		in.Mem, in.MemDisp = m.mem, imm
 		if r != Zero {
 			in.AddReg(r)
@@ -79,26 +83,26 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 	}
 	switch {
 	case op == 0 && insn&0x3f == 0x08 && insn&0x1ff800 == 0: // jr rs
-		in.Text = "jr\t" + a.regName(rs)
+		in.Text = "jr " + a.regName(rs)
 		in.Class = unwind.InsnJump
 		if rs == RA {
 			in.Class = unwind.InsnReturn
 		}
 		in.AddReg(rs)
 	case op == 0 && insn&0x3f == 0x09 && rt == 0: // jalr rd, rs
-		in.Text = "jalr\t" + a.regName(rs)
+		in.Text = "jalr " + a.regName(rs)
 		if rd != RA {
-			in.Text = "jalr\t" + a.regName(rd) + "," + a.regName(rs)
+			in.Text = "jalr " + a.regName(rd) + "," + a.regName(rs)
 		}
 		in.Class = unwind.InsnCall
 		in.AddReg(rd)
 		in.AddReg(rs)
 	case op == 3: // jal
-		in.Text = fmt.Sprintf("jal\t%#x", (pc+4)&^0x0fffffff|uint64(insn&0x03ffffff)<<2)
+		in.Text = fmt.Sprintf("jal %#x", (pc+4)&^0x0fffffff|uint64(insn&0x03ffffff)<<2)
 		in.Class = unwind.InsnCall
 		in.AddReg(RA)
 	case op == 1 && rs == 0 && rt == 0x11: // bal
-		in.Text = fmt.Sprintf("bal\t%#x", a.narrow(uint64(int64(pc)+4+imm<<2)))
+		in.Text = fmt.Sprintf("bal %#x", a.narrow(uint64(int64(pc)+4+imm<<2)))
 		in.Class = unwind.InsnCall
 		in.AddReg(RA)
 	case op == 0 && insn&0x3f == 0x0d: // break
@@ -107,14 +111,14 @@ func (a Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool))
 		case c1 == 0 && c2 == 0:
 			in.Text = "break"
 		case c2 == 0:
-			in.Text = fmt.Sprintf("break\t%#x", c1)
+			in.Text = fmt.Sprintf("break %#x", c1)
 		default:
-			in.Text = fmt.Sprintf("break\t%#x,%#x", c1, c2)
+			in.Text = fmt.Sprintf("break %#x,%#x", c1, c2)
 		}
 		in.Class = unwind.InsnTrap
 	case op == 0 && condTraps[insn&0x3f] != "":
 		name := condTraps[insn&0x3f]
-		in.Text = fmt.Sprintf("%s\t%s,%s", name, a.regName(rs), a.regName(rt))
+		in.Text = fmt.Sprintf("%s %s,%s", name, a.regName(rs), a.regName(rt))
 		if c := insn >> 6 & 0x3ff; c != 0 {
 			in.Text += fmt.Sprintf(",%#x", c)
 		}
