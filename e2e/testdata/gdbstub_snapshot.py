@@ -36,33 +36,65 @@ def read_regs(names):
     return [int(f.read_register(n)) & (2**64 - 1) for n in names]
 
 
-SPARC_WINDOW = ["l%d" % i for i in range(8)] + ["i%d" % i for i in range(6)] + ["fp", "i7"]
 SPARC_NWINDOWS = 8
 SPARC_BIAS = 2047
+# qemu's sparc64 stub: its "g" reply is %g0-%i7 (8 bytes each), %f0-%f31
+# (4), %f32-%f62 (8), pc, npc, state...; "G" writes them back (qemu 7.2
+# has no "p" or "P").
+SPARC_L0, SPARC_SP = 16, 14
+SPARC_STATE_AT = 32 * 8 + 32 * 4 + 16 * 8 + 2 * 8
+
+
+def stub(packet):
+    """Sends packet to the stub as it is; returns the reply."""
+    out = gdb.execute("maint packet " + packet, to_string=True)
+    m = re.search(r'received: "(.*)"', out)
+    if not m:
+        raise gdb.GdbError("no reply to %s: %s" % (packet, out))
+    return m.group(1)
+
+
+def stub_regs():
+    """The stub's registers of its current thread, as bytes."""
+    return bytes.fromhex(stub("g"))
+
+
+def stub_word(regs, at):
+    return int.from_bytes(regs[at:at + 8], "big")
 
 
 def flush_windows():
+    # Through the stub's own packets (Hg, g, G): writing cwp through gdb
+    # makes it unwind every time, for minutes on a dynamic program. The
+    # stub's thread for register packets ends where gdb believes it is:
+    # the current thread, whose registers gdb reads first.
     inf = gdb.selected_inferior()
     cur = gdb.selected_thread()
+    gdb.execute("maint flush register-cache")
+    read_regs(["pc"])
     for th in inf.threads():
-        th.switch()
-        state = read_regs(["state"])[0]
+        stub("Hgp%x.%x" % (th.ptid[0], th.ptid[1]))
+        saved = stub_regs()
+        state = stub_word(saved, SPARC_STATE_AT)
         cwp = state & 0xff
         prev = None
         for k in range(SPARC_NWINDOWS - 1):
-            gdb.execute("set $state = %d" % ((state & ~0xff) | ((cwp - k) % SPARC_NWINDOWS)))
-            gdb.execute("maint flush register-cache")
-            sp = read_regs(["sp"])[0]
+            w = (state & ~0xff) | ((cwp - k) % SPARC_NWINDOWS)
+            put = saved[:SPARC_STATE_AT] + w.to_bytes(8, "big") + saved[SPARC_STATE_AT + 8:]
+            if stub("G" + put.hex()) != "OK":
+                raise gdb.GdbError("the stub did not take the registers")
+            regs = stub_regs()
+            sp = stub_word(regs, SPARC_SP * 8)
             if sp & 1 == 0 or (prev is not None and sp <= prev):
                 break
             prev = sp
-            words = read_regs(SPARC_WINDOW)
+            words = [stub_word(regs, (SPARC_L0 + i) * 8) for i in range(16)]
             inf.write_memory(sp + SPARC_BIAS, b"".join(w.to_bytes(8, "big") for w in words))
             if words[14] == 0:  # %fp: the outermost frame
                 break
-        gdb.execute("set $state = %d" % state)
-        gdb.execute("maint flush register-cache")
-    cur.switch()
+        stub("G" + saved.hex())
+    stub("Hgp%x.%x" % (cur.ptid[0], cur.ptid[1]))
+    gdb.execute("maint flush register-cache")
 
 
 def snapshot(path, names, sp, code):
