@@ -63,6 +63,17 @@ def stub_word(regs, at):
     return int.from_bytes(regs[at:at + 8], "big")
 
 
+def select_window(regs, state):
+    """Writes state (its cwp selecting a window) with the registers regs
+    read last: qemu writes the window registers of a "G" packet into the
+    window that is current before the state, so they must be its own.
+    Returns the registers of the window selected."""
+    put = regs[:SPARC_STATE_AT] + state.to_bytes(8, "big") + regs[SPARC_STATE_AT + 8:]
+    if stub("G" + put.hex()) != "OK":
+        raise gdb.GdbError("the stub did not take the registers")
+    return stub_regs()
+
+
 def flush_windows():
     # Through the stub's own packets (Hg, g, G): writing cwp through gdb
     # makes it unwind every time, for minutes on a dynamic program. The
@@ -74,16 +85,13 @@ def flush_windows():
     read_regs(["pc"])
     for th in inf.threads():
         stub("Hgp%x.%x" % (th.ptid[0], th.ptid[1]))
-        saved = stub_regs()
-        state = stub_word(saved, SPARC_STATE_AT)
+        regs = stub_regs()
+        state = stub_word(regs, SPARC_STATE_AT)
         cwp = state & 0xff
         prev = None
         for k in range(SPARC_NWINDOWS - 1):
-            w = (state & ~0xff) | ((cwp - k) % SPARC_NWINDOWS)
-            put = saved[:SPARC_STATE_AT] + w.to_bytes(8, "big") + saved[SPARC_STATE_AT + 8:]
-            if stub("G" + put.hex()) != "OK":
-                raise gdb.GdbError("the stub did not take the registers")
-            regs = stub_regs()
+            if k > 0:
+                regs = select_window(regs, (state & ~0xff) | ((cwp - k) % SPARC_NWINDOWS))
             sp = stub_word(regs, SPARC_SP * 8)
             if sp & 1 == 0 or (prev is not None and sp <= prev):
                 break
@@ -92,7 +100,7 @@ def flush_windows():
             inf.write_memory(sp + SPARC_BIAS, b"".join(w.to_bytes(8, "big") for w in words))
             if words[14] == 0:  # %fp: the outermost frame
                 break
-        stub("G" + saved.hex())
+        select_window(regs, state)
     stub("Hgp%x.%x" % (cur.ptid[0], cur.ptid[1]))
     gdb.execute("maint flush register-cache")
 
