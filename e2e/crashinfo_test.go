@@ -662,6 +662,7 @@ func runGDBCrash(t *testing.T, ref gdbRef, exe, core, extraPrint string) *gdbCra
 	for _, m := range gdbRegLine.FindAllStringSubmatch(out, -1) {
 		g.regs[m[1]] = m[2]
 	}
+	gdbRegTable(out, g.regs)
 	for _, m := range gdbMapLine.FindAllStringSubmatch(out, -1) {
 		g.maps = append(g.maps, gdbMapping{m[1], m[2], m[3], strings.TrimSpace(m[4])})
 	}
@@ -693,6 +694,30 @@ func runGDBCrash(t *testing.T, ref gdbRef, exe, core, extraPrint string) *gdbCra
 	}
 	return g
 }
+
+// gdbRegTable adds to regs the registers of gdb's tabular info registers
+// (MIPS): a line of names, then a line of their values in hex without
+// 0x, after an "R<n>" label on the general registers' lines.
+func gdbRegTable(out string, regs map[string]string) {
+	lines := strings.Split(out, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		names, vals := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(vals) > 0 && strings.HasPrefix(vals[0], "R") {
+			vals = vals[1:]
+		}
+		if len(names) == 0 || len(names) != len(vals) || !gdbRegNames.MatchString(lines[i]) {
+			continue
+		}
+		for j, v := range vals {
+			if n, err := strconv.ParseUint(v, 16, 64); err == nil {
+				regs[names[j]] = fmt.Sprintf("%#x", n)
+			}
+		}
+		i++
+	}
+}
+
+var gdbRegNames = regexp.MustCompile(`^(\s+[a-z][a-z0-9]*)+\s*$`)
 
 // normInsn makes gdb's and coreunwind's instruction text comparable:
 // one space between fields, gdb's "# 0x... <sym>" comment and a branch
