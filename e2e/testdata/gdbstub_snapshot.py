@@ -17,9 +17,13 @@
 # spilled into their save areas (at each window's %sp + 2047), which
 # qemu leaves in registers and gdb then reads stale. The stub shows one
 # window at a time; writing cwp (the low byte of gdb's "state") selects
-# another: the caller's is cwp - 1. Windows are taken while each one's
-# %sp lies above the previous one's (a window whose frame returned, or
-# that was already spilled and reused, has a %sp below the live ones).
+# another: the caller's is cwp - 1. A window's %o registers are the
+# newer window's %i, always live; its own %l and %i are stale when it
+# was spilled and its registers reused by a deeper frame, called while
+# the window's frame was alive: that frame's %fp (its caller's %sp) is
+# then at or below the window's %sp, where a live window's %fp is above
+# it (or 0, the outermost). Windows are taken up to the first stale one
+# (qemu spilled it and the older ones).
 import gdb
 import json
 import re
@@ -97,6 +101,8 @@ def flush_windows():
                 break
             prev = sp
             words = [stub_word(regs, (SPARC_L0 + i) * 8) for i in range(16)]
+            if words[14] != 0 and words[14] <= sp:
+                break  # a stale window (see above)
             inf.write_memory(sp + SPARC_BIAS, b"".join(w.to_bytes(8, "big") for w in words))
             if words[14] == 0:  # %fp: the outermost frame
                 break
