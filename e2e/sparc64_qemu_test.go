@@ -3,6 +3,7 @@ package e2e
 import (
 	"debug/elf"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -34,6 +35,7 @@ var sparc64Stub = stubArch{
 
 func init() {
 	addCrossCrashPrograms("sparc64", testenv.SPARC64, []string{"-static"}, []string{"-no-pie"})
+	programs["sparc64-crashkinds"] = cc(testenv.SPARC64.CC(), "crashkinds", "-g", "-O0", "crashkinds.c", "-lpthread", "-static")
 }
 
 // TestSparc64Live: programs built for sparc64 crash under qemu-sparc64's
@@ -126,4 +128,50 @@ func TestSparc64PprofAndTriage(t *testing.T) {
 	t.Parallel()
 	live := stubLiveCore(t, sparc64Stub, "sparc64-static", 1, "segv")
 	checkPprofAndTriage(t, live.crash, "SIGSEGV")
+}
+
+// TestCrashInfoSparc64: the crash kinds built for sparc64 (static),
+// whose cores the test writes from the live gdb's snapshot at the signal
+// (stubLiveCore). gdb-multiarch reads no registers from a sparc64 core,
+// so the checks are what the program did: the faulting instruction,
+// decoded by the package's own decoder, proves the NULL read and write
+// of record.count (its offset as gdb prints it from the program's debug
+// info); the wild call is the call before frame 1's delay slot.
+func TestCrashInfoSparc64(t *testing.T) {
+	t.Parallel()
+	for _, k := range []struct {
+		name, kind string
+		summary    []string
+	}{
+		{"null-read", "null_pointer", []string{"read of field at offset ", " of a NULL pointer", noSiginfo}},
+		{"null-write", "null_pointer", []string{"write of field at offset ", " of a NULL pointer", noSiginfo}},
+		{"wild-call", "bad_jump", []string{"execution of address 0xdead0000, outside every mapping: the call `call %", " = 0xdead0000) in dispatch (frame #1) went there"}},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			live := stubLiveCore(t, sparc64Stub, "sparc64-crashkinds", 1, k.name)
+			_, r := unwindJSON(t, []string{"--threads", "crashed"}, live.Core, live.Exe)
+			var ci crashInfo
+			if err := json.Unmarshal([]byte(r.Stdout), &ci); err != nil {
+				t.Fatal(err)
+			}
+			if ci.Crash == nil {
+				t.Fatalf("report has no crash analysis")
+			}
+			if ci.Crash.Kind != k.kind {
+				t.Errorf("kind %q, want %q (%s)", ci.Crash.Kind, k.kind, ci.Crash.Summary)
+			}
+			for _, want := range k.summary {
+				if !strings.Contains(ci.Crash.Summary, want) {
+					t.Errorf("summary %q lacks %q", ci.Crash.Summary, want)
+				}
+			}
+			if k.kind == "null_pointer" {
+				off := runTool(t, testenv.NeedTool(t, "gdb-multiarch"), "-batch", "-nx", "-ex", "print "+recordCount, live.Exe)
+				if f := strings.Fields(off); len(f) == 0 || !strings.Contains(ci.Crash.Summary, "offset "+f[len(f)-1]+" ") {
+					t.Errorf("summary %q: the offset is not record.count's (gdb: %s)", ci.Crash.Summary, off)
+				}
+			}
+		})
+	}
 }
