@@ -104,14 +104,17 @@ need i686-linux-gnu-g++ g++-i686-linux-gnu
 # x32: glibc's CFI for __restore_rt checks the signal-frame layout (the
 # kernel here runs no x32 program).
 need /usr/x86_64-linux-gnux32/lib/libc.so.6 libc6-x32-cross
-# sparc64: programs for the unwinder's fuzz target (qemu-sparc64 writes
-# no core; elfutils' sparc64 core is the real input).
+# sparc64: qemu-sparc64 writes no core; the tests write one from what
+# gdb-multiarch reads through qemu's gdbstub (and elfutils' kernel core).
 need sparc64-linux-gnu-gcc gcc-sparc64-linux-gnu
 # MIPS: o32 big- and little-endian and n64 programs, crashed under
 # qemu-user (which writes their cores).
 need mips-linux-gnu-gcc gcc-mips-linux-gnu
 need mipsel-linux-gnu-gcc gcc-mipsel-linux-gnu
 need mips64el-linux-gnuabi64-gcc gcc-mips64el-linux-gnuabi64
+# SuperH (sh4): programs linked against e2e's sh4rt.c (Debian's sh4
+# glibc cannot start), crashed under qemu-sh4 (which writes their cores).
+need sh4-linux-gnu-gcc gcc-sh4-linux-gnu
 if [ -n "$missing" ]; then
 	echo "test.sh: installing$missing" >&2
 	apt-get update -qq

@@ -14,6 +14,7 @@ import (
 	_ "github.com/coreunwind/coreunwind/ppc64"
 	_ "github.com/coreunwind/coreunwind/riscv64"
 	_ "github.com/coreunwind/coreunwind/s390x"
+	_ "github.com/coreunwind/coreunwind/sh"
 	_ "github.com/coreunwind/coreunwind/sparc64"
 	_ "github.com/coreunwind/coreunwind/x86_64"
 )

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -203,7 +204,8 @@ type qemuCrashArch struct {
 	trapSignal, trap string
 	// condTrap is the text of the conditional trap gcc makes of a
 	// check that ends in __builtin_trap; "" where there is none.
-	condTrap string
+	// condTrapReg is the register it compares ("r4" where unset).
+	condTrap, condTrapReg string
 	// exception is exception.cc built static for the arch ("": no
 	// C++ cross compiler); exceptionUnknown the reason its core cannot
 	// prove the type, "" where it can.
@@ -228,6 +230,11 @@ var qemuCrashArches = []qemuCrashArch{
 		trapSignal: "SIGTRAP", trap: "executed trap at", condTrap: "executed tdeqi r4,0 at"},
 	{name: "s390x", arch: testenv.S390X, prog: "s390x-crashkinds", exception: "s390x-exception",
 		wildCall: []string{"the call `basr %r14,%r", " = 0xdead0000) in dispatch (frame #1) went there"}},
+	// The call in frame 1 is before its delay slot; __builtin_trap is
+	// "teq zero,zero", a division by zero gcc's check "teq a1,zero,7".
+	{name: "mips", arch: testenv.MIPS, prog: "mips-crashkinds",
+		wildCall:   []string{"the call `jalr t9` (t9 = 0xdead0000) in dispatch (frame #1) went there"},
+		trapSignal: "SIGTRAP", trap: "executed teq zero,zero at", condTrap: "executed teq a1,zero,0x7 at", condTrapReg: "a1"},
 }
 
 func init() {
@@ -282,7 +289,7 @@ func TestCrashInfoQemu(t *testing.T) {
 		}
 		if a.condTrap != "" {
 			kinds = append(kinds, crashKind{name: "conditional-trap", args: []string{"cond-trap"}, signal: "SIGTRAP", kind: "trap_instruction",
-				summary: []string{a.condTrap, "a conditional trap instruction whose comparison held (r4 = 0x0)"}})
+				summary: []string{a.condTrap, "a conditional trap instruction whose comparison held (" + cmp.Or(a.condTrapReg, "r4") + " = 0x0)"}})
 		}
 		for i := range kinds {
 			kinds[i].prog = a.prog
@@ -655,6 +662,7 @@ func runGDBCrash(t *testing.T, ref gdbRef, exe, core, extraPrint string) *gdbCra
 	for _, m := range gdbRegLine.FindAllStringSubmatch(out, -1) {
 		g.regs[m[1]] = m[2]
 	}
+	gdbRegTable(out, g.regs)
 	for _, m := range gdbMapLine.FindAllStringSubmatch(out, -1) {
 		g.maps = append(g.maps, gdbMapping{m[1], m[2], m[3], strings.TrimSpace(m[4])})
 	}
@@ -686,6 +694,30 @@ func runGDBCrash(t *testing.T, ref gdbRef, exe, core, extraPrint string) *gdbCra
 	}
 	return g
 }
+
+// gdbRegTable adds to regs the registers of gdb's tabular info registers
+// (MIPS): a line of names, then a line of their values in hex without
+// 0x, after an "R<n>" label on the general registers' lines.
+func gdbRegTable(out string, regs map[string]string) {
+	lines := strings.Split(out, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		names, vals := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(vals) > 0 && strings.HasPrefix(vals[0], "R") {
+			vals = vals[1:]
+		}
+		if len(names) == 0 || len(names) != len(vals) || !gdbRegNames.MatchString(lines[i]) {
+			continue
+		}
+		for j, v := range vals {
+			if n, err := strconv.ParseUint(v, 16, 64); err == nil {
+				regs[names[j]] = fmt.Sprintf("%#x", n)
+			}
+		}
+		i++
+	}
+}
+
+var gdbRegNames = regexp.MustCompile(`^(\s+[a-z][a-z0-9]*)+\s*$`)
 
 // normInsn makes gdb's and coreunwind's instruction text comparable:
 // one space between fields, gdb's "# 0x... <sym>" comment and a branch

@@ -261,7 +261,8 @@ func i386cc(out string, args ...string) program {
 // crossarch.c static at -O1 ("static") and at -O2 without a frame
 // pointer ("nofp"), dynamic ("dyn", with dynFlags), nullfn.c ("nullfn"),
 // and nocfi_funcs.c without any CFI, with and without a frame pointer
-// ("nocfi", "nocfi-nofp"). static are the link flags of the static ones.
+// ("nocfi", "nocfi-nofp"). static are the link flags of the static ones
+// (sources of progs/ among them are compiled in: sh4rt.c).
 func addCrossCrashPrograms(prefix string, arch testenv.CrossArch, static, dynFlags []string) {
 	gcc := arch.CC()
 	add := func(name, out string, flags ...string) {
@@ -295,7 +296,7 @@ func nocfiBuild(prefix string, funcFlags, linkFlags []string) program {
 			if err := runIn(dir, objcopy, "--remove-section", ".debug_frame", obj); err != nil {
 				return "", err
 			}
-			return exe, runIn(dir, gcc, append([]string{"-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj}, linkFlags...)...)
+			return exe, runIn(dir, gcc, append([]string{"-g", "-O0", "-o", exe, filepath.Join(src, "nocfi_main.c"), obj}, srcPaths(src, linkFlags)...)...)
 		},
 	}
 }

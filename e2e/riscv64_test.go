@@ -3,31 +3,22 @@ package e2e
 import (
 	"debug/elf"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/coreunwind/coreunwind/internal/elfcore"
-	"github.com/coreunwind/coreunwind/internal/refbt"
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
-// RISC-V 64 cores. qemu-riscv64 7.2 writes no core, and gdb's gcore over
-// qemu's gdbstub is unusable, so the cores here are written by the test
-// itself from what gdb-multiarch reads through the gdbstub at the fatal
-// signal (registers of every thread, the program's segments, each stack,
-// the auxv: rvLiveCore). The same gdb session's live backtraces are the
-// reference, and gdb-multiarch on the written core a second one. Beside
-// them, the one real riscv64 kernel core elfutils ships.
+// RISC-V 64 cores. qemu-riscv64 7.2 writes no core, so the cores here
+// are written by the test itself from what gdb-multiarch reads through
+// the gdbstub at the fatal signal (stubLiveCore, gdbstub_test.go). The
+// same gdb session's live backtraces are the reference, and
+// gdb-multiarch on the written core a second one. Beside them, the one
+// real riscv64 kernel core elfutils ships.
 
 var rv = testenv.RISCV64
 
@@ -99,195 +90,27 @@ func TestRISCV64ElfutilsCore(t *testing.T) {
 	}
 }
 
-// rvLive is one run of a program under qemu-riscv64's gdbstub.
-type rvLive struct {
-	crash
-	// Stops are the current thread's backtraces at each signal but the
-	// last; Threads is every thread's backtrace at the last (fatal) one.
-	Stops   [][]refbt.Frame
-	Threads map[int]*refbt.Thread
-	Signal  int
+// rvStub is what a riscv64 gdbstub snapshot core is made of: the
+// kernel's struct user_regs_struct (pc, then x1..x31) as pr_reg, with sp
+// at 2, the pc and ra pointing at code; the generic Linux ABI's signal
+// numbers.
+var rvStub = stubArch{
+	cross:   rv,
+	machine: elf.EM_RISCV,
+	order:   binary.LittleEndian,
+	regs: `["pc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1"] + ["a%d" % i for i in range(8)]` +
+		` + ["s%d" % i for i in range(2, 12)] + ["t3", "t4", "t5", "t6"]`,
+	nregs:        32,
+	sp:           2,
+	code:         "(0, 1)",
+	prstatusSize: 376,
+	signals:      map[string]int{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGUSR1": 10, "SIGSEGV": 11},
 }
 
-// rvSignals are the signal numbers of the generic Linux ABI riscv64 uses.
-var rvSignals = map[string]int{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGUSR1": 10, "SIGSEGV": 11}
-
-// rvLiveCore runs a built program (its libraries from the cross sysroot)
-// under qemu-riscv64 -g and gdb-multiarch, continues to the stops-th signal, records the backtraces
-// and a snapshot of the process there (testdata/riscv64_snapshot.py) and
-// writes it as an ELF core (writeRVCore).
-func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
+// rvLiveCore is stubLiveCore for riscv64.
+func rvLiveCore(t *testing.T, prog string, stops int, args ...string) stubLive {
 	t.Helper()
-	qemu := testenv.NeedTool(t, rv.Qemu)
-	gdb := testenv.NeedTool(t, "gdb-multiarch")
-	exe := buildProgram(t, prog)
-	dir := t.TempDir()
-	local := filepath.Join(dir, filepath.Base(exe))
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(local, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The stub serves one connection; gdb retries for tcp connect-timeout
-	// seconds while qemu starts listening on a port the kernel just had
-	// free.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	q := exec.Command(qemu, append([]string{"-g", strconv.Itoa(port), local}, args...)...)
-	q.Dir = dir
-	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+rv.Sysroot())
-	if err := q.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		q.Process.Kill()
-		q.Wait()
-	}()
-	snap := filepath.Join(dir, "snapshot.json")
-	gargs := []string{"-batch", "-nx", "-iex", "set print frame-arguments none", "-iex", "set sysroot " + rv.Sysroot(),
-		"-ex", "set tcp connect-timeout 30", "-ex", fmt.Sprintf("target remote 127.0.0.1:%d", port)}
-	for i := 1; i < stops; i++ {
-		gargs = append(gargs, "-ex", "continue", "-ex", fmt.Sprintf(`echo Thread 1.%d (stop %d):\n`, i, i),
-			"-ex", "bt -frame-info location-and-address")
-	}
-	gargs = append(gargs, "-ex", "continue", "-ex", `echo === all threads\n`,
-		"-ex", "thread apply all bt -frame-info location-and-address",
-		"-ex", "source "+filepath.Join(repoRoot, "e2e", "testdata", "riscv64_snapshot.py"),
-		"-ex", fmt.Sprintf("python snapshot(%q)", snap), local)
-	start := time.Now()
-	out := runTool(t, gdb, gargs...)
-	head, all, ok := strings.Cut(out, "=== all threads\n")
-	if !ok {
-		t.Fatalf("live gdb did not reach stop %d (after %v):\n%s", stops, time.Since(start), out)
-	}
-	live := rvLive{crash: crash{Dir: dir, Exe: local}, Threads: refbt.ParseGDB(all)}
-	stopped := refbt.ParseGDB(head)
-	for i := 1; i < stops; i++ {
-		th := stopped[i]
-		if th == nil || len(th.Frames) == 0 {
-			t.Fatalf("live gdb printed no backtrace at stop %d:\n%s", i, out)
-		}
-		live.Stops = append(live.Stops, th.Frames)
-	}
-	sigs := regexp.MustCompile(`received signal (SIG[A-Z0-9]+)`).FindAllStringSubmatch(out, -1)
-	if len(sigs) != stops {
-		t.Fatalf("live gdb saw %d signals, want %d:\n%s", len(sigs), stops, out)
-	}
-	live.Signal = rvSignals[sigs[stops-1][1]]
-	// e_flags (at 48 in an ELF64 header) says the float ABI; a riscv64
-	// kernel core carries the program's.
-	live.Core = writeRVCore(t, snap, local, binary.LittleEndian.Uint32(b[48:]), live.Signal)
-	return live
-}
-
-// rvSnapshot is what riscv64_snapshot.py saves.
-type rvSnapshot struct {
-	Current int `json:"current"`
-	Threads []struct {
-		LWP  int      `json:"lwp"`
-		Regs []uint64 `json:"regs"`
-	} `json:"threads"`
-	Auxv  string `json:"auxv"`
-	Files string `json:"files"`
-	Mem   []struct {
-		Addr uint64 `json:"addr"`
-		Hex  string `json:"hex"`
-	} `json:"mem"`
-}
-
-// auxvLineRE is one line of gdb's "info auxv": the type number first, the
-// value last (before a quoted string that gdb adds for AT_EXECFN).
-var auxvLineRE = regexp.MustCompile(`(?m)^(\d+)\s+\S+\s.*?\s(0x[0-9a-f]+|\d+)(?: ".*")?$`)
-
-// writeRVCore writes the snapshot as the kernel lays out a riscv64 core:
-// NT_PRSTATUS per thread (the crashed one first, with the signal), in
-// the kernel's 64-bit struct elf_prstatus with pr_reg a struct
-// user_regs_struct; NT_PRPSINFO; NT_AUXV; NT_FILE for the program and
-// its shared objects (rvMappings); one PT_LOAD per run of pages
-// (executable where an object's code segment is).
-func writeRVCore(t *testing.T, path, exePath string, eflags uint32, sig int) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("gdb wrote no snapshot: %v", err)
-	}
-	var s rvSnapshot
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	le := binary.LittleEndian
-	f := elfcore.File{Class: elf.ELFCLASS64, Order: le, Machine: elf.EM_RISCV, Flags: eflags}
-	var rest []elfcore.Note
-	for _, th := range s.Threads {
-		if len(th.Regs) != 32 {
-			t.Fatalf("thread %d: %d registers in the snapshot", th.LWP, len(th.Regs))
-		}
-		pr := make([]byte, 376) // struct elf_prstatus: pr_reg at 112, pr_fpvalid at 368
-		if th.LWP == s.Current {
-			le.PutUint32(pr[0:], uint32(sig))  // pr_info.si_signo
-			le.PutUint16(pr[12:], uint16(sig)) // pr_cursig
-		}
-		le.PutUint32(pr[32:], uint32(th.LWP)) // pr_pid
-		for i, v := range th.Regs {
-			le.PutUint64(pr[112+8*i:], v)
-		}
-		n := elfcore.Note{Name: "CORE", Type: uint32(elf.NT_PRSTATUS), Desc: pr}
-		if th.LWP == s.Current {
-			f.Notes = append(f.Notes, n)
-		} else {
-			rest = append(rest, n)
-		}
-	}
-	if len(f.Notes) != 1 {
-		t.Fatalf("the current thread %d is not among the snapshot's threads", s.Current)
-	}
-	f.Notes = append(f.Notes, rest...)
-	ps := make([]byte, 136) // struct elf_prpsinfo: pr_fname at 40, pr_psargs at 56
-	copy(ps[40:56], filepath.Base(exePath))
-	copy(ps[56:136], exePath)
-	f.Notes = append(f.Notes, elfcore.Note{Name: "CORE", Type: uint32(elf.NT_PRPSINFO), Desc: ps})
-	var auxv []byte
-	for _, m := range auxvLineRE.FindAllStringSubmatch(s.Auxv, -1) {
-		typ, _ := strconv.ParseUint(m[1], 10, 64)
-		val, _ := strconv.ParseUint(m[2], 0, 64)
-		auxv = le.AppendUint64(le.AppendUint64(auxv, typ), val)
-	}
-	if len(auxv) < 3*16 {
-		t.Fatalf("gdb's info auxv has no entries:\n%s", s.Auxv)
-	}
-	f.Notes = append(f.Notes, elfcore.Note{Name: "CORE", Type: 6 /* NT_AUXV */, Desc: auxv})
-	maps := rvMappings(t, s.Files, exePath)
-	ntFile := le.AppendUint64(le.AppendUint64(nil, uint64(len(maps))), 4096)
-	var names []byte
-	for _, m := range maps {
-		ntFile = le.AppendUint64(le.AppendUint64(le.AppendUint64(ntFile, m.start), m.end), m.offset/4096)
-		names = append(append(names, m.name...), 0)
-	}
-	f.Notes = append(f.Notes, elfcore.Note{Name: "CORE", Type: 0x46494c45 /* NT_FILE */, Desc: append(ntFile, names...)})
-	for _, m := range s.Mem {
-		data, err := hex.DecodeString(m.Hex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		flags := elf.PF_R | elf.PF_W
-		for _, mp := range maps {
-			if mp.exec && m.Addr >= mp.start && m.Addr < mp.end {
-				flags = elf.PF_R | elf.PF_X
-			}
-		}
-		f.Segments = append(f.Segments, elfcore.Segment{Flags: flags, Vaddr: m.Addr, Data: data})
-	}
-	core := filepath.Join(filepath.Dir(path), "core")
-	if err := f.Write(core); err != nil {
-		t.Fatal(err)
-	}
-	return core
+	return stubLiveCore(t, rvStub, prog, stops, args...)
 }
 
 // TestRISCV64Live: programs built here, crashed under qemu-riscv64's
@@ -372,7 +195,7 @@ func TestRISCV64Live(t *testing.T) {
 // cannot be found, so only the frame-pointer chain (s0, with ra at s0-8
 // and the caller's s0 at s0-16) gets through them. The pcs must be the
 // ones found with symbols (which the live gdb confirmed).
-func rvFramePointerOnly(t *testing.T, live rvLive, want *reportThread) {
+func rvFramePointerOnly(t *testing.T, live stubLive, want *reportThread) {
 	t.Helper()
 	objcopy := testenv.NeedTool(t, rv.Triple+"-objcopy")
 	exe := filepath.Join(t.TempDir(), "nocfi")
@@ -432,64 +255,6 @@ func TestRISCV64SignalHandlerCrash(t *testing.T) {
 		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
 	}
 	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
-}
-
-// rvMapping is one file mapping of the process, as NT_FILE lists it.
-type rvMapping struct {
-	start, end, offset uint64
-	name               string // the guest's path: the sysroot's files as /lib/...
-	exec               bool
-}
-
-// textLineRE is a .text line of gdb's "info files": the program's (no
-// "in") or a shared object's.
-var textLineRE = regexp.MustCompile(`(?m)^\s*0x([0-9a-f]+) - 0x[0-9a-f]+ is \.text(?: in (.+))?$`)
-
-// rvMappings derives the process's file mappings from where gdb says each
-// object's .text is loaded: the load bias, applied to the object's
-// PT_LOAD segments (page-aligned, as the kernel and ld.so map them).
-func rvMappings(t *testing.T, files, exePath string) []rvMapping {
-	t.Helper()
-	var maps []rvMapping
-	seen := map[string]bool{}
-	for _, m := range textLineRE.FindAllStringSubmatch(files, -1) {
-		path := m[2]
-		if path == "" {
-			path = exePath
-		}
-		if seen[path] {
-			continue
-		}
-		seen[path] = true
-		textAddr, _ := strconv.ParseUint(m[1], 16, 64)
-		f, err := elf.Open(path)
-		if err != nil {
-			t.Fatalf("gdb's object %s: %v", path, err)
-		}
-		text := f.Section(".text")
-		if text == nil {
-			f.Close()
-			t.Fatalf("%s has no .text", path)
-		}
-		bias := textAddr - text.Addr
-		name := path
-		if rel, ok := strings.CutPrefix(path, rv.Sysroot()); ok {
-			name = rel
-		}
-		for _, p := range f.Progs {
-			if p.Type != elf.PT_LOAD {
-				continue
-			}
-			start := (bias + p.Vaddr) &^ 4095
-			end := (bias + p.Vaddr + p.Filesz + 4095) &^ 4095
-			maps = append(maps, rvMapping{start: start, end: end, offset: p.Off &^ 4095, name: name, exec: p.Flags&elf.PF_X != 0})
-		}
-		f.Close()
-	}
-	if !seen[exePath] {
-		t.Fatalf("gdb's info files has no .text of the program:\n%s", files)
-	}
-	return maps
 }
 
 // TestRISCV64PprofAndTriage: pprof and triage on a riscv64 core go

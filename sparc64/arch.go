@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/unwind"
 	"github.com/coreunwind/coreunwind/unwind/cfirow"
+	"github.com/coreunwind/coreunwind/unwind/stackscan"
 )
 
 func init() { unwind.Register(Arch{}) }
@@ -29,8 +30,8 @@ func (Arch) SPReg() int           { return SP }
 // Step finds callee's caller: from the signal context where the code is
 // the rt_sigreturn stub, by CFI where the address has it, else from the
 // register window: the caller's window when the function has not
-// executed its save (an interrupted leaf), the saved window at %fp when
-// it has. Each method records its trust in caller.
+// executed its save (an interrupted leaf, or a pc outside the code), the
+// saved window at %fp when it has. Each method records its trust in caller.
 func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwind.Frame) (unwind.StepResult, error) {
 	res, done, _, why := cfirow.StepKnown(cfiSteps{}, as, cache, "sparc64", sigreturnKind, PC, callee, caller)
 	if done {
@@ -38,7 +39,10 @@ func (Arch) Step(as unwind.AddrSpace, cache *unwind.Cache, callee, caller *unwin
 	}
 	pc, _ := callee.Get(PC)
 	saved, known := hasSaved(as, callee)
-	if callee.ExactPC && known && !saved && stepLeaf(as, callee, caller) {
+	// A pc outside the code (a call through a NULL or wild pointer)
+	// executed no save either: its caller's call is in %o7.
+	notCode := !known && !stackscan.IsCode(as, pc)
+	if callee.ExactPC && (known && !saved || notCode) && stepLeaf(as, callee, caller) {
 		return unwind.StepCaller, nil
 	}
 	caller.Reset()

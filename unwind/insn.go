@@ -37,6 +37,13 @@ type InsnCodeAddr interface {
 	InsnCodeAddr(pc uint64) uint64
 }
 
+// DelaySlotArch is implemented by decoders of arches whose calls have a
+// delay slot (MIPS): a return address is past the call and the
+// instruction after it, so the call ends DelaySlot bytes before it.
+type DelaySlotArch interface {
+	DelaySlot() int
+}
+
 // TrapPCAfter is implemented by arches whose saved pc is past the
 // instruction that raised SIGILL, SIGFPE or SIGTRAP (s390x: for those
 // program checks the PSW holds the next instruction's address, and the

@@ -339,7 +339,7 @@ func (a *analysis) execFault(addr uint64) {
 }
 
 // callerCall decodes the instruction that ends at frame 1's return
-// address, and returns its text and frame 1's function when it is a
+// address (before its delay slot, on MIPS), and returns its text and frame 1's function when it is a
 // call: trying each length, as a return address is only known to follow
 // a call.
 func (a *analysis) callerCall() (text, fn string) {
@@ -352,6 +352,9 @@ func (a *analysis) callerCall() (text, fn string) {
 		return "", ""
 	}
 	ret := uint64(f[0].PC)
+	if ds, ok := a.in.Arch.(unwind.DelaySlotArch); ok && ret >= uint64(ds.DelaySlot()) {
+		ret -= uint64(ds.DelaySlot())
+	}
 	reg := a.callerRegs(&f[0])
 	for n := 1; n <= d.MaxInsnLen() && uint64(n) <= ret; n++ {
 		code := a.readCode(ret-uint64(n), n)

@@ -45,6 +45,10 @@ var (
 	// SPARC64's qemu-sparc64 (7.2) writes no core either: its programs
 	// are built for their code and run under the gdbstub.
 	SPARC64 = CrossArch{"sparc64", "sparc64-linux-gnu", "qemu-sparc64"}
+	// SH4 (SuperH, little-endian): Debian 12's sh4 glibc cannot start
+	// (gcc 12 miscompiled its loops), so the test programs are linked
+	// with -nostdlib against e2e's sh4rt.c; qemu-sh4 writes their cores.
+	SH4 = CrossArch{"sh", "sh4-linux-gnu", "qemu-sh4"}
 )
 
 // BuildCross compiles the C source text src for arch into dir/name.

@@ -128,11 +128,15 @@ func StepKnown[S Stepper](s S, as unwind.AddrSpace, cache *unwind.Cache, arch st
 	return unwind.StepEnd, false, r, why
 }
 
+// NoZeroReg is StepLinkRegister's zero for an arch without a register
+// that always reads 0 (SuperH).
+const NoZeroReg = -1
+
 // StepLinkRegister applies r's CFI row for arches whose caller's pc is
 // the value of the return-address column (a link register: riscv64's
-// ra, loongarch64's ra, MIPS's $31), and whose register zero always
-// reads 0: Apply, then the caller's pc from that column, its stack
-// pointer the CFA (Regs.SP). A row without a rule for the column (a
+// ra, loongarch64's ra, MIPS's $31, SuperH's pr), and whose register
+// zero always reads 0 (NoZeroReg: none): Apply, then the caller's pc
+// from that column, its stack pointer the CFA (Regs.SP). A row without a rule for the column (a
 // leaf, a prologue) leaves the return address in the register. An
 // undefined return address, or a zero one (glibc's _start and thread
 // entries clear the link register before their first call), is the
@@ -150,7 +154,9 @@ func StepLinkRegister(as unwind.AddrSpace, r *Rule, regs Regs, pc, zero int, cal
 		return unwind.StepEnd, nil
 	}
 	caller.Set(pc, ra, caller.Locs[r.RAColumn])
-	caller.Set(zero, 0, unwind.SaveLoc{Kind: unwind.LocValue})
+	if zero != NoZeroReg {
+		caller.Set(zero, 0, unwind.SaveLoc{Kind: unwind.LocValue})
+	}
 	SetCaller(caller, cfa, r.Signal)
 	return unwind.StepCaller, nil
 }

@@ -50,12 +50,21 @@ __attribute__((noinline)) void crash_top(int depth) {
 
 static volatile int sleeper_started;
 
+/* started reads sleeper_started through a register the compiler must
+ * keep: gcc 12's sh4 back end deletes the load of a word a loop only
+ * tests against zero, and "while (!sleeper_started);" spins forever. */
+static int started(void) {
+	int v = sleeper_started;
+	__asm__ volatile("" : "+r"(v));
+	return v;
+}
+
 static void *worker(void *arg) {
 	/* Crash only once the sleeper runs its own code: a thread caught
 	 * while it is still being created (seen under load on riscv64: the
 	 * live gdb said "PC not saved" and coreunwind stopped with an error
 	 * on one thread) is not what these tests are about. */
-	while (!sleeper_started)
+	while (!started())
 		;
 	/* And once main and the sleeper have had time to block in their
 	 * system calls (pthread_join's futex wait, pause): a thread caught
