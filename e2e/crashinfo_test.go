@@ -42,8 +42,10 @@ type crashAnalysis struct {
 	AbortMessage     *string    `json:"abort_message"`
 	ExceptionType    *string    `json:"exception_type"`
 	ExceptionMessage *string    `json:"exception_message"`
+	TerminateMessage *string    `json:"terminate_message"`
 	PanicLocation    *string    `json:"panic_location"`
 	PanicMessage     *string    `json:"panic_message"`
+	PanicThread      *string    `json:"panic_thread"`
 	Recursion        []string   `json:"recursion"`
 	Registers        []regEntry `json:"registers"`
 	Reraised         *struct {
