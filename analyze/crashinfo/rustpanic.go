@@ -77,6 +77,7 @@ func (a *analysis) rustPanic() bool {
 	}
 	a.c.Kind = "rust_panic"
 	p := &rustPanicFacts{}
+	p.thread, p.hasThread = a.rustThreadName()
 	lo, hi, ok := a.stackBelow(user)
 	if !ok {
 		a.c.Details = append(a.c.Details, "the stack of the panic machinery's frames is not known: no location or message")
@@ -96,11 +97,16 @@ func (a *analysis) rustPanic() bool {
 	if p.hasMsg {
 		a.c.PanicMessage = &p.msg
 	}
+	if p.hasThread {
+		a.c.PanicThread = &p.thread
+	}
 	return true
 }
 
 // rustPanicFacts are what the core proved of a panic.
 type rustPanicFacts struct {
+	thread    string
+	hasThread bool
 	file      string
 	line, col uint32
 	msg       string
@@ -108,11 +114,12 @@ type rustPanicFacts struct {
 }
 
 // summary says the panic in the default hook's words, with what is
-// proven. The thread's name is not among it: Rust's name for a thread is
-// kept in std's structures, and the kernel's core does not record a
-// thread's name.
+// proven (the thread's name from std's handle: rustthread.go).
 func (p *rustPanicFacts) summary() string {
 	s := "Rust panic: panicked"
+	if p.hasThread {
+		s = "Rust panic: thread '" + p.thread + "' panicked"
+	}
 	if p.file != "" {
 		s += fmt.Sprintf(" at %s:%d:%d", p.file, p.line, p.col)
 	}
