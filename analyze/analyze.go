@@ -361,7 +361,7 @@ func walkFrames(t *target, cur *unwind.Cursor, arch unwind.Arch, regFrames int) 
 		}
 		frames = append(frames, rf)
 		more, err := cur.Step()
-		if cut := t.missingModule(rf.pc, rf.lookup); cut != nil && (!more || guessed(cur.Frame().Trust)) {
+		if cut := t.missingModule(rf.pc, rf.lookup, len(frames) == 1); cut != nil && (!more || guessed(cur.Frame().Trust)) {
 			// The caller, if any, is a guess past a module without
 			// its file: stop, say which file would let the walk go on.
 			shiftCFA(frames)
