@@ -363,6 +363,9 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 	}
 	cr := ci.Crash
 	c.expectSignalName(t, rep, k.signal)
+	if k.name == "null-read" {
+		checkLoadRegs(t, cr)
+	}
 	g := runGDBCrash(t, ref, c.Exe, c.Core, k.gdbPrint)
 
 	if cr.Kind != k.kind {
@@ -487,6 +490,30 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 		}
 	}
 	checkTextHeader(t, c, cr.Summary, lines...)
+}
+
+// checkLoadRegs: a load's crash line lists the registers it reads, those
+// its memory operand names: what it loads into is not read (unless it
+// also addresses memory).
+func checkLoadRegs(t *testing.T, cr *crashAnalysis) {
+	t.Helper()
+	if cr.Instruction == nil {
+		t.Errorf("no instruction for a NULL read")
+		return
+	}
+	text := cr.Instruction.Text
+	i := strings.IndexAny(text, "[(")
+	j := strings.IndexAny(text, "])")
+	if i < 0 || j < i {
+		t.Errorf("instruction %q has no memory operand", text)
+		return
+	}
+	mem := text[i : j+1]
+	for _, r := range cr.Instruction.Registers {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(r.Name) + `\b`).MatchString(mem) {
+			t.Errorf("instruction %q lists %s, which its memory operand %s does not name", text, r.Name, mem)
+		}
+	}
 }
 
 // checkWhat: the exception's what() is the one libstdc++'s verbose
