@@ -35,6 +35,9 @@ need /usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py python3.11-dbg
 need /usr/include/x86_64-linux-gnu/libunwind.h libunwind-dev
 # LLVM's JITs register relocatable objects with the GDB JIT interface.
 need /usr/lib/llvm-14/bin/llvm-config llvm-14-dev
+# clang for C++ programs built against libc++ (whose packages the tests
+# unpack privately: libc++-14-dev conflicts with libunwind-dev).
+need clang++-14 clang-14
 # elfutils' debuginfod server (and debuginfod-find): the debuginfod
 # client is tested against the real thing.
 need debuginfod debuginfod

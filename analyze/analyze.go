@@ -361,7 +361,8 @@ func walkFrames(t *target, cur *unwind.Cursor, arch unwind.Arch, regFrames int) 
 		}
 		frames = append(frames, rf)
 		more, err := cur.Step()
-		if cut := t.missingModule(rf.pc, rf.lookup); cut != nil && (!more || guessed(cur.Frame().Trust)) {
+		fromLR := more && len(frames) == 1 && cur.Frame().Locs[arch.PCReg()].Kind == unwind.LocReg
+		if cut := t.missingModule(rf.pc, rf.lookup, fromLR); cut != nil && (!more || guessed(cur.Frame().Trust)) {
 			// The caller, if any, is a guess past a module without
 			// its file: stop, say which file would let the walk go on.
 			shiftCFA(frames)

@@ -65,6 +65,7 @@ func crashAnalysis(s *Session, r *report.Report) *report.Crash {
 		in.ThreadPointer = func() (uint64, bool) { return tpa.ThreadPointer(ts) }
 		in.DTVAt = tpa.DTVAt()
 		in.ExeTLSSymbol = s.target.exeTLSSymbol
+		in.ExeRustSymbol = s.target.exeRustSymbol
 	}
 	rc := crashinfo.Analyze(in)
 	if rc != nil && in.Reraised != nil && len(rc.Registers) == 0 {

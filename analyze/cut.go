@@ -28,18 +28,23 @@ func (e *MissingModuleError) Error() string {
 func (e *MissingModuleError) Unwrap() error { return unwind.ErrNoInfo }
 
 // missingModule returns the error for the frame at pc whose lookup
-// address lies in a mapped file's module that has no object and whose
-// code the core lacks; nil for a module with an object, the vDSO, JIT
-// code, addresses in no module, and code the core holds (the arch's
-// fallbacks read it as they read any code without CFI: a leaf's
-// prologue, the link register).
-func (t *target) missingModule(pc, lookup uint64) *MissingModuleError {
+// address lies in a mapped file's module that has no object; nil for a
+// module with an object, the vDSO, JIT code and addresses in no module.
+// Only the interrupted frame (frame 0) whose caller the arch's fallback
+// took from the link register (a leaf, or a call through a wild
+// pointer, where nothing else says where it returns) is let go on, and
+// only when the core holds the module's code that the fallback reads.
+// A frame pointer or a stack scan there, or anywhere past frame 0,
+// follows stale words of the missing module's frames (a scan through
+// i386 glibc's qsort found its callback four times over), so a guessed
+// caller stops the walk whether or not the core holds the code.
+func (t *target) missingModule(pc, lookup uint64, linkRegister bool) *MissingModuleError {
 	m := t.module(lookup)
 	if m == nil || m.open == nil || m.obj() != nil || m.core.InCore {
 		return nil
 	}
 	var code [1]byte
-	if t.core.ReadMem(lookup, code[:]) == nil {
+	if linkRegister && t.core.ReadMem(lookup, code[:]) == nil {
 		return nil
 	}
 	why := m.core.Missing

@@ -43,35 +43,68 @@ func (s *Session) reraisedFault(th *corefile.Thread, rt *report.Thread, f0 *unwi
 	if err != nil {
 		return nil
 	}
-	cur, err := unwind.NewCursor(s.target, s.arch, initial, unwind.Options{Cache: s.cache, MaxFrames: maxReraiseFrames})
+	// The Go classifier, as the report's walk has it: a fault in C code
+	// called from Go is caught by the runtime's handler, whose frames
+	// (runtime.sigtramp, sigpanic's injected call) only it steps past
+	// on arches whose unwind info ends the walk there.
+	cur, err := unwind.NewCursor(s.target, s.arch, initial, unwind.Options{Cache: s.cache, MaxFrames: maxReraiseFrames, Classify: s.target.classifyFrame})
 	if err != nil {
 		return nil
 	}
 	for signals := 0; ; {
-		if cur.IsSignalFrame() {
+		// A signal frame, or a signal handler whose step reads the
+		// signal frame at its CFA (Go's runtime.sigtramp, where the
+		// walk shows no trampoline).
+		handler := s.steppedHandler(cur.LookupPC(), cur.Frame().ExactPC)
+		if handler || cur.IsSignalFrame() {
 			signals++
-			saved, how := s.savedSignal(cur.Frame())
-			// A context's trap number and address are the thread's
-			// last exception, stale for a signal that was none: one
-			// is believed for the same signal as the core's only, and
-			// where the interrupted instruction agrees.
-			if saved != nil && (sig.Detailed || saved.Number == sig.Number) && (how == fromSiginfo || saved.Number == sig.Number) {
+			stepped := false
+			var saved *corefile.Signal
+			var how savedFrom
+			if handler {
 				if more, _ := cur.Step(); !more {
 					return nil
 				}
-				if how != fromSiginfo && saved.Number == sigSEGV && !faultAddrAgrees(s.arch, s.target, cur.Frame(), saved.Addr, how == fromAddr) {
+				stepped = true
+				// The interrupted frame's CFA is the signal frame's
+				// address, the trampoline's stack pointer.
+				if f := cur.Frame(); f.HasCFA {
+					saved, how = s.savedSignal(unwind.TrampolineFrame(s.arch.NumRegs(), s.arch.SPReg(), f.CFA))
+				}
+			} else {
+				saved, how = s.savedSignal(cur.Frame())
+			}
+			// A context's trap number and address are the thread's
+			// last exception, stale for a signal that was none: one
+			// is believed for the same signal as the core's only, and
+			// where the interrupted instruction agrees. A siginfo of
+			// another signal than the one a core without siginfo
+			// names (qemu-user's: a Go program's SIGSEGV in C code,
+			// re-raised as SIGABRT) is believed when the interrupted
+			// instruction's operand is its address.
+			vouched := sig.Detailed || saved != nil && saved.Number == sig.Number
+			if saved != nil && (how == fromSiginfo || saved.Number == sig.Number) && (vouched || how == fromSiginfo && saved.Number == sigSEGV) {
+				if !stepped {
+					if more, _ := cur.Step(); !more {
+						return nil
+					}
+				}
+				if (how != fromSiginfo || !vouched) && saved.Number == sigSEGV && !faultAddrAgrees(s.arch, s.target, cur.Frame(), saved.Addr, how == fromAddr || !vouched) {
 					continue // not this frame's fault: a stale address
 				}
 				if how == fromAddr {
 					saved = s.Core.FaultSignal(saved.Number, segvCode(maps, saved.Addr), saved.Addr)
 				}
-				sf := reportSignalFrame(rt.Frames, signals)
+				sf := s.reportSignalFrame(rt.Frames, signals)
 				if sf < 0 || sf+1 >= len(rt.Frames) {
 					return nil
 				}
 				fr := unwind.NewFrame(s.arch.NumRegs())
 				fr.CopyFrom(cur.Frame())
 				return &savedFault{signal: saved, frame: fr, signalFrame: sf, faultFrame: sf + 1}
+			}
+			if stepped {
+				continue
 			}
 		}
 		if more, _ := cur.Step(); !more {
@@ -163,10 +196,17 @@ func segvCode(maps []report.Mapping, addr uint64) int {
 }
 
 // reportSignalFrame is the index of the n-th signal frame of a thread's
-// report frames, -1 if it has fewer.
-func reportSignalFrame(frames []report.Frame, n int) int {
+// report frames, -1 if it has fewer: a trampoline's frame, or a signal
+// handler's the walk stepped past to the frame it interrupted (Go's
+// runtime.sigtramp).
+func (s *Session) reportSignalFrame(frames []report.Frame, n int) int {
 	for i := range frames {
-		if frames[i].Signal {
+		f := &frames[i]
+		lookup := uint64(f.PC)
+		if !f.ExactPC && lookup > 0 {
+			lookup--
+		}
+		if f.Signal || !f.Inlined && s.steppedHandler(lookup, f.ExactPC) {
 			n--
 			if n == 0 {
 				return i
@@ -174,6 +214,15 @@ func reportSignalFrame(frames []report.Frame, n int) int {
 		}
 	}
 	return -1
+}
+
+// steppedHandler reports whether the walk steps from the frame at
+// lookup to the frame a signal interrupted, reading the signal frame at
+// its CFA (unwind.SignalFrameArch, for the Go runtime's handler whose
+// unwind info ends the walk): no trampoline frame lies between them.
+func (s *Session) steppedHandler(lookup uint64, exact bool) bool {
+	_, ok := s.arch.(unwind.SignalFrameArch)
+	return ok && s.target.classifyFrame(lookup, exact) == unwind.FrameSignalHandler
 }
 
 // frame0MayFault reports whether frame 0's instruction accesses memory

@@ -66,18 +66,24 @@ func decodeARM(code []byte, pc uint64, reg func(r int) (uint64, bool)) (unwind.I
 	op := strings.ToUpper(strings.SplitN(inst.Op.String(), ".", 2)[0])
 	var list armasm.RegList
 	listBase := -1
+	// What a load loads into (LDR's registers before its address,
+	// LDM's and POP's list) is not read.
+	loadRegs := strings.HasPrefix(op, "LDR")
+	loadList := strings.HasPrefix(op, "LDM") || strings.HasPrefix(op, "POP")
 	for _, a := range inst.Args {
 		switch x := a.(type) {
 		case armasm.Reg:
 			if x <= armasm.R15 {
-				in.AddReg(int(x))
+				if !loadRegs {
+					in.AddReg(int(x))
+				}
 				if listBase < 0 {
 					listBase = int(x)
 				}
 			}
 		case armasm.RegList:
 			list = x
-			for r := 0; r < 16; r++ {
+			for r := 0; r < 16 && !loadList; r++ {
 				if x&(1<<r) != 0 {
 					in.AddReg(r)
 				}

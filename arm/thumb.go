@@ -354,7 +354,22 @@ func thumbSingle(hw1, hw2 uint16) (thumbInsn, bool) {
 // fills the unwind.Insn.
 func (t thumbInsn) insn(pc uint64, reg func(int) (uint64, bool)) unwind.Insn {
 	in := unwind.Insn{Len: t.n, Text: t.text, Class: t.class, Mem: t.mem, MemBase: -1, MemIndex: -1, Divisor: -1}
-	for _, r := range t.regs {
+	regs := t.regs
+	if t.mem == unwind.MemRead {
+		// A load reads only the registers that address memory: what
+		// it loads into is not read.
+		regs = nil
+		switch {
+		case t.literal:
+			regs = append(regs, PC)
+		case t.base >= 0:
+			regs = append(regs, t.base)
+		}
+		if t.index >= 0 {
+			regs = append(regs, t.index)
+		}
+	}
+	for _, r := range regs {
 		in.AddReg(r)
 	}
 	if t.mem == unwind.MemNone {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -133,6 +134,19 @@ func expectCgoCrash(t *testing.T, c crash, cPCs map[string]uint64, flags ...stri
 	// The goroutine starts with the same C frames.
 	if len(g.Frames) != len(th.Frames) || frameOfGoroutine(g, "c_leaf") == nil {
 		t.Errorf("goroutine %d has %d frames, its thread %d; its frames:\n%s", g.ID, len(g.Frames), len(th.Frames), formatGoroutine(g))
+	}
+	// The crash is c_leaf's NULL store, which the runtime's handler
+	// caught and re-raised: its signal frame is found past the Go
+	// runtime's frames of the handler.
+	var ci crashInfo
+	if err := json.Unmarshal([]byte(run.Stdout), &ci); err != nil || ci.Crash == nil {
+		t.Fatalf("no crash analysis: %v", err)
+	}
+	cr := ci.Crash
+	if cr.Kind != "null_pointer" || cr.Reraised == nil || cr.Access == nil || cr.Access.Kind != "write" {
+		t.Errorf("crash %q (kind %q, access %+v, reraised %v), want c_leaf's NULL store, re-raised", cr.Summary, cr.Kind, cr.Access, cr.Reraised != nil)
+	} else if f := th.Frames[cr.Reraised.FaultFrame]; f.Function != "c_leaf" {
+		t.Errorf("the re-raised fault's frame is %s, not c_leaf", f.Function)
 	}
 }
 

@@ -43,8 +43,10 @@ type crashAnalysis struct {
 	AbortMessage     *string    `json:"abort_message"`
 	ExceptionType    *string    `json:"exception_type"`
 	ExceptionMessage *string    `json:"exception_message"`
+	TerminateMessage *string    `json:"terminate_message"`
 	PanicLocation    *string    `json:"panic_location"`
 	PanicMessage     *string    `json:"panic_message"`
+	PanicThread      *string    `json:"panic_thread"`
 	Recursion        []string   `json:"recursion"`
 	Registers        []regEntry `json:"registers"`
 	Reraised         *struct {
@@ -141,15 +143,15 @@ var crashKinds = []crashKind{
 		summary: []string{"uncaught C++ exception of type shop::LoudError, thrown by shop::withdraw"},
 		noWhat:  "the type overrides what() (0x"},
 	{name: "rust-panic-abort", prog: "stock-abort", args: []string{"x"}, signal: "SIGABRT", kind: "rust_panic",
-		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9", ", in stock::reserve"}},
+		summary: []string{"Rust panic: thread 'order-worker' panicked at ", "stock.rs:14:9", ", in stock::reserve"}},
 	{name: "rust-panic-abort-formatted", prog: "stock-abort", args: []string{"x", "fmt"}, signal: "SIGABRT", kind: "rust_panic",
-		summary: []string{"Rust panic: panicked at ", "stock.rs:12:13", ", in stock::reserve"}},
+		summary: []string{"Rust panic: thread 'order-worker' panicked at ", "stock.rs:12:13", ", in stock::reserve"}},
 	{name: "rust-panic-hook", prog: "stock-unwind", args: []string{"hook"}, signal: "SIGABRT", kind: "rust_panic",
-		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9", ", in stock::reserve"}},
+		summary: []string{"Rust panic: thread 'order-worker' panicked at ", "stock.rs:14:9", ", in stock::reserve"}},
 	{name: "rust-panic-hook-formatted", prog: "stock-unwind", args: []string{"hook", "fmt"}, signal: "SIGABRT", kind: "rust_panic",
-		summary: []string{"Rust panic: panicked at ", "stock.rs:12:13", ", in stock::reserve"}},
+		summary: []string{"Rust panic: thread 'order-worker' panicked at ", "stock.rs:12:13", ", in stock::reserve"}},
 	{name: "rust-panic-begin-panic", prog: "stock-2015", args: []string{"x"}, signal: "SIGABRT", kind: "rust_panic",
-		summary: []string{"Rust panic: panicked at ", "stock.rs:14:9", ", in stock::reserve"}},
+		summary: []string{"Rust panic: thread 'order-worker' panicked at ", "stock.rs:14:9", ", in stock::reserve"}},
 	{name: "sigill", i386: true, prog: "crashkinds", args: []string{"sigill"}, signal: "SIGILL", kind: "trap_instruction",
 		summary: []string{"executed ud2 at"}},
 	{name: "sigfpe", i386: true, prog: "crashkinds", args: []string{"sigfpe"}, signal: "SIGFPE", kind: "division_by_zero",
@@ -368,6 +370,9 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 	}
 	cr := ci.Crash
 	c.expectSignalName(t, rep, k.signal)
+	if k.name == "null-read" {
+		checkLoadRegs(t, cr)
+	}
 	g := runGDBCrash(t, ref, c.Exe, c.Core, k.gdbPrint)
 
 	if cr.Kind != k.kind {
@@ -494,6 +499,30 @@ func checkCrashKind(t *testing.T, k crashKind, c crash, ref gdbRef) {
 	checkTextHeader(t, c, cr.Summary, lines...)
 }
 
+// checkLoadRegs: a load's crash line lists the registers it reads, those
+// its memory operand names: what it loads into is not read (unless it
+// also addresses memory).
+func checkLoadRegs(t *testing.T, cr *crashAnalysis) {
+	t.Helper()
+	if cr.Instruction == nil {
+		t.Errorf("no instruction for a NULL read")
+		return
+	}
+	text := cr.Instruction.Text
+	i := strings.IndexAny(text, "[(")
+	j := strings.IndexAny(text, "])")
+	if i < 0 || j < i {
+		t.Errorf("instruction %q has no memory operand", text)
+		return
+	}
+	mem := text[i : j+1]
+	for _, r := range cr.Instruction.Registers {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(r.Name) + `\b`).MatchString(mem) {
+			t.Errorf("instruction %q lists %s, which its memory operand %s does not name", text, r.Name, mem)
+		}
+	}
+}
+
 // checkWhat: the exception's what() is the one libstdc++'s verbose
 // terminate handler printed, or none (with the detail that says why)
 // where k expects none.
@@ -512,37 +541,44 @@ func checkWhat(t *testing.T, k crashKind, msg *string, details []string, output 
 	}
 }
 
-// checkPanic: a Rust panic's location and message are the ones the
-// program's panic hook printed, and the summary says them.
+// checkPanic: a Rust panic's thread, location and message are the ones
+// the program's panic hook printed, and the summary says them in its
+// words.
 func checkPanic(t *testing.T, cr *crashAnalysis, output string) {
 	t.Helper()
-	loc, msg, ok := printedPanic(output)
+	p, ok := printedPanic(output)
 	if !ok {
 		t.Fatalf("the program printed no panic:\n%s", output)
 	}
-	if cr.PanicLocation == nil || *cr.PanicLocation != loc {
+	if cr.PanicThread == nil || *cr.PanicThread != p.thread {
+		t.Errorf("panic thread %v; the program printed:\n%s", strptr(cr.PanicThread), output)
+	}
+	if cr.PanicLocation == nil || *cr.PanicLocation != p.loc {
 		t.Errorf("panic location %v; the program printed:\n%s", strptr(cr.PanicLocation), output)
 	}
-	if cr.PanicMessage == nil || *cr.PanicMessage != msg {
+	if cr.PanicMessage == nil || *cr.PanicMessage != p.msg {
 		t.Errorf("panic message %v (details %q); the program printed:\n%s", strptr(cr.PanicMessage), cr.Details, output)
 	}
-	if want := "panicked at " + loc + ": " + msg + ","; !strings.Contains(cr.Summary, want) {
+	if want := "Rust panic: thread '" + p.thread + "' panicked at " + p.loc + ": " + p.msg + ","; !strings.HasPrefix(cr.Summary, want) {
 		t.Errorf("summary %q lacks %q", cr.Summary, want)
 	}
 }
 
-// printedPanic is the location and message of the panic std's default
-// hook printed: "thread 'name' panicked at FILE:LINE:COL:\nMESSAGE"
-// (Rust 1.73 and later; the thread's id after its name since 1.88), or
-// "thread 'name' panicked at 'MESSAGE', FILE:LINE:COL" (before).
-func printedPanic(output string) (loc, msg string, ok bool) {
-	if m := regexp.MustCompile(`(?m)^thread '[^']*'(?: \(\d+\))? panicked at ([^'\n]+:\d+:\d+):\n(.*)$`).FindStringSubmatch(output); m != nil {
-		return m[1], m[2], true
+// printedPanicFacts are what std's default hook printed of a panic.
+type printedPanicFacts struct{ thread, loc, msg string }
+
+// printedPanic is the panic std's default hook printed: "thread 'name'
+// panicked at FILE:LINE:COL:\nMESSAGE" (Rust 1.73 and later; the
+// thread's id after its name since 1.88), or "thread 'name' panicked at
+// 'MESSAGE', FILE:LINE:COL" (before).
+func printedPanic(output string) (printedPanicFacts, bool) {
+	if m := regexp.MustCompile(`(?m)^thread '([^']*)'(?: \(\d+\))? panicked at ([^'\n]+:\d+:\d+):\n(.*)$`).FindStringSubmatch(output); m != nil {
+		return printedPanicFacts{m[1], m[2], m[3]}, true
 	}
-	if m := regexp.MustCompile(`(?m)^thread '[^']*' panicked at '(.*)', (\S+:\d+:\d+)$`).FindStringSubmatch(output); m != nil {
-		return m[2], m[1], true
+	if m := regexp.MustCompile(`(?m)^thread '([^']*)' panicked at '(.*)', (\S+:\d+:\d+)$`).FindStringSubmatch(output); m != nil {
+		return printedPanicFacts{m[1], m[3], m[2]}, true
 	}
-	return "", "", false
+	return printedPanicFacts{}, false
 }
 
 func strptr(s *string) string {

@@ -33,6 +33,7 @@ var ppcStatic = []string{"-static", "-Wl,-z,separate-code"}
 func init() {
 	for _, a := range ppcArches {
 		addCrossCrashPrograms(a.prefix, a.arch, ppcStatic, nil)
+		programs[a.prefix+"-reraise"] = cc(a.arch.CC(), "reraise", append([]string{"-g", "-O1", "reraise.c"}, ppcStatic...)...)
 	}
 }
 

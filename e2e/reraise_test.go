@@ -187,38 +187,69 @@ func TestRaisedWhileBlocked(t *testing.T) {
 	}
 }
 
-// TestReraisedFaultAArch64: the same under qemu-aarch64, whose cores
-// hold no siginfo note (pr_cursig only) and whose signal frames gdb
-// cannot pass: gdb-multiarch judges the instruction at the reported pc
-// (x/i) and that it is read_count's; the fault address is what the
-// program printed.
-func TestReraisedFaultAArch64(t *testing.T) {
+// TestReraisedFaultQemu: reraise.c's handlers under qemu-user, whose
+// cores carry no siginfo: the fault is the one the kernel (qemu) saved
+// in the handler's signal frame, in read_count, at the address the
+// program printed, and gdb-multiarch decodes the same instruction there.
+// AArch64's context records the fault address even for a handler
+// without SA_SIGINFO; ppc64 (both byte orders) and ppc's rt_sigframe
+// always hold the siginfo, s390x's only for SA_SIGINFO handlers (the
+// others get a sigframe without one), and its si_addr is the fault's
+// page: the access's address is the instruction's operand.
+func TestReraisedFaultQemu(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "gdb-multiarch")
-	for _, mode := range []string{"reraise", "reraise-siginfo"} {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			c := a64Crash(t, "a64-reraise", mode)
-			fault := printedFaultAddress(t, c.Output)
-			rep, ci := crashJSON(t, c.Core, c.Exe)
-			cr := ci.Crash
-			if !strings.Contains(cr.Summary, "(re-raised by the handler as SIGSEGV)") || cr.Reraised == nil {
-				t.Fatalf("summary %q, reraised %v: not the re-raised fault", cr.Summary, cr.Reraised)
-			}
-			if a := cr.Reraised.Fault.Address; a == nil || *a != fault || cr.Access == nil || cr.Access.Address != fault {
-				t.Errorf("fault address %s, access %+v; the program read %s", strptr(a), cr.Access, fault)
-			}
-			th := rep.thread(rep.Core.CrashedTID)
-			if f := th.Frames[cr.Reraised.FaultFrame]; f.Function != "read_count" || cr.Instruction == nil || cr.Instruction.Address != f.PC {
-				t.Fatalf("fault frame %+v, instruction %+v", f, cr.Instruction)
-			}
-			out := runTool(t, "gdb-multiarch", "-batch", "-nx", "-iex", "set sysroot "+a64.Sysroot(),
-				"-ex", "x/i "+cr.Instruction.Address, "-ex", "info symbol "+cr.Instruction.Address, c.Exe, c.Core)
-			im := regexp.MustCompile(`(?m)^\s*(?:=> )?(0x[0-9a-f]+)(?: <[^>]*>)?:[ \t]*(.*)$`).FindStringSubmatch(out)
-			if im == nil || normInsn(im[2]) != normInsn(cr.Instruction.Text) || !strings.Contains(out, "read_count") {
-				t.Errorf("instruction %q at %s; gdb-multiarch:\n%s", cr.Instruction.Text, cr.Instruction.Address, out)
-			}
-		})
+	for _, tc := range []struct {
+		arch  testenv.CrossArch
+		prog  string
+		modes []string
+	}{
+		{a64, "a64-reraise", []string{"reraise", "reraise-siginfo"}},
+		{testenv.PPC64LE, "ppc-reraise", []string{"reraise", "reraise-siginfo"}},
+		{testenv.PPC64, "ppcbe-reraise", []string{"reraise", "reraise-siginfo"}},
+		{testenv.PPC, "ppc32-reraise", []string{"reraise-siginfo"}},
+		{s390x, "s390x-reraise", []string{"reraise-siginfo"}},
+	} {
+		for _, mode := range tc.modes {
+			t.Run(tc.prog+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				checkReraisedQemu(t, tc.arch, tc.prog, mode)
+			})
+		}
+	}
+}
+
+// checkReraisedQemu crashes prog in mode under qemu and checks the
+// re-raised fault against what the program printed and gdb-multiarch.
+func checkReraisedQemu(t *testing.T, arch testenv.CrossArch, prog, mode string) {
+	t.Helper()
+	c := qemuCrash(t, arch, prog, mode)
+	fault := printedFaultAddress(t, c.Output)
+	rep, ci := crashJSON(t, c.Core, c.Exe)
+	cr := ci.Crash
+	if !strings.Contains(cr.Summary, "(re-raised by the handler as SIGSEGV)") || cr.Reraised == nil {
+		t.Fatalf("summary %q, reraised %v: not the re-raised fault", cr.Summary, cr.Reraised)
+	}
+	siAddr := fault
+	if arch == s390x {
+		a, err := strconv.ParseUint(fault, 0, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		siAddr = fmt.Sprintf("%#x", a&^0xfff)
+	}
+	if a := cr.Reraised.Fault.Address; a == nil || *a != siAddr || cr.Access == nil || cr.Access.Address != fault {
+		t.Errorf("fault address %s, access %+v; the program read %s (si_addr %s)", strptr(a), cr.Access, fault, siAddr)
+	}
+	th := rep.thread(rep.Core.CrashedTID)
+	if f := th.Frames[cr.Reraised.FaultFrame]; f.Function != "read_count" || cr.Instruction == nil || cr.Instruction.Address != f.PC {
+		t.Fatalf("fault frame %+v, instruction %+v", f, cr.Instruction)
+	}
+	out := runTool(t, "gdb-multiarch", "-batch", "-nx", "-iex", "set sysroot "+arch.Sysroot(),
+		"-ex", "x/i "+cr.Instruction.Address, "-ex", "info symbol "+cr.Instruction.Address, c.Exe, c.Core)
+	im := regexp.MustCompile(`(?m)^\s*(?:=> )?(0x[0-9a-f]+)(?: <[^>]*>)?:[ \t]*(.*)$`).FindStringSubmatch(out)
+	if im == nil || normInsn(im[2]) != normInsn(cr.Instruction.Text) || !strings.Contains(out, "read_count") {
+		t.Errorf("instruction %q at %s; gdb-multiarch:\n%s", cr.Instruction.Text, cr.Instruction.Address, out)
 	}
 }
 

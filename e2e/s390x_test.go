@@ -35,6 +35,7 @@ func init() {
 	add("s390x-dyn", "crash", "-g", "-O1", "-Wl,-z,separate-code", "crossarch.c", "-lpthread")
 	add("s390x-nullfn", "nullfn", append([]string{"-g", "-O2", "nullfn.c"}, s390xStatic...)...)
 	add("s390x-frameleaf", "frameleaf", append([]string{"-g", "-O2", "frameleaf.c"}, s390xStatic...)...)
+	add("s390x-reraise", "reraise", append([]string{"-g", "-O1", "reraise.c"}, s390xStatic...)...)
 	// Functions without CFI: with a back chain (-mbackchain, the whole
 	// program, as the ABI requires for the chain to be whole), and
 	// without (only the stack scan finds their callers).

@@ -77,6 +77,16 @@ func (l *layout) stepSigreturn(as unwind.AddrSpace, k cfirow.Kind, callee, calle
 		return l.stepSigreturn32(as, k == ruleRTSigreturn, sp, callee, caller)
 	}
 	pc, _ := callee.Get(PC)
+	uc, ok := l.ucontext(as, sp, pc)
+	if !ok {
+		return fmt.Errorf("signal frame at sp %#x: no ucontext whose regs pointer points at its gp_regs: %w", sp, unwind.ErrBadFrame)
+	}
+	return l.contextRegs(as, uc+scGPRegs, sp, callee, caller)
+}
+
+// ucontext finds the 64-bit signal frame's ucontext for the trampoline
+// frame at sp and pc.
+func (l *layout) ucontext(as unwind.AddrSpace, sp, pc uint64) (uint64, bool) {
 	li, _ := l.sigreturnAt(as, pc)
 	candidates := []uint64{sp + signalFrameSize, sp + qemuFrameSize, sp}
 	if pc >= li {
@@ -86,11 +96,63 @@ func (l *layout) stepSigreturn(as unwind.AddrSpace, k cfirow.Kind, callee, calle
 	}
 	for _, uc := range candidates {
 		if regs, err := l.readWord(as, uc+scRegsPtr); err == nil && regs == uc+scGPRegs {
-			return l.contextRegs(as, uc+scGPRegs, sp, callee, caller)
+			return uc, true
 		}
 	}
-	return fmt.Errorf("signal frame at sp %#x: no ucontext whose regs pointer points at its gp_regs: %w", sp, unwind.ErrBadFrame)
+	return 0, false
 }
+
+// siginfoOffs are where the 64-bit rt_sigframe's siginfo is, from its
+// ucontext: after the 1696-byte struct ucontext, _unused[2], the
+// trampoline (7 words in the kernel's, 6 in qemu-user's) and two
+// pointers; the kernel's with transactional memory has a second
+// ucontext before them. The kernel fills the pointers (pinfo, puc);
+// qemu-user does not.
+var siginfoOffs = []uint64{1696 + 16 + 24 + 16, 1696 + 16 + 28 + 4 + 16, 2*1696 + 16 + 28 + 4 + 16}
+
+// scSignal is the signal number in the 64-bit ucontext's sigcontext.
+const scSignal = ucMcontext + 32
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch). The 32-bit struct rt_sigframe starts with it,
+// 16 bytes above the handler's frame header. The 64-bit one has it last,
+// at one of siginfoOffs past the ucontext: the one whose si_signo is
+// the signal the sigcontext records.
+func (a Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	sp, ok1 := f.Get(SP)
+	pc, ok2 := f.Get(PC)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	l := a.layout()
+	li, ok := l.sigreturnAt(as, pc)
+	if !ok {
+		return 0, false
+	}
+	if l.ppc32 {
+		if insn, ok := readInsn(as, li); !ok || insn != insnLiR0Sigreturn {
+			return 0, false // a sigframe: no siginfo
+		}
+		return sp + rtSigFrameOff32 - siginfoSize, true
+	}
+	uc, ok := l.ucontext(as, sp, pc)
+	if !ok {
+		return 0, false
+	}
+	sig, err := cfirow.ReadSized(as, uc+scSignal, 4)
+	if err != nil || sig == 0 || sig > 64 {
+		return 0, false
+	}
+	for _, off := range siginfoOffs {
+		if signo, err := cfirow.ReadSized(as, uc+off, 4); err == nil && signo == sig {
+			return uc + off, true
+		}
+	}
+	return 0, false
+}
+
+// siginfoSize is sizeof(siginfo_t).
+const siginfoSize = 128
 
 // The 32-bit signal frames (arch/powerpc/kernel/signal_32.c, the same in
 // qemu-user's linux-user/ppc/signal.c). The kernel leaves

@@ -53,10 +53,18 @@ type Crash struct {
 	// it: a std::runtime_error or std::logic_error, or a class derived
 	// from them that keeps their what().
 	ExceptionMessage *string `json:"exception_message"`
+	// TerminateMessage is what the C++ runtime's terminate handler
+	// printed for that exception, rebuilt from the core in that
+	// runtime's words (libstdc++'s two lines, libc++abi's one), when
+	// the type and the message are proven.
+	TerminateMessage *string `json:"terminate_message"`
 	// PanicLocation is a Rust panic's FILE:LINE:COLUMN and PanicMessage
 	// its message, each when the core proves it (kind rust_panic).
 	PanicLocation *string `json:"panic_location"`
 	PanicMessage  *string `json:"panic_message"`
+	// PanicThread is the name std gave the panicking thread (what the
+	// hook printed between quotes), when the core proves it.
+	PanicThread *string `json:"panic_thread"`
 	// Recursion is the cycle of functions that overflowed the stack,
 	// innermost first; nil unless Kind is stack_overflow and the frames
 	// repeat.

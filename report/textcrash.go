@@ -43,10 +43,9 @@ func writeCrash(w *bufio.Writer, r *Report) {
 	if c.AbortMessage != nil && !strings.Contains(c.Summary, *c.AbortMessage) {
 		fmt.Fprintf(w, "abort:       %s\n", Printable(*c.AbortMessage))
 	}
-	if c.ExceptionType != nil && c.ExceptionMessage != nil {
-		// libstdc++'s verbose terminate handler's words.
-		fmt.Fprintf(w, "exception:   terminate called after throwing an instance of '%s'  what():  %s\n",
-			Printable(*c.ExceptionType), Printable(*c.ExceptionMessage))
+	if c.TerminateMessage != nil {
+		// The terminate handler's words, its lines as one.
+		fmt.Fprintf(w, "exception:   %s\n", Printable(strings.ReplaceAll(*c.TerminateMessage, "\n", "")))
 	}
 	if len(c.Recursion) > 0 {
 		fmt.Fprintf(w, "recursion:   %s\n", Printable(strings.Join(c.Recursion, " -> ")))

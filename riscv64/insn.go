@@ -40,6 +40,9 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 	in.Text = abiRegNames(riscv64asm.GNUSyntax(inst))
 	op := inst.Op.String()
 	var jumpReg, rd = -1, -1
+	// A load's, an atomic's and a store-conditional's first register is
+	// what they write (rd), not read.
+	writesRd := isLoad(op) || strings.HasPrefix(op, "AMO") || strings.HasPrefix(op, "SC.")
 	for i, arg := range inst.Args {
 		switch x := arg.(type) {
 		case riscv64asm.Reg:
@@ -47,7 +50,7 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 				if i == 0 {
 					rd = r
 				}
-				if r != 0 {
+				if r != 0 && !(i == 0 && writesRd) {
 					in.AddReg(r)
 				}
 			}
@@ -118,6 +121,18 @@ func accessOf(op string) unwind.MemAccess {
 		return unwind.MemWrite
 	}
 	return unwind.MemRead
+}
+
+// isLoad reports whether op loads from memory into a register: the
+// integer and floating-point loads, compressed or not, and
+// load-reserved.
+func isLoad(op string) bool {
+	for _, p := range []string{"L", "FL", "C.L", "C.FL"} {
+		if strings.HasPrefix(op, p) && !strings.HasPrefix(op, "LUI") && !strings.HasPrefix(op, "C.LI") && !strings.HasPrefix(op, "C.LUI") {
+			return true
+		}
+	}
+	return false
 }
 
 // regNum maps an integer or floating-point register to its DWARF number.

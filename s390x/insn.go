@@ -53,11 +53,25 @@ func (Arch) DecodeInsn(code []byte, pc uint64, reg func(r int) (uint64, bool)) (
 	in.Text = s390xasm.GNUSyntax(inst, pc)
 	op := inst.Op.String()
 	access := accessOf(op)
+	// A load ("l...": l, lg, llgc, lgr...) loads into its first
+	// register, a load multiple (lm, lmg) into the range its first two
+	// name: they are not read.
+	loaded := 0
+	if access == unwind.MemRead && strings.HasPrefix(op, "l") {
+		loaded = 1
+		if strings.HasPrefix(op, "lm") {
+			loaded = 2
+		}
+	}
 	var disp int64
 	base, index, memSeen := -1, -1, false
 	for _, arg := range inst.Args {
 		switch x := arg.(type) {
 		case s390xasm.Reg:
+			if loaded > 0 {
+				loaded--
+				continue // what a load loads into
+			}
 			if x <= s390xasm.R15 {
 				in.AddReg(int(x - s390xasm.R0))
 			} else if x >= s390xasm.F0 && x <= s390xasm.F15 {

@@ -15,9 +15,9 @@ var insnCases = []unwindtest.InsnCase{
 	{Asm: "lgf %r1,24(%r1)", Mem: unwind.MemRead, MemAddr: 24, Regs: []int{1}},
 	{Asm: "mvhi 24(%r1),42", Mem: unwind.MemWrite, MemAddr: 24, Regs: []int{1}},
 	{Asm: "st %r3,24(%r1)", Mem: unwind.MemWrite, MemAddr: 24, Regs: []int{3, 1}},
-	{Asm: "lg %r1,8(%r2,%r3)", Mem: unwind.MemRead, MemAddr: 0x1038, Regs: []int{1, 2, 3}},
+	{Asm: "lg %r1,8(%r2,%r3)", Mem: unwind.MemRead, MemAddr: 0x1038, Regs: []int{2, 3}},
 	{Asm: "stmg %r11,%r15,88(%r15)", Mem: unwind.MemWrite, MemAddr: 0x7ffc0000 + 88, Regs: []int{11, 15}},
-	{Asm: "lmg %r11,%r15,-160(%r15)", Mem: unwind.MemRead, MemAddr: 0x7ffc0000 - 160, Regs: []int{11, 15}},
+	{Asm: "lmg %r11,%r15,-160(%r15)", Mem: unwind.MemRead, MemAddr: 0x7ffc0000 - 160, Regs: []int{15}},
 	{Asm: "l %r2,4(%r0,%r2)", Mem: unwind.MemRead, MemAddr: 0x1004, Regs: []int{2}},
 	{Asm: "std %f0,8(%r2)", Mem: unwind.MemWrite, MemAddr: 0x1008, Regs: []int{s390x.F0, 2}},
 	{Asm: "mvc 0(8,%r2),0(%r3)", Mem: unwind.MemReadWrite, MemAddr: 0x1000, Regs: []int{2, 3}},
@@ -27,7 +27,7 @@ var insnCases = []unwindtest.InsnCase{
 	{Asm: "basr %r14,%r12", Class: unwind.InsnCall, Regs: []int{14, 12}},
 	{Asm: "br %r14", Class: unwind.InsnReturn, Regs: []int{14}},
 	{Asm: "br %r1", Class: unwind.InsnJump, Regs: []int{1}},
-	{Asm: "lgr %r2,%r3", Regs: []int{2, 3}},
+	{Asm: "lgr %r2,%r3", Regs: []int{3}},
 }
 
 // TestDecodeInsn: the cases against binutils' objdump.

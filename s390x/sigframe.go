@@ -93,3 +93,24 @@ func (l *layout) stepSigreturn(as unwind.AddrSpace, rt bool, callee, caller *unw
 func (a Arch) StepSignalHandler(as unwind.AddrSpace, cfa uint64, caller *unwind.Frame) error {
 	return a.layout().stepSigreturn(as, true, unwind.TrampolineFrame(NumRegs, SP, cfa), caller)
 }
+
+// SiginfoAddr is the siginfo the kernel saved in signal frame f
+// (unwind.SiginfoArch): in struct rt_sigframe, after the save area and
+// the 2-byte svc, at the siginfo's alignment (a word). A sigframe (a
+// handler installed without SA_SIGINFO, trampoline svc 119) has none.
+func (a Arch) SiginfoAddr(as unwind.AddrSpace, cache *unwind.Cache, f *unwind.Frame) (uint64, bool) {
+	sp, ok := f.Get(SP)
+	if !ok {
+		return 0, false
+	}
+	if pc, ok := f.Get(PC); !ok || trampolineAt(as, pc) != ruleRTSigreturn {
+		return 0, false
+	}
+	l := a.layout()
+	return sp + l.frameOffset + l.word, true
+}
+
+// FaultPageSize is the granule of the kernel's (and qemu-user's) SIGSEGV
+// si_addr (unwind.FaultPageArch): the translation-exception
+// identification names the 4 KiB page, not the byte.
+func (Arch) FaultPageSize() uint64 { return 4096 }

@@ -109,8 +109,9 @@ type Insn struct {
 	Divisor int
 	// DivisorBits is the divisor's width (8, 16, 32, 64).
 	DivisorBits int
-	// Regs are the registers the instruction names or uses to address
-	// memory, by number, each once, in operand order.
+	// Regs are the registers the instruction reads (names as sources or
+	// uses to address memory), by number, each once, in operand order:
+	// what a load loads into is not among them.
 	Regs []int
 }
 

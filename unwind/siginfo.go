@@ -36,3 +36,12 @@ type SavedTrap struct {
 	// only where the interrupted instruction accesses exactly Addr.
 	AddrOnly bool
 }
+
+// FaultPageArch is implemented by arches whose SIGSEGV si_addr is only
+// the page of the access, not its address (s390x: the translation
+// exception identifies the page). The faulting instruction's operand,
+// when it lies in that page, is the address.
+type FaultPageArch interface {
+	// FaultPageSize is the granule of si_addr.
+	FaultPageSize() uint64
+}

@@ -108,6 +108,12 @@ func (a *analysis) abort() {
 		a.terminate(t)
 		return
 	}
+	// libc++abi's frames from __cxa_throw to abort are hidden symbols:
+	// no std::terminate among the names.
+	if th := a.frameNamed("__cxa_throw"); th > abortFrame && a.isLibcxxabi() && a.sameModule(abortFrame+1, th) {
+		a.terminate(th - 1)
+		return
+	}
 	if a.rustPanic() {
 		return
 	}

@@ -54,6 +54,10 @@ type Input struct {
 	// (TLS module 1): its offset in the executable's TLS block. A static
 	// executable's libstdc++ has its exception globals there.
 	ExeTLSSymbol func(name string) (uint64, bool)
+	// ExeRustSymbol returns a Rust static of the main executable by its
+	// demangled path: a thread-local's offset in the executable's TLS
+	// block (tls), else a data symbol's run-time address.
+	ExeRustSymbol func(path string) (value uint64, tls, ok bool)
 	// Section names the section at a file offset of a mapped file, ""
 	// when unknown.
 	Section func(path string, off uint64) string

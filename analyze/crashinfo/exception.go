@@ -21,7 +21,14 @@ func (a *analysis) terminate(t int) {
 		a.c.Kind = "uncaught_exception"
 		a.c.Summary = "uncaught C++ exception, thrown" + a.callerOf(t+1, " by ")
 	}
-	hdr, ti, err := a.currentException()
+	libcxxabi := a.isLibcxxabi()
+	var hdr, ti uint64
+	var err error
+	if libcxxabi {
+		hdr, ti, err = a.libcxxabiException(t + 1)
+	} else {
+		hdr, ti, err = a.currentException()
+	}
 	var typ string
 	if err == nil && hdr != 0 {
 		typ, err = ReadTypeInfoName(a.in.Mem, ti)
@@ -34,7 +41,16 @@ func (a *analysis) terminate(t int) {
 		return
 	}
 	a.c.ExceptionType = &typ
-	a.exceptionMessage(hdr, ti)
+	if libcxxabi {
+		a.libcxxabiMessage(hdr+libcxxabiLayout(uint64(a.in.Mem.PtrSize())).thrownObject(), ti, typ, t+1)
+	} else {
+		a.exceptionMessage(hdr+cxaUnwindHeaderOff(uint64(a.in.Mem.PtrSize()))+unwindExceptionSize, ti)
+		if a.c.ExceptionMessage != nil {
+			// libstdc++'s verbose terminate handler's two lines.
+			line := "terminate called after throwing an instance of '" + typ + "'\n  what():  " + *a.c.ExceptionMessage
+			a.c.TerminateMessage = &line
+		}
+	}
 	if a.c.Kind == "uncaught_exception" {
 		a.c.Summary = "uncaught C++ exception of type " + typ + a.callerOf(t+1, ", thrown by ")
 	} else {

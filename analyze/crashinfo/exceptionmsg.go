@@ -47,15 +47,15 @@ const (
 	unwindExceptionSize = 32
 )
 
-// exceptionMessage records the what() message of the exception whose
-// __cxa_exception header is hdr and type_info ti, when the core proves
-// it; a detail says why not when the type has one but it cannot be read.
-func (a *analysis) exceptionMessage(hdr, ti uint64) {
+// exceptionMessage records the what() message of the thrown object obj
+// of type_info ti, when the core proves it; a detail says why not when
+// the type has one but it cannot be read.
+func (a *analysis) exceptionMessage(obj, ti uint64) {
 	base, ok := a.messageBaseOf(ti)
 	if !ok {
 		return
 	}
-	msg, err := a.readWhat(hdr+cxaUnwindHeaderOff(uint64(a.in.Mem.PtrSize()))+unwindExceptionSize, ti, base)
+	msg, err := a.readWhat(obj, ti, base)
 	if err != nil {
 		a.c.Details = append(a.c.Details, fmt.Sprintf("the exception's what() message could not be read: %v", err))
 		return

@@ -54,6 +54,9 @@ func (a *analysis) memoryFault() {
 	} else if !s.HasAddr {
 		return
 	}
+	if s.HasAddr && s.Name == "SIGSEGV" {
+		addr = a.addrInFaultPage(addr)
+	}
 	if code <= 0 || code >= siKernel {
 		return
 	}
@@ -446,4 +449,20 @@ func (a *analysis) section(m *report.Mapping, addr uint64) string {
 		return ""
 	}
 	return a.in.Section(*m.Path, uint64(m.Offset)+addr-uint64(m.Start))
+}
+
+// addrInFaultPage is the address of a fault the arch reports by its page
+// only (unwind.FaultPageArch): the instruction's operand when it lies in
+// that page, else the page.
+func (a *analysis) addrInFaultPage(page uint64) uint64 {
+	fp, ok := a.in.Arch.(unwind.FaultPageArch)
+	if !ok || a.insn == nil || !a.insn.HasMemAddr || a.insn.Mem == unwind.MemNone {
+		return page
+	}
+	size := fp.FaultPageSize()
+	if page%size != 0 || a.insn.MemAddr&^(size-1) != page {
+		return page
+	}
+	a.c.Details = append(a.c.Details, fmt.Sprintf("%s reports a fault's page only (si_addr %#x): the address is the instruction's operand", a.in.Arch.Name(), page))
+	return a.insn.MemAddr
 }

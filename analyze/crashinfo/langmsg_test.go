@@ -60,6 +60,11 @@ const (
 	pmMessage = 0x200
 	pmStr     = 0x240 // a &str: pointer, length
 	pmOther   = 0x280 // a second Location
+	pmTP      = 0x2a0 // the thread pointer: the TCB, whose second word is the DTV
+	pmDTV     = 0x2b0 // the DTV, whose module 1 entry is the executable's TLS block
+	pmTLS     = 0x2c8 // the executable's TLS block: CURRENT, then ID
+	pmInner   = 0x2d0 // a thread handle's Inner: id, name pointer, name length
+	pmName    = 0x2f0
 	pmEnd     = 0x300
 	pmMethods = 0x9000 // where the vtable's methods are
 )
@@ -119,8 +124,74 @@ func (p *panicMem) analyze(file string, line int) *report.Crash {
 			{Start: memBase, End: memBase + pmLoc, Perms: "rw-"},
 			{Start: memBase + pmLoc, End: memBase + pmEnd, Perms: "r--", Path: report.Ptr("/stock")},
 		},
-		FunctionAt: func(addr uint64) (string, bool) { n, ok := methods[addr]; return n, ok },
+		FunctionAt:    func(addr uint64) (string, bool) { n, ok := methods[addr]; return n, ok },
+		ThreadPointer: func() (uint64, bool) { return memBase + pmTP, true },
+		DTVAt:         8,
+		ExeRustSymbol: func(path string) (uint64, bool, bool) {
+			switch path {
+			case rustCurrent:
+				return 0, true, true
+			case rustThreadID:
+				return 8, true, true
+			case rustMainID:
+				return memBase + pmDTV, false, true // the DTV's generation word
+			}
+			return 0, false, false
+		},
 	})
+}
+
+// thread lays out std's thread-locals of a thread whose handle is named
+// name ("" for a thread without a handle whose ID is MAIN's).
+func (p *panicMem) thread(name string) {
+	p.word(pmTP+8, memBase+pmDTV)
+	p.word(pmDTV+16, memBase+pmTLS)
+	p.word(pmInner, 2) // the thread's id (and ID, CURRENT's neighbour)
+	p.word(pmDTV, 2)   // MAIN
+	if name != "" {
+		p.word(pmTLS, memBase+pmInner)
+		p.word(pmInner+8, memBase+pmName)
+		p.word(pmInner+16, uint64(len(name)+1))
+		copy(p.b[pmName:], name+"\x00")
+	}
+}
+
+// TestRustThreadName: the panicking thread's name is its handle's
+// CString, or "main" for a thread without a handle whose id is std's
+// main thread's; nothing when the core does not prove one.
+func TestRustThreadName(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(p *panicMem)
+		thread string
+	}{
+		{"named", func(p *panicMem) { p.thread("order-worker") }, "order-worker"},
+		{"main", func(p *panicMem) { p.thread("") }, "main"},
+		{"not main", func(p *panicMem) { p.thread(""); p.word(pmTLS+8, 3) }, ""},
+		{"no NUL", func(p *panicMem) { p.thread("order-worker"); p.b[pmName+12] = 'x'; p.word(pmDTV, 3) }, ""},
+		{"no thread-locals", func(*panicMem) {}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPanicMem()
+			p.standard()
+			tc.edit(p)
+			c := p.analyze("src/main.rs", 10)
+			got := ""
+			if c.PanicThread != nil {
+				got = *c.PanicThread
+			}
+			if got != tc.thread {
+				t.Errorf("thread %q, want %q", got, tc.thread)
+			}
+			want := "Rust panic: panicked at src/main.rs:10:40: not enough stock"
+			if tc.thread != "" {
+				want = "Rust panic: thread '" + tc.thread + "' panicked at src/main.rs:10:40: not enough stock"
+			}
+			if !strings.HasPrefix(c.Summary, want) {
+				t.Errorf("summary %q, want %q", c.Summary, want)
+			}
+		})
+	}
 }
 
 // standard lays out the panic the tests vary: a pointer to the
@@ -228,6 +299,10 @@ func FuzzLanguageMessages(f *testing.F) {
 	p := newPanicMem()
 	p.standard()
 	f.Add(p.b, 0x100)
+	named := newPanicMem()
+	named.standard()
+	named.thread("order-worker")
+	f.Add(named.b, 0x100)
 	p163 := newPanicMem()
 	p163.standard()
 	p163.vtable163(pmMethods+64, pmMethods+80, pmMethods+96)
@@ -252,6 +327,9 @@ func FuzzLanguageMessages(f *testing.F) {
 		}
 		if c.PanicMessage != nil && !utf8.ValidString(*c.PanicMessage) {
 			t.Fatalf("message not UTF-8: %q", *c.PanicMessage)
+		}
+		if c.PanicThread != nil && !utf8.ValidString(*c.PanicThread) {
+			t.Fatalf("thread name not UTF-8: %q", *c.PanicThread)
 		}
 	})
 }

@@ -47,7 +47,6 @@ func panicMachinery(fn string) bool {
 }
 
 const (
-	maxPanicScan    = 256 << 10 // bytes of stack searched
 	maxPanicMessage = 64 << 10
 	maxPanicFile    = 4096
 	maxPanicLine    = 10_000_000
@@ -78,11 +77,12 @@ func (a *analysis) rustPanic() bool {
 	}
 	a.c.Kind = "rust_panic"
 	p := &rustPanicFacts{}
-	lo, hi, ok := a.panicStack(user)
+	p.thread, p.hasThread = a.rustThreadName()
+	lo, hi, ok := a.stackBelow(user)
 	if !ok {
 		a.c.Details = append(a.c.Details, "the stack of the panic machinery's frames is not known: no location or message")
 	} else {
-		words := a.stackWords(lo, hi)
+		words := a.stackPtrWords(lo, hi)
 		p.file, p.line, p.col = a.panicLocation(words, user)
 		p.msg, p.hasMsg = a.panicMessage(words)
 	}
@@ -97,11 +97,16 @@ func (a *analysis) rustPanic() bool {
 	if p.hasMsg {
 		a.c.PanicMessage = &p.msg
 	}
+	if p.hasThread {
+		a.c.PanicThread = &p.thread
+	}
 	return true
 }
 
 // rustPanicFacts are what the core proved of a panic.
 type rustPanicFacts struct {
+	thread    string
+	hasThread bool
 	file      string
 	line, col uint32
 	msg       string
@@ -109,11 +114,12 @@ type rustPanicFacts struct {
 }
 
 // summary says the panic in the default hook's words, with what is
-// proven. The thread's name is not among it: Rust's name for a thread is
-// kept in std's structures, and the kernel's core does not record a
-// thread's name.
+// proven (the thread's name from std's handle: rustthread.go).
 func (p *rustPanicFacts) summary() string {
 	s := "Rust panic: panicked"
+	if p.hasThread {
+		s = "Rust panic: thread '" + p.thread + "' panicked"
+	}
 	if p.file != "" {
 		s += fmt.Sprintf(" at %s:%d:%d", p.file, p.line, p.col)
 	}
@@ -125,30 +131,6 @@ func (p *rustPanicFacts) summary() string {
 
 // rustName is a function name without a legacy mangling's hash.
 func rustName(fn string) string { return rustHash.ReplaceAllString(fn, "") }
-
-// panicStack is the stack of the frames below the frame that panicked:
-// from frame 0's stack pointer to that frame's.
-func (a *analysis) panicStack(user int) (lo, hi uint64, ok bool) {
-	fs := a.in.Frames
-	if user <= 0 || fs[0].SP == nil || fs[user].SP == nil {
-		return 0, 0, false
-	}
-	lo, hi = uint64(*fs[0].SP), uint64(*fs[user].SP)
-	if hi <= lo {
-		return 0, 0, false
-	}
-	return lo &^ 7, min(hi, lo+maxPanicScan), true
-}
-
-// stackWords reads the words of [lo, hi), as far as the core has them.
-func (a *analysis) stackWords(lo, hi uint64) []uint64 {
-	b := readUpTo(a.in.Mem, lo, int(hi-lo))
-	words := make([]uint64, len(b)/8)
-	for i := range words {
-		words[i] = a.in.Mem.ByteOrder().Uint64(b[8*i:])
-	}
-	return words
-}
 
 // readOnly reports whether addr is in a mapping the process cannot
 // write.

@@ -1,7 +1,9 @@
 // what.cc: uncaught exceptions whose what() the report must show, by the
 // first argument: "invalid" a std::invalid_argument, "custom" a class
 // derived from std::runtime_error, "own-what" one that overrides what()
-// (its message is not the one the object holds).
+// (its message is not the one the object holds), "runtime" a
+// std::runtime_error, "audit" a std::exception subclass with a what() of
+// its own.
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -18,6 +20,10 @@ struct LoudError : std::runtime_error {
 	const char *what() const noexcept override { return "said, not held"; }
 };
 
+struct AuditError : std::exception {
+	const char *what() const noexcept override { return "ledger out of balance"; }
+};
+
 __attribute__((noinline)) void withdraw(const char *how, int amount) {
 	if (strcmp(how, "invalid") == 0)
 		throw std::invalid_argument("negative amount " + std::to_string(amount));
@@ -25,6 +31,10 @@ __attribute__((noinline)) void withdraw(const char *how, int amount) {
 		throw StockError("widget #" + std::to_string(-amount));
 	if (strcmp(how, "own-what") == 0)
 		throw LoudError();
+	if (strcmp(how, "runtime") == 0)
+		throw std::runtime_error("negative amount " + std::to_string(amount));
+	if (strcmp(how, "audit") == 0)
+		throw AuditError();
 	sink = amount;
 }
 } // namespace shop
