@@ -32,7 +32,7 @@ func mallocs(f func()) uint64 {
 // TestGoLayoutsOncePerBinary: the cores of one Go executable in a batch
 // (one elfx.Cache, as triage shares) read the runtime's layouts once.
 // Each core's goroutine reader walked the executable's DWARF types
-// again before: 66% of a batch of Go cores' CPU. The readers of the
+// again before: most of a batch of Go cores' CPU. The readers of the
 // later cores, built at once by parallel workers, allocate a small part
 // of what the first did, and read the goroutines as well.
 func TestGoLayoutsOncePerBinary(t *testing.T) {
