@@ -30,14 +30,44 @@ func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []stri
 		}
 	}
 	bin.Version, bin.GOARCH = version, goarch
-	if d, err := obj.DWARF(); err == nil {
-		bin.DWARF = d
+	ls, err := goLayouts(obj, bin)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
 	}
+	bin.Layouts = ls
 	r, err := goruntime.NewReader(bin)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
 	}
 	return r, nil
+}
+
+// goLayoutsKey keys the executable's runtime layouts on its object.
+type goLayoutsKey struct{}
+
+// goLayoutsRead is what goLayouts read of an executable, or why not.
+type goLayoutsRead struct {
+	layouts *goruntime.Layouts
+	err     error
+}
+
+// goLayouts are the runtime's struct layouts of obj, the executable bin
+// describes, read once per object (the table, and the DWARF types a
+// report of a Go core spent most of its time on) and shared by every
+// core of a batch that runs it.
+func goLayouts(obj *elfx.Object, bin goruntime.Binary) (*goruntime.Layouts, error) {
+	read, ok := obj.Keyed(goLayoutsKey{}, func() any {
+		if d, err := obj.DWARF(); err == nil {
+			bin.DWARF = d
+		}
+		ls, err := goruntime.ReadLayouts(bin)
+		return goLayoutsRead{ls, err}
+	}).(goLayoutsRead)
+	if !ok {
+		// The first reading faulted (a file truncated under its mapping).
+		return nil, fmt.Errorf("goruntime: the layouts of %s could not be read", obj.Path())
+	}
+	return read.layouts, read.err
 }
 
 // maxAllgaddSize bounds the code of runtime.allgadd read (a few hundred

@@ -75,6 +75,7 @@ type derived struct {
 
 	symbolValues sync.Map // SymbolValues results, by the names asked
 	callSites    sync.Map // dwarf.Offset of a subprogram -> *functionCalls
+	keyed        sync.Map // Keyed's values, by key -> *keyedValue
 
 	memo  atomic.Pointer[lookupMemo]  // Symbol and SourceFrames results, with a SymbolCache
 	batch atomic.Pointer[symbolBatch] // Symbol answers preloaded for a report's addresses

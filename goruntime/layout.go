@@ -103,6 +103,11 @@ const maxGSize = 4096
 
 // findStructs returns the struct types of the given names, reading d's
 // type entries once. Struct members are skipped, not read one by one.
+// The walk ends with the unit the first of them is found in: Go's
+// linker writes every type into one unit (the runtime's, after its
+// functions: cmd/link's movetomodule), so the units after it, most of
+// the DWARF, hold none, and a name not found there (the label types of
+// a program that sets none) is in no other.
 func findStructs(d *dwarf.Data, names ...string) (map[string]*dwarf.StructType, error) {
 	want := map[string]bool{}
 	for _, n := range names {
@@ -119,6 +124,9 @@ func findStructs(d *dwarf.Data, names ...string) (map[string]*dwarf.StructType, 
 			break
 		}
 		if e.Tag == dwarf.TagCompileUnit {
+			if len(out) > 0 {
+				break // past the unit of the types
+			}
 			continue // its children are the types
 		}
 		if e.Tag == dwarf.TagStructType {

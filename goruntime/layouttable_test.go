@@ -146,15 +146,22 @@ func FuzzAllgsFromCode(f *testing.F) {
 // the executable.
 func buildGoProgram(t *testing.T, goarch string) string {
 	t.Helper()
+	return buildGoSource(t, goProgram, "GOARCH="+goarch, "CGO_ENABLED=0")
+}
+
+// buildGoSource builds the program src with env added to the
+// environment, and returns the executable.
+func buildGoSource(t *testing.T, src string, env ...string) string {
+	t.Helper()
 	gotool := testenv.NeedTool(t, "go")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goProgram), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "prog")
 	cmd := exec.Command(gotool, "build", "-o", exe, "main.go")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOARCH="+goarch, "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatal(fmt.Errorf("go build: %v\n%s", err, out))
 	}

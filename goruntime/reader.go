@@ -37,6 +37,10 @@ type Binary struct {
 	Bias    uint64
 	PtrSize int // 4 or 8
 	Order   binary.ByteOrder
+	// Layouts, when not nil, are ReadLayouts' of this executable, read
+	// once and shared by the readers of its cores (a triage batch's):
+	// NewReader then reads neither the table nor the DWARF.
+	Layouts *Layouts
 }
 
 // IsGo reports whether symbols (a Binary's) name a Go program: the
@@ -78,15 +82,37 @@ func NewReader(b Binary) (*Reader, error) {
 	if b.PtrSize != 4 && b.PtrSize != 8 {
 		return nil, fmt.Errorf("goruntime: pointer size %d", b.PtrSize)
 	}
-	l, pl, il, err := readLayout(&b)
-	if err != nil {
-		return nil, fmt.Errorf("goruntime: %w", err)
+	ls := b.Layouts
+	if ls == nil {
+		var err error
+		if ls, err = ReadLayouts(b); err != nil {
+			return nil, err
+		}
 	}
-	r := &Reader{b: b, layout: l, panic: pl, info: il}
+	r := &Reader{b: b, layout: ls.layout, panic: ls.panic, info: ls.info}
 	if _, ok := b.Symbols[SymWaitReasonStrings]; !ok {
 		r.waitReasons = tableWaitReasons(b.Version)
 	}
 	return r, nil
+}
+
+// Layouts are the runtime's struct layouts of one executable: what a
+// Reader needs of its DWARF or of the generated table, the same for
+// every core of the executable.
+type Layouts struct {
+	layout layout
+	panic  panicLayout
+	info   infoLayout
+}
+
+// ReadLayouts reads the layouts of the executable b describes (its
+// Version, GOARCH and DWARF; nothing of a core), for Binary.Layouts.
+func ReadLayouts(b Binary) (*Layouts, error) {
+	l, pl, il, err := readLayout(&b)
+	if err != nil {
+		return nil, fmt.Errorf("goruntime: %w", err)
+	}
+	return &Layouts{layout: l, panic: pl, info: il}, nil
 }
 
 // readLayout reads the runtime's layouts from the generated table for
