@@ -17,6 +17,10 @@ type goFrame struct {
 	// cgoCall: the function that switches a goroutine calling C to
 	// the system stack (gocgo.go continues the thread there).
 	cgoCall bool
+	// cgoCallback: the function a call from C enters Go through; its
+	// frame on the goroutine's stack has its twin on the system stack
+	// (gocallback.go). cCallsGo: the C-callable function that calls it.
+	cgoCallback, cCallsGo bool
 }
 
 var goFrames = map[string]goFrame{
@@ -43,6 +47,11 @@ var goFrames = map[string]goFrame{
 	// the goroutine's stack, whose frames the goroutine's saved
 	// registers give (gocgo.go).
 	"runtime.asmcgocall": {kind: unwind.FrameOutermost, cgoCall: true},
+	// C calls Go through crosscall2 (runtime/cgo), which calls
+	// cgocallback on the C stack; cgocallback switches to the
+	// goroutine's stack (gocallback.go).
+	"runtime.cgocallback": {cgoCallback: true},
+	"crosscall2":          {cCallsGo: true},
 }
 
 // goFuncRange is one of goFrames' functions in a module, in link-time
