@@ -46,17 +46,35 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 	if !ok || !isGo {
 		return frames, fmt.Sprintf("goroutine %d: the C frames that called it are not shown: its thread's system stack pointer (m.g0.sched.sp) cannot be read", g.ID)
 	}
-	initial := unwind.NewFrame(arch.NumRegs())
-	ga.GoFrame(unwind.GoSched{PC: frames[k].pc, SP: sp}, initial)
-	cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: opts.MaxFrames, Classify: t.classifyFrame, ResumePC: true})
-	if err != nil {
-		return frames, fmt.Sprintf("goroutine %d: the C frames that called it: %v", g.ID, err)
+	walk := func(sched unwind.GoSched, maxFrames int) ([]rawFrame, error) {
+		initial := unwind.NewFrame(arch.NumRegs())
+		ga.GoFrame(sched, initial)
+		cur, err := unwind.NewCursor(t, arch, initial, unwind.Options{Cache: cache, MaxFrames: maxFrames, Classify: t.classifyFrame, ResumePC: true})
+		if err != nil {
+			return nil, err
+		}
+		frames, _, err := walkFrames(t, cur, arch, 0)
+		return frames, err
 	}
-	c, _, err := walkFrames(t, cur, arch, 0)
+	cc2, ownCrossCall2 := arch.(unwind.GoCrossCall2Arch)
+	maxFrames := opts.MaxFrames
+	if ownCrossCall2 {
+		maxFrames = 2 // cgocallback and crosscall2: the rest below
+	}
+	c, err := walk(unwind.GoSched{PC: frames[k].pc, SP: sp}, maxFrames)
 	// c[0] is cgocallback's frame on the system stack; its caller
 	// must be crosscall2, or that stack holds something else now.
 	if f, ok := t.goFrameAt(lookupAt(c, 1)); !ok || !f.cCallsGo {
 		return frames, fmt.Sprintf("goroutine %d: the C frames that called it are not in the core: its thread's system stack at %#x holds other frames now (a panic through the callback reuses it)", g.ID, sp)
+	}
+	if ownCrossCall2 {
+		c = c[:2]
+		var sched unwind.GoSched
+		if sched, err = cc2.GoCrossCall2Caller(t, c[1].sp); err == nil {
+			var callers []rawFrame
+			callers, err = walk(sched, opts.MaxFrames)
+			c = append(c, callers...)
+		}
 	}
 	var warning string
 	if err != nil {

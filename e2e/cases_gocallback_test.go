@@ -120,3 +120,23 @@ func expectCallbackCallers(t *testing.T, c crash, flags []string, export, cfunc 
 		t.Errorf("goroutine %d: the C thread's frames are followed by runtime.goexit:\n%s", g.ID, formatGoroutine(g))
 	}
 }
+
+// TestGoCallbackCallersAArch64 is TestGoCallbackCallers on arm64, under
+// qemu-user.
+func TestGoCallbackCallersAArch64(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode, export, cfunc string
+		cThread             bool
+	}{
+		{"callbackfatal", "goCallbackFatal", "c_calls_go_fatal", false},
+		{"cthread", "goCallbackBlock", "c_calls_go_block", true},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			c := qemuCrashEnv(t, testenv.AArch64, []string{"GOTRACEBACK=crash"}, "arm64-gocgo", tc.mode)
+			callerRet, threadRet := recordedReturns(t, "gdb-multiarch", c)
+			expectCallbackCallers(t, c, []string{"--sysroot", testenv.AArch64.Sysroot()}, tc.export, tc.cfunc, tc.cThread, callerRet, threadRet)
+		})
+	}
+}
