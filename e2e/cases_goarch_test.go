@@ -121,3 +121,23 @@ func expectRuntimeGoroutines(t *testing.T, rep *report, out string, gs []goDump)
 		t.Errorf("crash details lack %q: %+v", detail, rep.Crash)
 	}
 }
+
+func init() {
+	programs["arm64-goparked-stripped"] = goBuild("goparked", "arm64", "-ldflags=-s -w")
+}
+
+// TestGoroutinesStrippedAArch64: an arm64 Go program stripped of its
+// symbols and DWARF (-ldflags=-s -w) still has every goroutine the
+// runtime printed: runtime.allgs comes from runtime.allgadd's code (its
+// ADRP-relative loads and stores of the slice), the layouts from the
+// generated table, names and lines from pclntab.
+func TestGoroutinesStrippedAArch64(t *testing.T) {
+	t.Parallel()
+	c := qemuCrashEnv(t, testenv.AArch64, []string{"GOTRACEBACK=crash"}, "arm64-goparked-stripped", "nilmap")
+	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+	gs := parseGoDump(c.Output)
+	if len(gs) < 5 {
+		t.Fatalf("the runtime printed %d goroutines, want at least 5; output:\n%s", len(gs), truncate(c.Output, 4000))
+	}
+	expectRuntimeGoroutines(t, rep, c.Output, gs)
+}
