@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -118,6 +119,15 @@ var rvSignals = map[string]int{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS"
 // writes it as an ELF core (writeRVCore).
 func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	t.Helper()
+	return rvLiveCoreEnv(t, nil, prog, stops, args...)
+}
+
+// rvLiveCoreEnv is rvLiveCore with env ("NAME=value") added to the
+// program's environment. The snapshot has every writable mapping of the
+// program too (a Go program's heap: riscv64_snapshot.py), and the
+// crash's Output is what the program printed.
+func rvLiveCoreEnv(t *testing.T, env []string, prog string, stops int, args ...string) rvLive {
+	t.Helper()
 	qemu := testenv.NeedTool(t, rv.Qemu)
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
 	exe := buildProgram(t, prog)
@@ -141,7 +151,9 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	l.Close()
 	q := exec.Command(qemu, append([]string{"-g", strconv.Itoa(port), local}, args...)...)
 	q.Dir = dir
-	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+rv.Sysroot())
+	q.Env = append(append(os.Environ(), "QEMU_LD_PREFIX="+rv.Sysroot()), env...)
+	var output bytes.Buffer
+	q.Stdout, q.Stderr = &output, &output
 	if err := q.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +171,16 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) rvLive {
 	gargs = append(gargs, "-ex", "continue", "-ex", `echo === all threads\n`,
 		"-ex", "thread apply all bt -frame-info location-and-address",
 		"-ex", "source "+filepath.Join(repoRoot, "e2e", "testdata", "riscv64_snapshot.py"),
-		"-ex", fmt.Sprintf("python snapshot(%q)", snap), local)
+		"-ex", fmt.Sprintf("python snapshot(%q, %d)", snap, q.Process.Pid), local)
 	start := time.Now()
 	out := runTool(t, gdb, gargs...)
+	q.Process.Kill()
+	q.Wait()
 	head, all, ok := strings.Cut(out, "=== all threads\n")
 	if !ok {
 		t.Fatalf("live gdb did not reach stop %d (after %v):\n%s", stops, time.Since(start), out)
 	}
-	live := rvLive{crash: crash{Dir: dir, Exe: local}, Threads: refbt.ParseGDB(all)}
+	live := rvLive{crash: crash{Dir: dir, Exe: local, Output: output.String()}, Threads: refbt.ParseGDB(all)}
 	stopped := refbt.ParseGDB(head)
 	for i := 1; i < stops; i++ {
 		th := stopped[i]
@@ -198,6 +212,8 @@ type rvSnapshot struct {
 	Mem   []struct {
 		Addr uint64 `json:"addr"`
 		Hex  string `json:"hex"`
+		// Zeros is the length of a run of zero pages (Hex empty).
+		Zeros uint64 `json:"zeros"`
 	} `json:"mem"`
 }
 
@@ -274,6 +290,9 @@ func writeRVCore(t *testing.T, path, exePath string, eflags uint32, sig int) str
 		data, err := hex.DecodeString(m.Hex)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if m.Zeros > 0 {
+			data = make([]byte, m.Zeros)
 		}
 		flags := elf.PF_R | elf.PF_W
 		for _, mp := range maps {
