@@ -59,7 +59,7 @@ func writeGoroutine(w *bufio.Writer, gs []Goroutine, group []int, o TextOptions)
 			w.WriteString("<signal handler called>\n")
 			continue
 		}
-		if f.GoWrapper && !o.GoWrappers && !wrapperCalledPanic(g.Frames[:i]) {
+		if !o.GoWrappers && elidedWrapper(g.Frames, i) {
 			continue
 		}
 		fn := "?"
@@ -95,20 +95,6 @@ func writeGoroutine(w *bufio.Writer, gs []Goroutine, group []int, o TextOptions)
 	if g.Error != nil {
 		fmt.Fprintf(w, "Backtrace stopped: %s\n", Printable(*g.Error))
 	}
-}
-
-// wrapperCalledPanic says whether a wrapper whose callees are the frames
-// inner (innermost first) called a panic function rather than what it
-// wraps: the runtime prints such a wrapper (runtime.elideWrapperCalling).
-func wrapperCalledPanic(inner []Frame) bool {
-	if len(inner) == 0 || inner[len(inner)-1].Function == nil {
-		return false
-	}
-	switch *inner[len(inner)-1].Function {
-	case "runtime.gopanic", "runtime.sigpanic", "runtime.panicwrap":
-		return true
-	}
-	return false
 }
 
 // goroutineBracket is what the runtime prints in brackets after a
