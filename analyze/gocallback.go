@@ -20,11 +20,12 @@ import (
 // follow) or in the C thread's first frame.
 
 // callbackCallers is frames, a goroutine's walk, with the C frames that
-// called its innermost runtime.cgocallback inserted after that frame.
-// frames is returned unchanged, with a warning, when the system stack no
-// longer holds them: a panic that unwinds through the callback puts
-// m.g0.sched.sp back and the crash's own code reuses that stack.
-func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *goruntime.Reader, g *goruntime.Goroutine, frames []rawFrame, opts Options) ([]rawFrame, string) {
+// called its innermost runtime.cgocallback inserted after that frame;
+// spliced says it changed. frames is returned unchanged, with a warning,
+// when the system stack no longer holds them: a panic that unwinds
+// through the callback puts m.g0.sched.sp back and the crash's own code
+// reuses that stack.
+func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *goruntime.Reader, g *goruntime.Goroutine, frames []rawFrame, opts Options) (out []rawFrame, spliced bool, warning string) {
 	k := -1
 	for i, f := range frames {
 		if gf, ok := t.goFrameAt(f.lookup); ok && gf.cgoCallback {
@@ -33,7 +34,7 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 		}
 	}
 	if k < 0 {
-		return frames, ""
+		return frames, false, ""
 	}
 	// A callback locks its goroutine to the thread: a goroutine
 	// parked in one has no m but that one.
@@ -44,7 +45,7 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 	sp, ok := r.SystemStackSP(t, m)
 	ga, isGo := arch.(unwind.GoArch)
 	if !ok || !isGo {
-		return frames, fmt.Sprintf("goroutine %d: the C frames that called it are not shown: its thread's system stack pointer (m.g0.sched.sp) cannot be read", g.ID)
+		return frames, false, fmt.Sprintf("goroutine %d: the C frames that called it are not shown: its thread's system stack pointer (m.g0.sched.sp) cannot be read", g.ID)
 	}
 	walk := func(sched unwind.GoSched, maxFrames int) ([]rawFrame, error) {
 		initial := unwind.NewFrame(arch.NumRegs())
@@ -53,8 +54,8 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 		if err != nil {
 			return nil, err
 		}
-		frames, _, err := walkFrames(t, cur, arch, 0)
-		return frames, err
+		fs, _, err := walkFrames(t, cur, arch, 0)
+		return fs, err
 	}
 	cc2, ownCrossCall2 := arch.(unwind.GoCrossCall2Arch)
 	maxFrames := opts.MaxFrames
@@ -65,7 +66,7 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 	// c[0] is cgocallback's frame on the system stack; its caller
 	// must be crosscall2, or that stack holds something else now.
 	if f, ok := t.goFrameAt(lookupAt(c, 1)); !ok || !f.cCallsGo {
-		return frames, fmt.Sprintf("goroutine %d: the C frames that called it are not in the core: its thread's system stack at %#x holds other frames now (a panic through the callback reuses it)", g.ID, sp)
+		return frames, false, fmt.Sprintf("goroutine %d: the C frames that called it are not in the core: its thread's system stack at %#x holds other frames now (a panic through the callback reuses it)", g.ID, sp)
 	}
 	if ownCrossCall2 {
 		c = c[:2]
@@ -76,12 +77,11 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 			c = append(c, callers...)
 		}
 	}
-	var warning string
 	if err != nil {
 		warning = fmt.Sprintf("goroutine %d: the C frames that called it end early: %v", g.ID, err)
 	}
 	c = c[1:]
-	out := append(frames[:k+1:k+1], c...)
+	out = append(frames[:k+1:k+1], c...)
 	rest := frames[k+1:]
 	last, _ := t.goFrameAt(c[len(c)-1].lookup)
 	if !last.cgoCall && len(rest) == 1 && t.classifyFrame(rest[0].lookup, false) == unwind.FrameOutermost {
@@ -89,7 +89,7 @@ func callbackCallers(t *target, arch unwind.Arch, cache *unwind.Cache, r *gorunt
 		// placeholder, the C thread's own frames are the callers.
 		rest = nil
 	}
-	return append(out, rest...), warning
+	return append(out, rest...), true, warning
 }
 
 // lookupAt is frames[i]'s lookup address, 0 past the end.

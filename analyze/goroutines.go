@@ -74,9 +74,7 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
 		if out[i].g.Error == nil {
-			n := len(out[i].frames)
-			out[i].frames, callbackWarnings[i] = callbackCallers(t, arch, cache, r, &gs[i], out[i].frames, opts)
-			spliced[i] = len(out[i].frames) != n
+			out[i].frames, spliced[i], callbackWarnings[i] = callbackCallers(t, arch, cache, r, &gs[i], out[i].frames, opts)
 		}
 		goroutineInfo(r, t, &gs[i], now, &out[i].g)
 		onThread(r, t, &gs[i], threads, &out[i].g)
