@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/coreunwind/coreunwind/elfx"
@@ -76,13 +78,25 @@ func (g *goFuncs) find(obj *elfx.Object) []goFuncRange {
 		}
 		for name, f := range goFrames {
 			// Assembly functions are named with their ABI in the
-			// symbol table: runtime.goexit.abi0.
-			for _, sym := range []string{name, name + ".abi0"} {
-				if s, ok := obj.LookupSymbol(sym); ok && s.Size > 0 {
-					g.ranges = append(g.ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
+			// symbol table: runtime.goexit.abi0. The bare name may
+			// then be a wrapper of its own (runtime.asmcgocall), or
+			// the same function found in the function table, whose
+			// addresses are off in a cgo binary: that one overlaps
+			// the .abi0 symbol and is left out.
+			abi0, hasABI0 := obj.LookupSymbol(name + ".abi0")
+			if hasABI0 && abi0.Size > 0 {
+				g.ranges = append(g.ranges, goFuncRange{abi0.Addr, abi0.Addr + abi0.Size, f})
+			}
+			if s, ok := obj.LookupSymbol(name); ok && s.Size > 0 {
+				if hasABI0 && s.Addr < abi0.Addr+abi0.Size && abi0.Addr < s.Addr+s.Size {
+					continue
 				}
+				g.ranges = append(g.ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
 			}
 		}
+		// In address order: a lookup finds the same range whatever
+		// the map's order.
+		slices.SortFunc(g.ranges, func(a, b goFuncRange) int { return cmp.Compare(a.lo, b.lo) })
 	})
 	return g.ranges
 }
