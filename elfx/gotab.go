@@ -67,6 +67,16 @@ func (o *Object) loadGoTable() *goTable {
 	}
 	if md, err := t.FindModuleData(pcln.Addr, segs); err == nil {
 		g.md, g.mdOK = md, true
+		// Function entries are offsets from moduledata.text, the
+		// .text section's start only when Go links alone: an external
+		// link (cgo) puts the C start-up code first. A PIE's
+		// moduledata holds no address until relocated: the section's
+		// start stands then.
+		if md.Text != text.Addr && md.Text > text.Addr && md.Text-text.Addr < text.Size {
+			if rebased, err := gopclntab.Parse(data, md.Text); err == nil {
+				t, g.t = rebased, rebased
+			}
+		}
 		if b := o.bytesAt(md.GoFunc); b != nil {
 			t.SetGoFunc(b)
 		}
