@@ -78,28 +78,32 @@ const maxAllgaddSize = 4096
 // table, with what the reader needs: runtime.firstmoduledata is the
 // moduledata found by scanning the data for the one pointing to the
 // .gopclntab, and runtime.allgs is found in runtime.allgadd's code (x86
-// only). Wait reasons then come from the generated table.
+// and arm64). Wait reasons then come from the generated table.
 func goStrippedSymbols(t *target, m *module, obj *elfx.Object, syms map[string]uint64) error {
 	md, ok := obj.GoModuleData()
 	if !ok {
 		return fmt.Errorf("a stripped Go executable without a moduledata")
 	}
 	syms[goruntime.SymFirstModuledata] = md.Addr
+	var decode func(code []byte, pc uint64) (uint64, bool)
 	switch obj.Machine() {
 	case elf.EM_X86_64, elf.EM_386:
+		bits := 8 * t.PtrSize()
+		decode = func(code []byte, pc uint64) (uint64, bool) { return goruntime.AllgsFromCode(code, pc, bits) }
+	case elf.EM_AARCH64:
+		decode = goruntime.AllgsFromARM64Code
 	default:
-		return fmt.Errorf("runtime.allgs without symbols is found on x86 only, not %v", obj.Machine())
+		return fmt.Errorf("runtime.allgs without symbols is found on x86 and arm64 only, not %v", obj.Machine())
 	}
 	s, ok := obj.LookupSymbol(goruntime.FuncAllgadd)
 	if !ok || s.Size == 0 {
 		return fmt.Errorf("no %s in the stripped executable's function table", goruntime.FuncAllgadd)
 	}
-	bits := 8 * t.PtrSize()
 	code := make([]byte, min(s.Size, maxAllgaddSize))
 	if err := t.ReadMem(s.Addr+m.bias, code); err != nil {
 		return fmt.Errorf("%s's code: %w", goruntime.FuncAllgadd, err)
 	}
-	allgs, ok := goruntime.AllgsFromCode(code, s.Addr, bits)
+	allgs, ok := decode(code, s.Addr)
 	if !ok {
 		return fmt.Errorf("no runtime.allgs in %s's code", goruntime.FuncAllgadd)
 	}

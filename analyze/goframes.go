@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/coreunwind/coreunwind/elfx"
@@ -17,6 +19,10 @@ type goFrame struct {
 	// cgoCall: the function that switches a goroutine calling C to
 	// the system stack (gocgo.go continues the thread there).
 	cgoCall bool
+	// cgoCallback: the function a call from C enters Go through; its
+	// frame on the goroutine's stack has its twin on the system stack
+	// (gocallback.go). cCallsGo: the C-callable function that calls it.
+	cgoCallback, cCallsGo bool
 }
 
 var goFrames = map[string]goFrame{
@@ -43,6 +49,11 @@ var goFrames = map[string]goFrame{
 	// the goroutine's stack, whose frames the goroutine's saved
 	// registers give (gocgo.go).
 	"runtime.asmcgocall": {kind: unwind.FrameOutermost, cgoCall: true},
+	// C calls Go through crosscall2 (runtime/cgo), which calls
+	// cgocallback on the C stack; cgocallback switches to the
+	// goroutine's stack (gocallback.go).
+	"runtime.cgocallback": {cgoCallback: true},
+	"crosscall2":          {cCallsGo: true},
 }
 
 // goFuncRange is one of goFrames' functions in a module, in link-time
@@ -67,13 +78,25 @@ func (g *goFuncs) find(obj *elfx.Object) []goFuncRange {
 		}
 		for name, f := range goFrames {
 			// Assembly functions are named with their ABI in the
-			// symbol table: runtime.goexit.abi0.
-			for _, sym := range []string{name, name + ".abi0"} {
-				if s, ok := obj.LookupSymbol(sym); ok && s.Size > 0 {
-					g.ranges = append(g.ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
+			// symbol table: runtime.goexit.abi0. The bare name may
+			// then be a wrapper of its own (runtime.asmcgocall), or
+			// the same function found in the function table, whose
+			// addresses are off in a cgo binary: that one overlaps
+			// the .abi0 symbol and is left out.
+			abi0, hasABI0 := obj.LookupSymbol(name + ".abi0")
+			if hasABI0 && abi0.Size > 0 {
+				g.ranges = append(g.ranges, goFuncRange{abi0.Addr, abi0.Addr + abi0.Size, f})
+			}
+			if s, ok := obj.LookupSymbol(name); ok && s.Size > 0 {
+				if hasABI0 && s.Addr < abi0.Addr+abi0.Size && abi0.Addr < s.Addr+s.Size {
+					continue
 				}
+				g.ranges = append(g.ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
 			}
 		}
+		// In address order: a lookup finds the same range whatever
+		// the map's order.
+		slices.SortFunc(g.ranges, func(a, b goFuncRange) int { return cmp.Compare(a.lo, b.lo) })
 	})
 	return g.ranges
 }

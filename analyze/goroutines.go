@@ -15,6 +15,11 @@ type goWalk struct {
 	// gopc and parent say who created it (report.GoCreator), named
 	// with the frames.
 	gopc, parent uint64
+	// thread and from: the goroutine runs on the thread of walks'
+	// index thread, its frames are that walk's from from on (onThread
+	// false: its frames are its own walk).
+	onThread     bool
+	thread, from int
 }
 
 // goProgram is what a Go program's runtime says: its goroutines, walked,
@@ -63,9 +68,14 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 	out := make([]goWalk, len(gs))
 	cgo := cgoCallers(t, arch, walks)
 	own := make([][]rawFrame, len(gs))
+	callbackWarnings := make([]string, len(gs))
+	spliced := make([]bool, len(gs))
 	now := r.Now(t)
 	parallel(len(gs), func(i int) {
 		out[i] = walkGoroutine(t, arch, cache, &gs[i], threads, walks, opts)
+		if out[i].g.Error == nil {
+			out[i].frames, spliced[i], callbackWarnings[i] = callbackCallers(t, arch, cache, r, &gs[i], out[i].frames, opts)
+		}
 		goroutineInfo(r, t, &gs[i], now, &out[i].g)
 		onThread(r, t, &gs[i], threads, &out[i].g)
 		out[i].gopc, out[i].parent = gs[i].GoPC, gs[i].ParentID
@@ -76,6 +86,16 @@ func goroutineWalks(t *target, arch unwind.Arch, cache *unwind.Cache, threads []
 			out[i].g.TID, out[i].g.Crashed = report.Ptr(threads[th].TID), threads[th].Crashed
 		}
 	})
+	for i := range gs {
+		if callbackWarnings[i] != "" {
+			warnings = append(warnings, callbackWarnings[i])
+		}
+		// The thread running a callback from C has its C frames too.
+		if spliced[i] && out[i].onThread {
+			w := &out[i]
+			walks[w.thread] = append(walks[w.thread][:w.from:w.from], w.frames...)
+		}
+	}
 	// The thread running C for a goroutine continues with its frames.
 	for i := range gs {
 		if th, ok := cgo[gs[i].Addr]; ok && own[i] != nil {
@@ -154,6 +174,7 @@ func walkGoroutine(t *target, arch unwind.Arch, cache *unwind.Cache, g *goruntim
 				if f.hasSP && f.sp >= g.StackLo && f.sp < g.StackHi {
 					w.g.TID, w.g.Crashed = report.Ptr(threads[i].TID), threads[i].Crashed
 					w.frames = frames[j:]
+					w.onThread, w.thread, w.from = true, i, j
 					if threads[i].Error != nil {
 						w.g.Error = threads[i].Error
 					}

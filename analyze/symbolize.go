@@ -47,7 +47,7 @@ func (s *symbolizer) frames(out []report.Frame, f *rawFrame, th *threadNamer) []
 		fr.Index, fr.PC, fr.ExactPC, fr.SP, fr.CFA, fr.Trust, fr.Signal = len(out)-1, report.Hex(f.pc), f.exactPC, sp, cfa, trust, f.signal
 		fr.Module, fr.ModuleOffset = sf.Module, sf.ModuleOffset
 		fr.Function, fr.FunctionOffset = sf.Function, sf.FunctionOffset
-		fr.File, fr.Line, fr.Column, fr.Inlined = sf.File, sf.Line, sf.Column, sf.Inlined
+		fr.File, fr.Line, fr.Column, fr.Inlined, fr.GoWrapper = sf.File, sf.Line, sf.Column, sf.Inlined, sf.GoWrapper
 		if !fr.Inlined {
 			fr.Registers = f.regs
 		}
@@ -157,5 +157,8 @@ func (s *symbolizer) resolve(addr, pc uint64) []report.Frame {
 		last.Function = outer.Function
 	}
 	last.FunctionOffset = outer.FunctionOffset
+	if gf, ok := obj.GoFunc(link); ok {
+		last.GoWrapper = gf.Wrapper
+	}
 	return out
 }

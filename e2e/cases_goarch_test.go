@@ -12,10 +12,11 @@ import (
 
 // Go programs of the other arches Go targets, cross-built here and
 // crashed under qemu-user with GOTRACEBACK=crash: the runtime prints
-// every goroutine, then qemu writes the core. riscv64 is not among them:
-// qemu-riscv64 7.2 writes no core, and the cores riscv64_test.go writes
-// from gdb's snapshot hold the threads' stacks only, not the Go heap the
-// parked goroutines' stacks live in.
+// every goroutine, then qemu writes the core. qemu-riscv64 7.2 writes no
+// core: riscv64's is written from gdb's snapshot through qemu's stub
+// (riscv64_test.go), which takes every writable mapping of the program,
+// the Go heap the parked goroutines' stacks live in among them
+// (TestGoroutinesRISCV64).
 
 // goCrossArches are the arches TestGoroutinesCrossArch crashes goparked
 // on: by default arm64 (the one with a frame pointer in its gobuf) and
@@ -119,5 +120,53 @@ func expectRuntimeGoroutines(t *testing.T, rep *report, out string, gs []goDump)
 	detail := fmt.Sprintf("goroutine %d panicked: %s", gs[0].ID, msg)
 	if rep.Crash == nil || !slices.Contains(rep.Crash.Details, detail) {
 		t.Errorf("crash details lack %q: %+v", detail, rep.Crash)
+	}
+}
+
+func init() {
+	programs["arm64-goparked-stripped"] = goBuild("goparked", "arm64", "-ldflags=-s -w")
+}
+
+// TestGoroutinesStrippedAArch64: an arm64 Go program stripped of its
+// symbols and DWARF (-ldflags=-s -w) still has every goroutine the
+// runtime printed: runtime.allgs comes from runtime.allgadd's code (its
+// ADRP-relative loads and stores of the slice), the layouts from the
+// generated table, names and lines from pclntab.
+func TestGoroutinesStrippedAArch64(t *testing.T) {
+	t.Parallel()
+	c := qemuCrashEnv(t, testenv.AArch64, []string{"GOTRACEBACK=crash"}, "arm64-goparked-stripped", "nilmap")
+	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
+	gs := parseGoDump(c.Output)
+	if len(gs) < 5 {
+		t.Fatalf("the runtime printed %d goroutines, want at least 5; output:\n%s", len(gs), truncate(c.Output, 4000))
+	}
+	expectRuntimeGoroutines(t, rep, c.Output, gs)
+}
+
+func init() {
+	programs["riscv64-goparked"] = goBuild("goparked", "riscv64")
+}
+
+// TestGoroutinesRISCV64 is TestGoroutinesCrossArch on riscv64, whose
+// core is written from the snapshot gdb takes through qemu-riscv64's
+// stub at the fatal SIGABRT.
+func TestGoroutinesRISCV64(t *testing.T) {
+	t.Parallel()
+	// gdb stops at each signal: nilptr's SIGSEGV (the runtime's
+	// handler makes it a panic) comes before the fatal SIGABRT.
+	for mode, stops := range map[string]int{"nilptr": 2, "nilmap": 1} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			live := rvLiveCoreEnv(t, []string{"GOTRACEBACK=crash"}, "riscv64-goparked", stops, mode)
+			rep, _ := unwindJSON(t, nil, live.Core, live.Exe)
+			gs := parseGoDump(live.Output)
+			if len(gs) < 5 {
+				t.Fatalf("the runtime printed %d goroutines, want at least 5; output:\n%s", len(gs), truncate(live.Output, 4000))
+			}
+			if rep.Core.Arch != "riscv64" {
+				t.Errorf("arch %q, want riscv64", rep.Core.Arch)
+			}
+			expectRuntimeGoroutines(t, rep, live.Output, gs)
+		})
 	}
 }

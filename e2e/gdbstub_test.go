@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -73,6 +74,17 @@ type stubLive struct {
 // there and writes it as an ELF core (writeStubCore).
 func stubLiveCore(t *testing.T, a stubArch, prog string, stops int, args ...string) stubLive {
 	t.Helper()
+	return stubLiveCoreEnv(t, a, nil, prog, stops, args...)
+}
+
+// stubLiveCoreEnv is stubLiveCore with env ("NAME=value") added to the
+// program's environment, for programs whose memory the core must hold
+// whole (a Go program's heap, where its goroutines and their stacks
+// are): the snapshot also has every writable mapping of the guest
+// (gdbstub_snapshot.py), and the crash's Output is what the program
+// printed.
+func stubLiveCoreEnv(t *testing.T, a stubArch, env []string, prog string, stops int, args ...string) stubLive {
+	t.Helper()
 	qemu := testenv.NeedTool(t, a.cross.Qemu)
 	gdb := testenv.NeedTool(t, "gdb-multiarch")
 	exe := buildProgram(t, prog)
@@ -96,7 +108,9 @@ func stubLiveCore(t *testing.T, a stubArch, prog string, stops int, args ...stri
 	l.Close()
 	q := exec.Command(qemu, append([]string{"-g", strconv.Itoa(port), local}, args...)...)
 	q.Dir = dir
-	q.Env = append(os.Environ(), "QEMU_LD_PREFIX="+a.cross.Sysroot())
+	q.Env = append(append(os.Environ(), "QEMU_LD_PREFIX="+a.cross.Sysroot()), env...)
+	var output bytes.Buffer
+	q.Stdout, q.Stderr = &output, &output
 	if err := q.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -120,16 +134,25 @@ func stubLiveCore(t *testing.T, a stubArch, prog string, stops int, args ...stri
 			"-ex", "bt -frame-info location-and-address")
 	}
 	stop()
+	// With env, the guest's writable mappings are qemu's own
+	// (/proc/QEMU_PID/maps): see gdbstub_snapshot.py.
+	qemuPid := "None"
+	if env != nil {
+		qemuPid = strconv.Itoa(q.Process.Pid)
+	}
 	gargs = append(gargs, "-ex", `echo === all threads\n`,
 		"-ex", "thread apply all bt -frame-info location-and-address",
-		"-ex", fmt.Sprintf("python snapshot(%q, %s, %d, %s)", snap, a.regs, a.sp, a.code), local)
+		"-ex", fmt.Sprintf("python snapshot(%q, %s, %d, %s, %s)", snap, a.regs, a.sp, a.code, qemuPid), local)
 	start := time.Now()
 	out := runTool(t, gdb, gargs...)
+	// The program's output is complete once qemu is gone.
+	q.Process.Kill()
+	q.Wait()
 	head, all, ok := strings.Cut(out, "=== all threads\n")
 	if !ok {
 		t.Fatalf("live gdb did not reach stop %d (after %v):\n%s", stops, time.Since(start), out)
 	}
-	live := stubLive{crash: crash{Dir: dir, Exe: local}, Threads: refbt.ParseGDB(all)}
+	live := stubLive{crash: crash{Dir: dir, Exe: local, Output: output.String()}, Threads: refbt.ParseGDB(all)}
 	stopped := refbt.ParseGDB(head)
 	for i := 1; i < stops; i++ {
 		th := stopped[i]
@@ -161,6 +184,8 @@ type stubSnapshot struct {
 	Mem   []struct {
 		Addr uint64 `json:"addr"`
 		Hex  string `json:"hex"`
+		// Zeros is the length of a run of zero pages (Hex empty).
+		Zeros uint64 `json:"zeros"`
 	} `json:"mem"`
 }
 
@@ -237,6 +262,9 @@ func writeStubCore(t *testing.T, a stubArch, path, exePath string, eflags uint32
 		data, err := hex.DecodeString(m.Hex)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if m.Zeros > 0 {
+			data = make([]byte, m.Zeros)
 		}
 		flags := elf.PF_R | elf.PF_W
 		for _, mp := range maps {

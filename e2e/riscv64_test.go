@@ -113,6 +113,12 @@ func rvLiveCore(t *testing.T, prog string, stops int, args ...string) stubLive {
 	return stubLiveCore(t, rvStub, prog, stops, args...)
 }
 
+// rvLiveCoreEnv is stubLiveCoreEnv for riscv64: a Go program's core.
+func rvLiveCoreEnv(t *testing.T, env []string, prog string, stops int, args ...string) stubLive {
+	t.Helper()
+	return stubLiveCoreEnv(t, rvStub, env, prog, stops, args...)
+}
+
 // TestRISCV64Live: programs built here, crashed under qemu-riscv64's
 // gdbstub; the core is written from gdb's snapshot at the fatal signal.
 // The references are the live gdb's backtraces (every thread, at the

@@ -19,6 +19,8 @@ type goTable struct {
 	// when no data section holds it (inlined calls are then not named).
 	md   gopclntab.ModuleData
 	mdOK bool
+	// wrapperID marks the release's wrappers (0: unknown).
+	wrapperID gopclntab.FuncID
 }
 
 // goTable returns the object's Go function table, or nil if it has none.
@@ -51,6 +53,9 @@ func (o *Object) loadGoTable() *goTable {
 		return nil
 	}
 	g := &goTable{t: t}
+	if id, ok := t.WrapperID(); ok {
+		g.wrapperID = id
+	}
 	// The moduledata: in .go.module (Go 1.26), else in the data.
 	var segs []gopclntab.Segment
 	for _, name := range []string{".go.module", ".noptrdata", ".data"} {
@@ -62,6 +67,16 @@ func (o *Object) loadGoTable() *goTable {
 	}
 	if md, err := t.FindModuleData(pcln.Addr, segs); err == nil {
 		g.md, g.mdOK = md, true
+		// Function entries are offsets from moduledata.text, the
+		// .text section's start only when Go links alone: an external
+		// link (cgo) puts the C start-up code first. A PIE's
+		// moduledata holds no address until relocated: the section's
+		// start stands then.
+		if md.Text != text.Addr && md.Text > text.Addr && md.Text-text.Addr < text.Size {
+			if rebased, err := gopclntab.Parse(data, md.Text); err == nil {
+				t, g.t = rebased, rebased
+			}
+		}
 		if b := o.bytesAt(md.GoFunc); b != nil {
 			t.SetGoFunc(b)
 		}
@@ -96,6 +111,10 @@ type GoFunc struct {
 	// SPWrite: the function switches stacks (systemstack, mcall,
 	// morestack, gogo): its SP delta says nothing of its caller.
 	SPWrite bool
+	// Wrapper: code the compiler generated around a call (a method
+	// or ABI wrapper, a method value's -fm): the runtime's traceback
+	// leaves it out (runtime.showfuncinfo) unless GOTRACEBACK=system.
+	Wrapper bool
 }
 
 // GoFunc returns the Go function covering addr (link-time) from the
@@ -116,12 +135,13 @@ func (o *Object) GoFunc(addr uint64) (f GoFunc, ok bool) {
 	if !ok {
 		return GoFunc{}, false
 	}
-	return goFunc(&fn), true
+	return g.goFunc(&fn), true
 }
 
-func goFunc(fn *gopclntab.Func) GoFunc {
+func (g *goTable) goFunc(fn *gopclntab.Func) GoFunc {
 	return GoFunc{Name: fn.Name, Entry: fn.Entry, End: fn.End,
-		TopFrame: fn.Flag&gopclntab.FlagTopFrame != 0, SPWrite: fn.Flag&gopclntab.FlagSPWrite != 0}
+		TopFrame: fn.Flag&gopclntab.FlagTopFrame != 0, SPWrite: fn.Flag&gopclntab.FlagSPWrite != 0,
+		Wrapper: g.wrapperID != 0 && fn.ID == g.wrapperID}
 }
 
 // GoModuleData returns what the executable's Go moduledata (its

@@ -56,7 +56,9 @@ var errNoModuleData = errors.New("gopclntab: no moduledata points to the table")
 // .noptrdata and .data), as tools reading stripped Go programs do: the
 // first word equal to pcHeader whose following fields agree with the
 // table (its name table's address and its function count) and whose text
-// is the table's.
+// is at or after the address the table was parsed with (the .text
+// section's start: an external link, cgo's, puts C code before Go's
+// text; function entries are offsets from the moduledata's Text).
 func (t *Table) FindModuleData(pcHeader uint64, segs []Segment) (ModuleData, error) {
 	ptr := t.ptrSize
 	var want [8]byte
@@ -76,7 +78,7 @@ func (t *Table) FindModuleData(pcHeader uint64, segs []Segment) (ModuleData, err
 				continue
 			}
 			w := func(i int) uint64 { return readWord(t.order, ptr, d[off+i*ptr:]) }
-			if w(mdFuncnames) != funcnames || w(mdText) != t.text || w(mdEText) < w(mdText) {
+			if w(mdFuncnames) != funcnames || w(mdText) < t.text || w(mdEText) < w(mdText) {
 				continue
 			}
 			return ModuleData{

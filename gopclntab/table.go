@@ -140,6 +140,19 @@ type Func struct {
 // table gives the function of that name (Table.FuncByName).
 type FuncID uint8
 
+// WrapperID is the FuncID the release marks wrappers with
+// (internal/abi.FuncIDWrapper: method and ABI wrappers, go statements'
+// closures, type algorithms): from Go 1.20 to 1.26 the last of the
+// enumeration, one after runtime.systemstack_switch's, whichever the
+// numbers are. ok is false when the table has no systemstack_switch.
+func (t *Table) WrapperID() (id FuncID, ok bool) {
+	f, ok := t.FuncByName("runtime.systemstack_switch")
+	if !ok || f.ID == 0 {
+		return 0, false
+	}
+	return f.ID + 1, true
+}
+
 // FuncFlag is a function's internal/abi.FuncFlag bits.
 type FuncFlag uint8
 

@@ -36,7 +36,13 @@ func AllgsFromCode(code []byte, pc uint64, bits int) (addr uint64, ok bool) {
 		}
 		code, pc = code[inst.Len:], next
 	}
-	word := uint64(bits / 8)
+	return sliceAt(refs, uint64(bits/8))
+}
+
+// sliceAt is the one address A among refs, the data addresses code
+// references, that is referenced with A+word and A+2*word: a slice
+// header read and written whole. ok is false for none or several.
+func sliceAt(refs map[uint64]bool, word uint64) (addr uint64, ok bool) {
 	found := 0
 	for a := range refs {
 		if refs[a+word] && refs[a+2*word] {

@@ -67,6 +67,8 @@ func FuzzGoroutines(f *testing.F) {
 			}
 			WaitMinutes(&g, now)
 			rd.ThreadID(mem, g.LockedM)
+			rd.SystemStackSP(mem, g.M)
+			rd.SystemStackSP(mem, g.LockedM)
 			for _, l := range append(rdMap.Labels(mem, &g), rdSlice.Labels(mem, &g)...) {
 				if len(l.Key) > maxString || len(l.Value) > maxString {
 					t.Fatalf("label %+v", l)

@@ -11,6 +11,7 @@ import "debug/dwarf"
 type infoLayout struct {
 	gopc, parentGoid, waitsince, lockedm, labels int64 // in runtime.g
 	mProcid                                      int64 // in runtime.m
+	mG0                                          int64 // in runtime.m: its system stack's g
 	// The clocks: sched.lastpoll, p.sysmontick.{schedwhen,syscallwhen},
 	// work.tstart (the last GC's start, which g.waitsince is set from).
 	schedLastpoll, pSysmontick, tickSchedwhen, tickSyscallwhen, workTstart int64
@@ -42,7 +43,7 @@ var infoStructs = []string{"runtime.m", "runtime.schedt", "runtime.p", "runtime.
 
 // infoLayoutOf is the infoLayout of the struct types found.
 func infoLayoutOf(structs map[string]*dwarf.StructType) infoLayout {
-	l := infoLayout{gopc: -1, parentGoid: -1, waitsince: -1, lockedm: -1, labels: -1, mProcid: -1,
+	l := infoLayout{gopc: -1, parentGoid: -1, waitsince: -1, lockedm: -1, labels: -1, mProcid: -1, mG0: -1,
 		schedLastpoll: -1, pSysmontick: -1, tickSchedwhen: -1, tickSyscallwhen: -1, workTstart: -1,
 		hmapCount: -1, hmapB: -1, hmapBuckets: -1}
 	off := func(name, field string) int64 {
@@ -64,6 +65,7 @@ func infoLayoutOf(structs map[string]*dwarf.StructType) infoLayout {
 	}
 	l.gopc, l.parentGoid, l.waitsince, l.lockedm, l.labels = inG("gopc"), inG("parentGoid"), inG("waitsince"), inG("lockedm"), inG("labels")
 	l.mProcid = off("runtime.m", "procid")
+	l.mG0 = off("runtime.m", "g0")
 	l.schedLastpoll = off("runtime.schedt", "lastpoll")
 	l.pSysmontick = off("runtime.p", "sysmontick")
 	l.tickSchedwhen, l.tickSyscallwhen = off("runtime.sysmontick", "schedwhen"), off("runtime.sysmontick", "syscallwhen")

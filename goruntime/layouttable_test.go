@@ -81,9 +81,9 @@ func TestRelease(t *testing.T) {
 }
 
 // TestAllgsFromCode: runtime.allgs found in runtime.allgadd's code is
-// where the symbol table says, on amd64 and 386.
+// where the symbol table says, on amd64, 386 and arm64.
 func TestAllgsFromCode(t *testing.T) {
-	for _, goarch := range []string{"amd64", "386"} {
+	for _, goarch := range []string{"amd64", "386", "arm64"} {
 		t.Run(goarch, func(t *testing.T) {
 			f, err := elf.Open(buildGoProgram(t, goarch))
 			if err != nil {
@@ -116,16 +116,31 @@ func TestAllgsFromCode(t *testing.T) {
 			if f.Class == elf.ELFCLASS32 {
 				bits = 32
 			}
-			got, ok := AllgsFromCode(code, allgadd.Value, bits)
+			decode := func(code []byte) (uint64, bool) { return AllgsFromCode(code, allgadd.Value, bits) }
+			if f.Machine == elf.EM_AARCH64 {
+				decode = func(code []byte) (uint64, bool) { return AllgsFromARM64Code(code, allgadd.Value) }
+			}
+			got, ok := decode(code)
 			if !ok || got != allgs {
 				t.Errorf("allgs at %#x (%v), the symbol at %#x", got, ok, allgs)
 			}
 			// Other code names no slice.
-			if _, ok := AllgsFromCode(code[:16], allgadd.Value, bits); ok {
+			if _, ok := decode(code[:16]); ok {
 				t.Errorf("allgs found in the prologue alone")
 			}
 		})
 	}
+}
+
+// FuzzAllgsFromARM64Code: any bytes decode to an answer or none, never
+// a panic or a hang.
+func FuzzAllgsFromARM64Code(f *testing.F) {
+	// ADRP x27; ADD x27, x27, #112; LDP x0, x1, [x27]; LDR x2, [x27, #16]
+	f.Add([]byte{0xbb, 0x08, 0x00, 0xd0, 0x7b, 0xc3, 0x01, 0x91, 0x60, 0x07, 0x40, 0xa9, 0x62, 0x0b, 0x40, 0xf9}, uint64(0x53f40))
+	f.Add([]byte{0x1f, 0x20, 0x03, 0xd5}, uint64(0))
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64) {
+		AllgsFromARM64Code(code, pc)
+	})
 }
 
 // FuzzAllgsFromCode: any bytes decode to an answer or none, never a

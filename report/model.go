@@ -332,6 +332,11 @@ type Frame struct {
 	// Signal marks a signal trampoline frame (text output prints it as
 	// gdb's "<signal handler called>"). Not part of the JSON schema.
 	Signal bool `json:"-"`
+	// GoWrapper marks a Go wrapper function's frame (elfx.GoFunc's
+	// Wrapper), which a goroutine's text leaves out as the runtime's
+	// traceback does (TextOptions.GoWrappers). Not part of the JSON
+	// schema: JSON has every frame, as GOTRACEBACK=system prints them.
+	GoWrapper bool `json:"-"`
 }
 
 // Language is the language of a frame's code.

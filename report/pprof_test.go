@@ -421,3 +421,39 @@ func TestPprofStringsValidUTF8(t *testing.T) {
 		t.Errorf("core label %q, JSON core path %q", got, j.Core.Path)
 	}
 }
+
+// TestGoroutineProfileWithoutWrappers: a goroutine profile leaves out
+// the wrapper frames runtime/pprof's stacks do not have (the (*T).Boom
+// method wrapper between viaInterface and T.Boom), but keeps a wrapper
+// that called a panic function (runtime.panicwrap: nil receiver).
+func TestGoroutineProfileWithoutWrappers(t *testing.T) {
+	fn := func(name string, pc report.Hex, wrapper bool) report.Frame {
+		return report.Frame{PC: pc, Trust: "cfi", Function: &name, GoWrapper: wrapper}
+	}
+	rep := &report.Report{Goroutines: []report.Goroutine{
+		{ID: 1, Frames: []report.Frame{fn("main.T.Boom", 0x1010, false), fn("main.(*T).Boom", 0x1020, true), fn("main.viaInterface", 0x1030, false)}},
+		{ID: 2, Frames: []report.Frame{fn("runtime.panicwrap", 0x1040, false), fn("main.(*T).Boom", 0x1021, true), fn("main.viaInterface", 0x1031, false)}},
+	}}
+	var buf bytes.Buffer
+	if err := report.WritePprofGoroutines(&buf, []*report.Report{rep}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range q.Sample {
+		var names []string
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				names = append(names, ln.Function.Name)
+			}
+		}
+		got = append(got, strings.Join(names, " "))
+	}
+	want := []string{"main.T.Boom main.viaInterface", "runtime.panicwrap main.(*T).Boom main.viaInterface"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stacks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -11,7 +11,8 @@ import (
 const SampleGoroutines = "goroutine"
 
 // AddGoroutines adds one sample per goroutine of r: its stack, leaf
-// first, and its pprof labels as the sample's labels, as runtime/pprof's
+// first, without the wrappers the runtime leaves out (withoutWrappers),
+// and its pprof labels as the sample's labels, as runtime/pprof's
 // goroutine profile of a live program has them, plus opts.Labels. A
 // report of a program that is not Go adds nothing.
 func (b *ProfileBuilder) AddGoroutines(r *Report, opts AddOptions) {
@@ -33,7 +34,7 @@ func (b *ProfileBuilder) AddGoroutines(r *Report, opts AddOptions) {
 		for _, k := range slices.Sorted(maps.Keys(labels)) {
 			s.labels = append(s.labels, pprofLabel{key: k, str: labels[k]})
 		}
-		s.locations = b.stackLocations(r, mods, g.Frames)
+		s.locations = b.stackLocations(r, mods, withoutWrappers(g.Frames))
 		b.samples = append(b.samples, s)
 	}
 }

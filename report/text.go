@@ -35,6 +35,10 @@ type TextOptions struct {
 	// NoGroup prints every thread and goroutine, instead of those with
 	// the same stack once under one header (see group.go).
 	NoGroup bool
+	// GoWrappers prints goroutines' wrapper frames (Frame.GoWrapper),
+	// as GOTRACEBACK=system does; by default they are left out as the
+	// runtime's default traceback leaves them (showWrapper).
+	GoWrappers bool
 }
 
 // spans is how the writers split a thread's frames into lines.

@@ -15,7 +15,7 @@ import (
 // (see groupGoroutines), unless o.NoGroup.
 func writeGoroutines(w *bufio.Writer, gs []Goroutine, o TextOptions) {
 	for _, group := range groupGoroutines(gs, o.NoGroup) {
-		writeGoroutine(w, gs, group)
+		writeGoroutine(w, gs, group, o)
 	}
 }
 
@@ -31,7 +31,7 @@ func writeGoroutines(w *bufio.Writer, gs []Goroutine, o TextOptions) {
 //
 // Arguments are not known: every call prints "(...)". Inlined calls have
 // no offset, as in the runtime's own output.
-func writeGoroutine(w *bufio.Writer, gs []Goroutine, group []int) {
+func writeGoroutine(w *bufio.Writer, gs []Goroutine, group []int, o TextOptions) {
 	g := &gs[group[0]]
 	w.WriteString("\n")
 	if len(group) > 1 {
@@ -57,6 +57,9 @@ func writeGoroutine(w *bufio.Writer, gs []Goroutine, group []int) {
 		f := &g.Frames[i]
 		if f.Signal {
 			w.WriteString("<signal handler called>\n")
+			continue
+		}
+		if !o.GoWrappers && elidedWrapper(g.Frames, i) {
 			continue
 		}
 		fn := "?"

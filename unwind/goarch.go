@@ -33,3 +33,13 @@ type GoCgoArch interface {
 	// asmcgocall's frame (the CFA of the C function it called).
 	GoCgoGSlot() uint64
 }
+
+// GoCrossCall2Arch is implemented by the arches whose crosscall2 (the
+// function C calls Go through, runtime/cgo) saves its caller's return
+// address where pclntab's frame description does not say: arm64's is
+// NOFRAME and keeps the link register in a slot of its own.
+type GoCrossCall2Arch interface {
+	// GoCrossCall2Caller is where crosscall2's C caller resumes, from
+	// crosscall2's stack pointer while it calls runtime.cgocallback.
+	GoCrossCall2Caller(mem AddrSpace, sp uint64) (GoSched, error)
+}

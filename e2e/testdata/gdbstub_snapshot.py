@@ -12,6 +12,15 @@
 # address: a signal trampoline's page is in no object), and gdb's "info
 # auxv". The test writes the ELF core.
 #
+# Given qemu's pid, snapshot() also saves every writable mapping of the
+# guest: a Go program's heap, where its goroutines and their stacks are.
+# The stub does not list the guest's mappings (no "info proc mappings"
+# through qemu-user's stub), so they are qemu's own, from
+# /proc/QEMU_PID/maps: on a 64-bit host qemu-user maps the guest 1:1
+# (guest_base 0, no -B), and the stub reads only what the guest has
+# mapped, so qemu's own mappings fail to read and are left out. Runs of
+# zero pages are saved as their length only.
+#
 # flush_windows() does first what a sparc64 kernel does before it writes
 # a core: every thread's register windows still held by the CPU are
 # spilled into their save areas (at each window's %sp + 2047), which
@@ -111,7 +120,41 @@ def flush_windows():
     gdb.execute("maint flush register-cache")
 
 
-def snapshot(path, names, sp, code):
+CHUNK = 1 << 16
+
+
+def writable_mappings(pid):
+    out = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            parts = line.split()
+            if parts[1].startswith("rw"):
+                lo, hi = [int(x, 16) for x in parts[0].split("-")]
+                out.append((lo, hi))
+    return out
+
+
+def read_pages(inf, pages, start, end):
+    """Reads [start, end) page-aligned into pages, a chunk at a time,
+    page by page where a chunk fails; stops at the first unreadable
+    page."""
+    a = start & ~(PAGE - 1)
+    while a < end:
+        n = min(CHUNK, (end - a + PAGE - 1) & ~(PAGE - 1))
+        try:
+            b = inf.read_memory(a, n).tobytes()
+        except gdb.MemoryError:
+            try:
+                b = inf.read_memory(a, PAGE).tobytes()
+            except gdb.MemoryError:
+                return
+            n = PAGE
+        for off in range(0, n, PAGE):
+            pages.setdefault(a + off, b[off:off + PAGE])
+        a += n
+
+
+def snapshot(path, names, sp, code, qemu_pid=None):
     inf = gdb.selected_inferior()
     cur = gdb.selected_thread()
     threads = []
@@ -130,27 +173,27 @@ def snapshot(path, names, sp, code):
     # trampoline's page is in no object).
     wanted += [(t["regs"][sp], t["regs"][sp] + STACK) for t in threads]
     wanted += [(t["regs"][i], t["regs"][i] + 1) for t in threads for i in code]
+    if qemu_pid is not None:
+        wanted += writable_mappings(qemu_pid)
     for start, end in wanted:
-        a = start & ~(PAGE - 1)
-        while a < end:
-            if a not in pages:
-                try:
-                    pages[a] = inf.read_memory(a, PAGE).tobytes()
-                except gdb.MemoryError:
-                    break
-            a += PAGE
+        read_pages(inf, pages, start, end)
+    # Runs of pages: [addr, data, length, zero]; zero pages by length.
+    zero = bytes(PAGE)
     mem = []
     for a in sorted(pages):
-        if mem and mem[-1][0] + len(mem[-1][1]) == a:
-            mem[-1][1] += pages[a]
+        z = pages[a] == zero
+        if mem and mem[-1][0] + mem[-1][2] == a and mem[-1][3] == z:
+            if not z:
+                mem[-1][1] += pages[a]
+            mem[-1][2] += PAGE
         else:
-            mem.append([a, bytearray(pages[a])])
+            mem.append([a, bytearray() if z else bytearray(pages[a]), PAGE, z])
     out = {
         "current": cur.ptid[1],
         "threads": threads,
         "auxv": gdb.execute("info auxv", to_string=True),
         "files": files,
-        "mem": [{"addr": a, "hex": bytes(b).hex()} for a, b in mem],
+        "mem": [{"addr": a, "zeros": n} if z else {"addr": a, "hex": bytes(b).hex()} for a, b, n, z in mem],
     }
     with open(path, "w") as f:
         json.dump(out, f)
