@@ -117,22 +117,28 @@ func (t *target) functionAt(addr uint64) (string, bool) {
 // exeTLSSymbol is the value of the main executable's thread-local symbol
 // name: its offset in the executable's TLS segment.
 func (t *target) exeTLSSymbol(name string) (uint64, bool) {
+	syms, _ := t.exeSymbols()
+	for _, sym := range syms {
+		if sym.Name == name && elf.ST_TYPE(sym.Info) == elf.STT_TLS && sym.Section != elf.SHN_UNDEF {
+			return sym.Value, true
+		}
+	}
+	return 0, false
+}
+
+// exeSymbols are the main executable's ELF symbols and its load bias
+// (none when its file is not at hand).
+func (t *target) exeSymbols() ([]elf.Symbol, uint64) {
 	for _, m := range t.modules {
 		if m.core == nil || !m.core.Main {
 			continue
 		}
-		obj := m.obj()
-		if obj == nil || obj.ELF() == nil {
-			continue
-		}
-		syms, _ := obj.ELF().Symbols()
-		for _, sym := range syms {
-			if sym.Name == name && elf.ST_TYPE(sym.Info) == elf.STT_TLS && sym.Section != elf.SHN_UNDEF {
-				return sym.Value, true
-			}
+		if obj := m.obj(); obj != nil && obj.ELF() != nil {
+			syms, _ := obj.ELF().Symbols()
+			return syms, m.bias
 		}
 	}
-	return 0, false
+	return nil, 0
 }
 
 // pltGOT is the run-time address of the GOT (DT_PLTGOT: i386's

@@ -15,33 +15,24 @@ import (
 // symbol's offset in the executable's TLS segment, or a data symbol's
 // run-time address.
 func (t *target) exeRustSymbol(path string) (value uint64, tls, ok bool) {
-	for _, m := range t.modules {
-		if m.core == nil || !m.core.Main {
+	syms, bias := t.exeSymbols()
+	for _, sym := range syms {
+		typ := elf.ST_TYPE(sym.Info)
+		if typ != elf.STT_TLS && typ != elf.STT_OBJECT || sym.Section == elf.SHN_UNDEF ||
+			!strings.HasPrefix(sym.Name, "_R") && !strings.HasPrefix(sym.Name, "_ZN") {
 			continue
 		}
-		obj := m.obj()
-		if obj == nil || obj.ELF() == nil {
+		name := sym.Name
+		if i := strings.LastIndexByte(name, '.'); i > 0 && strings.HasPrefix(name, "_R") {
+			name = name[:i]
+		}
+		if elfx.Demangle(name) != path {
 			continue
 		}
-		syms, _ := obj.ELF().Symbols()
-		for _, sym := range syms {
-			typ := elf.ST_TYPE(sym.Info)
-			if typ != elf.STT_TLS && typ != elf.STT_OBJECT || sym.Section == elf.SHN_UNDEF ||
-				!strings.HasPrefix(sym.Name, "_R") && !strings.HasPrefix(sym.Name, "_ZN") {
-				continue
-			}
-			name := sym.Name
-			if i := strings.LastIndexByte(name, '.'); i > 0 && strings.HasPrefix(name, "_R") {
-				name = name[:i]
-			}
-			if elfx.Demangle(name) != path {
-				continue
-			}
-			if typ == elf.STT_TLS {
-				return sym.Value, true, true
-			}
-			return sym.Value + m.bias, false, true
+		if typ == elf.STT_TLS {
+			return sym.Value, true, true
 		}
+		return sym.Value + bias, false, true
 	}
 	return 0, false, false
 }

@@ -338,3 +338,31 @@ func stubMappings(t *testing.T, a stubArch, files, exePath string) []stubMapping
 	}
 	return maps
 }
+
+// expectStubSignalFrames checks the crashed thread th of a snapshot core
+// whose handler crashed: frame 2 is the trampoline the handler returns
+// to (its first two words, as gdb reads them from the core, are
+// trampoline), and from frame 3 on come the frames the live gdb saw
+// interrupted at the signal, the first with registers from the signal
+// context.
+func expectStubSignalFrames(t *testing.T, live stubLive, th *reportThread, interrupted []refbt.Frame, trampoline string) {
+	t.Helper()
+	if th == nil || len(th.Frames) < 3+len(interrupted) {
+		t.Fatalf("crashed thread %v; live gdb at the signal %v", th, interrupted)
+	}
+	tramp, _ := th.Frames[2].pc()
+	gdb := testenv.NeedTool(t, "gdb-multiarch")
+	mem := runTool(t, gdb, "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", tramp), live.Exe, live.Core)
+	if !strings.Contains(mem, trampoline) {
+		t.Errorf("frame 2 (pc %#x) is not the trampoline (%s); gdb reads:\n%s", tramp, trampoline, mem)
+	}
+	for i, f := range interrupted {
+		pc, _ := th.Frames[3+i].pc()
+		if pc != f.PC {
+			t.Errorf("frame %d: pc %#x, live gdb at the signal %#x\n%s", 3+i, pc, f.PC, formatFrames(th, 20))
+		}
+	}
+	if f := th.Frames[3]; f.Trust != "context" {
+		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
+	}
+}

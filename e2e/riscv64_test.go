@@ -239,27 +239,9 @@ func TestRISCV64SignalHandlerCrash(t *testing.T) {
 	eu, _ := runEuStack(t, live.Exe, live.Core)
 	compareWithReferences(t, live.Threads, eu, rep)
 	th := rep.thread(rep.Core.CrashedTID)
-	atSignal := live.Stops[0]
-	if th == nil || len(th.Frames) < 3+len(atSignal) {
-		t.Fatalf("crashed thread %v; live gdb at the signal %v", th, atSignal)
-	}
 	// Frame 2 is the trampoline the handler returns to: qemu's page
-	// holding "li a7, 139; ecall", read from the core by gdb.
-	tramp, _ := th.Frames[2].pc()
-	gdb := testenv.NeedTool(t, "gdb-multiarch")
-	mem := runTool(t, gdb, "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", tramp), live.Exe, live.Core)
-	if !strings.Contains(mem, "0x08b00893\t0x00000073") {
-		t.Errorf("frame 2 (pc %#x) is not the rt_sigreturn trampoline; gdb reads:\n%s", tramp, mem)
-	}
-	for i, f := range atSignal {
-		pc, _ := th.Frames[3+i].pc()
-		if pc != f.PC {
-			t.Errorf("frame %d: pc %#x, live gdb at SIGUSR1 %#x\n%s", 3+i, pc, f.PC, formatFrames(th, 20))
-		}
-	}
-	if f := th.Frames[3]; f.Trust != "context" {
-		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
-	}
+	// holding "li a7, 139; ecall".
+	expectStubSignalFrames(t, live, th, live.Stops[0], "0x08b00893\t0x00000073")
 	expectFunctions(t, th, "handler_crash", "on_usr1", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }
 

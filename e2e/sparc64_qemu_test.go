@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -98,27 +97,9 @@ func TestSparc64SignalHandlerCrash(t *testing.T) {
 	eu, _ := runEuStack(t, live.Exe, live.Core)
 	compareWithReferences(t, live.Threads, eu, rep)
 	th := rep.thread(rep.Core.CrashedTID)
-	atSignal := trimUnnamed(live.Stops[0])
-	if th == nil || len(th.Frames) < 3+len(atSignal) {
-		t.Fatalf("crashed thread %v; live gdb at the signal %v", th, atSignal)
-	}
 	// Frame 2 is the stub the handler returns to: "mov 101, %g1; ta
-	// 0x6d", read from the core by gdb.
-	stub, _ := th.Frames[2].pc()
-	gdb := testenv.NeedTool(t, "gdb-multiarch")
-	mem := runTool(t, gdb, "-batch", "-nx", "-ex", fmt.Sprintf("x/2wx %#x", stub), live.Exe, live.Core)
-	if !strings.Contains(mem, "0x82102065\t0x91d0206d") {
-		t.Errorf("frame 2 (pc %#x) is not __rt_sigreturn_stub; gdb reads:\n%s", stub, mem)
-	}
-	for i, f := range atSignal {
-		pc, _ := th.Frames[3+i].pc()
-		if pc != f.PC {
-			t.Errorf("frame %d: pc %#x, live gdb at SIGUSR1 %#x\n%s", 3+i, pc, f.PC, formatFrames(th, 20))
-		}
-	}
-	if f := th.Frames[3]; f.Trust != "context" {
-		t.Errorf("the interrupted frame's trust = %q, want context (registers from the signal context)", f.Trust)
-	}
+	// 0x6d".
+	expectStubSignalFrames(t, live, th, trimUnnamed(live.Stops[0]), "0x82102065\t0x91d0206d")
 	expectFunctions(t, th, "handler_crash", "on_usr1", "__rt_sigreturn_stub", "raise", "crash_leaf", "crash_mid", "crash_top", "worker")
 }
 
