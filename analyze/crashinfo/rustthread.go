@@ -15,7 +15,10 @@ import (
 // (pointer, length) pair of bytes that end in their only NUL. A thread
 // without a named handle is "main" when its id (std's thread-local ID)
 // is the one std recorded for the main thread (MAIN), as Thread::name
-// says.
+// says. std before the handle moved to CURRENT (Debian 12's rustc 1.63)
+// kept it in the thread-local THREAD_INFO, a RefCell<Option<ThreadInfo>>
+// of which one word points to the handle's ArcInner (two counts, then
+// Inner); there the main thread's handle is named "main" too.
 
 const (
 	rustCurrent  = "std::thread::current::CURRENT"
@@ -24,6 +27,13 @@ const (
 	// rustCurrentSentinels: CURRENT's values that are not a handle
 	// (NONE, BUSY, DESTROYED).
 	rustCurrentSentinels = 2
+	// rustThreadInfo: the old std's THREAD_INFO (a const-initialized
+	// thread-local: VAL), threadInfoWords its size in words (a RefCell
+	// of an Option of a Guard's range and the Thread) and arcCounts the
+	// words of an ArcInner before its data.
+	rustThreadInfo  = "std::sys_common::thread_info::THREAD_INFO::__getit::VAL"
+	threadInfoWords = 5
+	arcCounts       = 2
 	// innerWords bounds the words of Inner searched for the name.
 	innerWords    = 8
 	maxThreadName = 4096
@@ -39,6 +49,9 @@ func (a *analysis) rustThreadName() (string, bool) {
 		if name, ok := a.handleName(cur); ok {
 			return name, true
 		}
+	}
+	if name, ok := a.threadInfoName(); ok {
+		return name, true
 	}
 	id, ok := a.exeTLSWord(rustThreadID)
 	if !ok || id == 0 {
@@ -67,6 +80,38 @@ func (a *analysis) exeTLSWord(path string) (uint64, bool) {
 	}
 	v, err := readPtr(a.in.Mem, block+off)
 	return v, err == nil
+}
+
+// threadInfoName finds the crashed thread's name in the old std's
+// THREAD_INFO: the one word of it that points to an ArcInner whose Inner
+// holds a name.
+func (a *analysis) threadInfoName() (string, bool) {
+	off, tls, ok := a.in.ExeRustSymbol(rustThreadInfo)
+	if !ok || !tls || a.in.ThreadPointer == nil {
+		return "", false
+	}
+	block, err := a.tlsBlock(1)
+	if err != nil {
+		return "", false
+	}
+	ps := uint64(a.in.Mem.PtrSize())
+	var found []string
+	for i := range uint64(threadInfoWords) {
+		w, err := readPtr(a.in.Mem, block+off+i*ps)
+		if err != nil {
+			break
+		}
+		if w == 0 || a.mappingAt(w) == nil {
+			continue
+		}
+		if name, ok := a.handleName(w + arcCounts*ps); ok {
+			found = append(found, name)
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
 }
 
 // handleName finds the one CString among the first words of the Inner at
