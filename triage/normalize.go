@@ -21,7 +21,10 @@ type nameREs struct {
 
 var namePatterns = sync.OnceValue(func() *nameREs {
 	return &nameREs{
-		cloneSuffix:  regexp.MustCompile(`(\.(isra|part|constprop|cold|lto_priv|llvm|clone|localalias|plt)(\.[0-9a-z]+)?)+$`),
+		// The suffixes GCC and LLVM number (.isra.0, .llvm.123) only with
+		// their number: a Go function named clone or part
+		// (runtime.clone) is not a clone of runtime.
+		cloneSuffix:  regexp.MustCompile(`(\.((isra|part|constprop|lto_priv|llvm|clone)\.[0-9]+|cold|localalias|plt)(\.[0-9a-z]+)?)+$`),
 		cloneBracket: regexp.MustCompile(`\s*\[clone [^\]]*\]`),
 		abiTag:       regexp.MustCompile(`\[abi:[^\]]*\]`),
 		rustHash:     regexp.MustCompile(`::h[0-9a-f]{16}$`),
