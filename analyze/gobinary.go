@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -35,6 +36,12 @@ func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []stri
 		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
 	}
 	bin.Layouts = ls
+	if _, ok := syms[goruntime.SymAllgs]; !ok && !goruntime.IsGo(syms) {
+		// Stripped, on an arch no code decoder reads: the data holds it.
+		if err := goAllgsByScan(t, m, obj, bin); err != nil {
+			return nil, []string{fmt.Sprintf("goroutines: %v", err)}
+		}
+	}
 	r, err := goruntime.NewReader(bin)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("goroutines: %v", err)}
@@ -77,8 +84,10 @@ const maxAllgaddSize = 4096
 // goStrippedSymbols fills syms, for an executable without a symbol
 // table, with what the reader needs: runtime.firstmoduledata is the
 // moduledata found by scanning the data for the one pointing to the
-// .gopclntab, and runtime.allgs is found in runtime.allgadd's code (x86
-// and arm64). Wait reasons then come from the generated table.
+// .gopclntab, and runtime.allgs is found in runtime.allgadd's code on
+// x86 and arm64 (elsewhere goReader scans the data for it, once it has
+// the layouts: goAllgsByScan). Wait reasons then come from the
+// generated table.
 func goStrippedSymbols(t *target, m *module, obj *elfx.Object, syms map[string]uint64) error {
 	md, ok := obj.GoModuleData()
 	if !ok {
@@ -93,7 +102,7 @@ func goStrippedSymbols(t *target, m *module, obj *elfx.Object, syms map[string]u
 	case elf.EM_AARCH64:
 		decode = goruntime.AllgsFromARM64Code
 	default:
-		return fmt.Errorf("runtime.allgs without symbols is found on x86 and arm64 only, not %v", obj.Machine())
+		return nil // no decoder: goAllgsByScan
 	}
 	s, ok := obj.LookupSymbol(goruntime.FuncAllgadd)
 	if !ok || s.Size == 0 {
@@ -109,4 +118,36 @@ func goStrippedSymbols(t *target, m *module, obj *elfx.Object, syms map[string]u
 	}
 	syms[goruntime.SymAllgs] = allgs
 	return nil
+}
+
+// goAllgsByScan sets bin.Symbols' runtime.allgs, for a stripped
+// executable whose runtime.allgadd no decoder reads, to the one slice
+// of g's in the executable's writable data: its writable PT_LOAD
+// segments, read from the core (a stripped executable may have no
+// section headers to name .data and .bss).
+func goAllgsByScan(t *target, m *module, obj *elfx.Object, bin goruntime.Binary) error {
+	var found []uint64
+	var errs []error
+	for _, p := range obj.ELF().Progs {
+		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_W == 0 {
+			continue
+		}
+		start := p.Vaddr + m.bias
+		addr, err := goruntime.AllgsInData(t, bin, start, start+p.Memsz)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		found = append(found, addr-m.bias)
+	}
+	switch {
+	case len(found) == 1:
+		bin.Symbols[goruntime.SymAllgs] = found[0]
+		return nil
+	case len(found) > 1:
+		return fmt.Errorf("runtime.allgs is ambiguous in the stripped executable's data: %#x and %#x", found[0], found[1])
+	case len(errs) == 0:
+		return fmt.Errorf("no writable segment in the stripped executable to find runtime.allgs in")
+	}
+	return fmt.Errorf("runtime.allgs not found: %w", errors.Join(errs...))
 }

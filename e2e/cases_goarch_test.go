@@ -124,7 +124,9 @@ func expectRuntimeGoroutines(t *testing.T, rep *report, out string, gs []goDump)
 }
 
 func init() {
-	programs["arm64-goparked-stripped"] = goBuild("goparked", "arm64", "-ldflags=-s -w")
+	for _, goarch := range goArchOf {
+		programs[goarch+"-goparked-stripped"] = goBuild("goparked", goarch, "-ldflags=-s -w")
+	}
 }
 
 // TestGoroutinesStrippedAArch64: an arm64 Go program stripped of its
@@ -134,7 +136,33 @@ func init() {
 // generated table, names and lines from pclntab.
 func TestGoroutinesStrippedAArch64(t *testing.T) {
 	t.Parallel()
-	c := qemuCrashEnv(t, testenv.AArch64, []string{"GOTRACEBACK=crash"}, "arm64-goparked-stripped", "nilmap")
+	expectStrippedGoroutines(t, testenv.AArch64)
+}
+
+// TestGoroutinesStrippedCrossArch is TestGoroutinesStrippedAArch64 on
+// the arches whose runtime.allgadd no decoder reads (arm, the 32-bit
+// one; s390x, big-endian; ppc64le with COREUNWIND_GO_ARCHES=all):
+// runtime.allgs is the one slice of plausible g's in the executable's
+// writable data. They gave no goroutines before.
+func TestGoroutinesStrippedCrossArch(t *testing.T) {
+	t.Parallel()
+	arches := []testenv.CrossArch{testenv.ARMHF, testenv.S390X}
+	if os.Getenv("COREUNWIND_GO_ARCHES") == "all" {
+		arches = append(arches, testenv.PPC64LE)
+	}
+	for _, arch := range arches {
+		t.Run(arch.Name, func(t *testing.T) {
+			t.Parallel()
+			expectStrippedGoroutines(t, arch)
+		})
+	}
+}
+
+// expectStrippedGoroutines crashes the stripped goparked of arch and
+// checks coreunwind's goroutines against the runtime's.
+func expectStrippedGoroutines(t *testing.T, arch testenv.CrossArch) {
+	t.Helper()
+	c := qemuCrashEnv(t, arch, []string{"GOTRACEBACK=crash"}, goArchOf[arch.Name]+"-goparked-stripped", "nilmap")
 	rep, _ := unwindJSON(t, nil, c.Core, c.Exe)
 	gs := parseGoDump(c.Output)
 	if len(gs) < 5 {

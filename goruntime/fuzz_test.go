@@ -78,3 +78,38 @@ func FuzzGoroutines(f *testing.F) {
 		rd.Version(mem)
 	})
 }
+
+// FuzzAllgsScan scans fuzzer bytes, as the writable data of a stripped
+// program whose slices and g's all lie in it, for runtime.allgs:
+// whatever the bytes, the scan returns, never panics, allocates nothing
+// by a length it read, and an address it returns is a header in the
+// data whose entries are plausible g's.
+func FuzzAllgsScan(f *testing.F) {
+	b := newBuilder(f)
+	const base = 0x10000
+	size := uint64(b.r.layout.size)
+	// Seed: allgs at base, its two entries after it, then the g's.
+	seed := append(b.words(base+24, 2, 2), b.words(base+40, base+40+size)...)
+	seed = append(seed, b.g(1, StatusRunning, 0, 0x401000, 0xc000100f00)...)
+	seed = append(seed, b.g(2, StatusWaiting, 3, 0x402000, 0xc000200f00)...)
+	f.Add(seed)
+	// Seed: the same slice twice (ambiguous).
+	f.Add(append(b.words(base+48, 1, 1, base+48, 1, 1), b.g(1, StatusRunning, 0, 0x401000, 0xc000100f00)...))
+	f.Add(b.words(base, 1<<62, 1<<62))
+	f.Add([]byte{})
+	bin := scanBinary(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem := &fakeMemory{regions: map[uint64][]byte{base: data}}
+		addr, err := AllgsInData(mem, bin, base, base+uint64(len(data)))
+		if err != nil {
+			return
+		}
+		if addr < base || addr+24 > base+uint64(len(data)) {
+			t.Fatalf("allgs at %#x, outside the data", addr)
+		}
+		r := &Reader{b: Binary{Symbols: map[string]uint64{SymAllgs: addr}, PtrSize: 8, Order: bin.Order}, layout: b.r.layout, info: b.r.info}
+		if gs, warnings := r.Goroutines(mem); len(gs) == 0 || len(warnings) != 0 {
+			t.Fatalf("allgs at %#x: %d goroutines, warnings %q", addr, len(gs), warnings)
+		}
+	})
+}

@@ -130,7 +130,7 @@ func (b *builder) g(id uint64, status Status, reason uint8, pc, sp uint64) []byt
 	return buf
 }
 
-func newBuilder(t *testing.T) *builder {
+func newBuilder(t testing.TB) *builder {
 	t.Helper()
 	bin := selfBinary(t)
 	if bin.PtrSize != 8 {
