@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -78,7 +80,14 @@ func expectCallbackCallers(t *testing.T, c crash, flags []string, export, cfunc 
 	}
 	expectRuntimeGoroutines(t, rep, c.Output, gs)
 	if run.Code != exitOK {
-		t.Errorf("exit code %d, want %d; stderr:\n%s", run.Code, exitOK, truncate(run.Stderr, 4000))
+		// Which walks were partial, for a failure seen only under load.
+		var partial []string
+		for _, th := range rep.Threads {
+			if th.Error != nil {
+				partial = append(partial, fmt.Sprintf("thread %d: %s\n%s", th.TID, *th.Error, formatFrames(&th, 30)))
+			}
+		}
+		t.Errorf("exit code %d, want %d; stderr:\n%s\npartial threads:\n%s", run.Code, exitOK, truncate(run.Stderr, 4000), strings.Join(partial, "\n"))
 	}
 	var g *reportGoroutine
 	for i := range rep.Goroutines {
