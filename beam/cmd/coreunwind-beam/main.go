@@ -152,8 +152,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		res, err = beam.Run(ctx, runner, p)
 		return err
 	}
-	if runner == "prism" || strings.EqualFold(*jobopts.EnvironmentType, "LOOPBACK") {
-		// The embedded prism runner runs its workers in loopback too.
+	if runner == "universal" && strings.EqualFold(*jobopts.EnvironmentType, "LOOPBACK") {
 		err = inPrivateTempDir(runPipeline)
 	} else {
 		err = runPipeline()
