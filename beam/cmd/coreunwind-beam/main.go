@@ -148,15 +148,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	triagebeam.Build(s, pos, opts)
 	ctx := context.Background()
 	var res beam.PipelineResult
-	runPipeline := func() (err error) {
+	err = removingLoopbackPlaceholders(func() (err error) {
 		res, err = beam.Run(ctx, runner, p)
 		return err
-	}
-	if runner == "universal" && strings.EqualFold(*jobopts.EnvironmentType, "LOOPBACK") {
-		err = inPrivateTempDir(runPipeline)
-	} else {
-		err = runPipeline()
-	}
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "coreunwind-beam: pipeline failed: %v\n", err)
 		if strings.Contains(err.Error(), "output: ") {

@@ -100,7 +100,26 @@ func TestPipeline(t *testing.T) {
 		}
 	}
 
-	t.Run("embedded", func(t *testing.T) { same(t) })
+	// Beam's loopback runners (the embedded prism, and a job service's
+	// LOOPBACK environment) leave an empty beamloopbackworker-* file in
+	// TMPDIR on every run; the command must leave nothing there.
+	noneLeft := func(t *testing.T) {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		t.Cleanup(func() {
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				var names []string
+				for _, e := range left {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the run left %s in TMPDIR", strings.Join(names, " "))
+			}
+		})
+	}
+	t.Run("embedded", func(t *testing.T) {
+		noneLeft(t)
+		same(t)
+	})
 
 	// An archive with no core: the summary is still written (the Go
 	// SDK's global combine emits nothing for no input), exit 2.
@@ -155,19 +174,9 @@ func TestPipeline(t *testing.T) {
 	})
 
 	prism := startPrism(t)
-	// Beam's loopback runner leaves an empty beamloopbackworker-* file
-	// in TMPDIR on every run; the command must leave nothing there.
 	t.Run("jobservice", func(t *testing.T) {
-		tmp := t.TempDir()
-		t.Setenv("TMPDIR", tmp)
+		noneLeft(t)
 		same(t, "--runner", "universal", "--endpoint", prism)
-		if left, _ := os.ReadDir(tmp); len(left) > 0 {
-			var names []string
-			for _, e := range left {
-				names = append(names, e.Name())
-			}
-			t.Errorf("the loopback run left %s in TMPDIR", strings.Join(names, " "))
-		}
 	})
 
 	// The worker pool's process kills itself (SIGKILL) on the first core
