@@ -117,6 +117,10 @@ TOOLS="coreunwind"
 [ -n "$CU_UNWIND_FLAG" ] && TOOLS="$TOOLS coreunwind-unwind"
 if have eu-stack; then TOOLS="$TOOLS eu-stack eu-stack-names"; else say "eu-stack missing (apt-get install -y elfutils)"; fi
 if have gdb; then TOOLS="$TOOLS gdb"; else say "gdb missing"; fi
+# eu-addr2line symbolizes (names, lines, inlined calls) the pcs eu-stack
+# found, from the same core: what a symbolizer alone costs on these debug
+# files, without the unwinding.
+if have eu-addr2line && have eu-stack; then TOOLS="$TOOLS eu-addr2line"; fi
 [ -n "$LU" ] && TOOLS="$TOOLS libunwind"
 
 # command TOOL CORE EXE: the command line (for sh -c) a tool is timed with.
@@ -133,6 +137,7 @@ command_for() {
 	eu-stack) echo "eu-stack --core=$core -e $exe -i -s -n 0" ;;
 	eu-stack-names) echo "eu-stack --core=$core -e $exe -n 0" ;;
 	gdb) echo "gdb -batch -nx -ex 'thread apply all bt' $exe $core" ;;
+	eu-addr2line) echo "eu-addr2line --core=$core -e $exe -f -i -C <$ADDRS" ;;
 	libunwind) echo "$LU $core" ;;
 	esac
 }
@@ -143,6 +148,8 @@ count_frames() {
 	coreunwind | coreunwind-warm) grep -c '"pc":' "$2" || true ;;
 	coreunwind-unwind | eu-stack* | gdb) grep -c '^#' "$2" || true ;;
 	libunwind) grep -c '^  #' "$2" || true ;;
+	# A function line and a file:line line per frame.
+	eu-addr2line) awk 'END { print int(NR / 2) }' "$2" ;;
 	esac
 }
 
@@ -230,6 +237,8 @@ for dir in "$OUTDIR"/cores/*/; do
 		continue
 	fi
 	exe=$(cat "$dir/exe")
+	ADDRS=$OUTDIR/out/$case.addrs
+	eu-stack --core="$core" -e "$exe" -n 0 2>/dev/null | awk '/^#/ { print $2 }' >"$ADDRS" || true
 	for tool in $TOOLS; do
 		cmd=$(command_for "$tool" "$core" "$exe")
 		say "  $case / $tool"
@@ -313,6 +322,8 @@ awk -F '\t' -v unwind_tool="$([ -n "$CU_UNWIND_FLAG" ] && echo coreunwind-unwind
 			c = order[i]
 			row(c, "coreunwind / eu-stack", "coreunwind", "eu-stack", "0.5")
 			row(c, "coreunwind / gdb", "coreunwind", "gdb", "0.05")
+			if ((c, "eu-addr2line") in med)
+				row(c, "coreunwind / eu-addr2line", "coreunwind", "eu-addr2line", "")
 			if ((c, "coreunwind-warm") in med)
 				row(c, "coreunwind-warm / eu-stack-names", "coreunwind-warm", "eu-stack-names", "1.0")
 			r = ratio(rss[c, "coreunwind"], rss[c, "eu-stack"])
