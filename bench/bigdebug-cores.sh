@@ -90,22 +90,29 @@ int main() {
 	return m.at("missing"); // std::out_of_range, uncaught: std::terminate, abort
 }
 EOF
-		{ [ -x "$d/throw" ] || $CXX -O2 -g -pthread -o "$d/throw" "$d/throw.cc"; } && crash "$d" "$d/throw" || true
+		# libstdc++6-12-dbg is not a detached debug file: it is a build
+		# of libstdc++ with its DWARF in the library, in a directory of
+		# its own that the program has to load it from.
+		{ [ -x "$d/throw" ] || $CXX -O2 -g -pthread -o "$d/throw" "$d/throw.cc"; } &&
+			CRASH_ENV="LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/debug" crash "$d" "$d/throw" || true
 		;;
 	gen-lto | gen-dwz)
 		src=$OUTDIR/gen-src
 		[ -f "$src/main.cc" ] || sh "$HERE/cases/gen-cxx.sh" "$src" "$GEN_UNITS"
-		if [ -x "$d/gen" ]; then
+		# Each build its own file name (gen_lto, gen_dwz): a triage
+		# finds binaries by name.
+		gen=$d/$(echo "$c" | tr - _)
+		if [ -x "$gen" ]; then
 			: # built by an earlier run (bigdebug-triage-cores.sh crashes it again)
 		elif [ $c = gen-lto ]; then
-			(cd "$src" && $CXX -O2 -g -flto=2 -o "$d/gen" ./*.cc) || { note "gen-lto: build failed"; continue; }
+			(cd "$src" && $CXX -O2 -g -flto=2 -o "$gen" ./*.cc) || { note "gen-lto: build failed"; continue; }
 		else
 			have dwz || { note "gen-dwz: dwz is not installed (apt-get install dwz)"; continue; }
-			(cd "$src" && $CXX -O2 -g -o "$d/gen" ./*.cc) || { note "gen-dwz: build failed"; continue; }
-			dwz "$d/gen" || note "gen-dwz: dwz failed"
+			(cd "$src" && $CXX -O2 -g -o "$gen" ./*.cc) || { note "gen-dwz: build failed"; continue; }
+			dwz "$gen" || note "gen-dwz: dwz failed"
 		fi
-		note "$c: .debug_info $(debug_mb "$d/gen") MB"
-		crash "$d" "$d/gen" || true
+		note "$c: .debug_info $(debug_mb "$gen") MB"
+		crash "$d" "$gen" || true
 		;;
 	go)
 		mkdir -p "$d/src"
