@@ -172,6 +172,14 @@ func (o *Object) attachSymbolCache(c *SymbolCache) {
 	o.state().memo.Store(m)
 }
 
+// keepLookups gives o a memo held in memory only, when no symbol cache
+// file backs one: the cores of a batch stop at the same few places of
+// the same programs, and each address is then symbolized once for all
+// of them, not once a core.
+func (o *Object) keepLookups() {
+	o.state().memo.Store(&lookupMemo{l: newLookups()})
+}
+
 // lookupKey names the files behind o's lookups: coreunwind itself (a
 // new build may name things differently), the object and its debug file,
 // each by path, size, modification time and inode, and the build ID.
@@ -264,8 +272,8 @@ func (m *lookupMemo) covers(addrs []uint64) bool {
 // an optimization.
 func (o *Object) flushSymbolCache() {
 	m := o.state().memo.Load()
-	if m == nil {
-		return
+	if m == nil || m.cache == nil {
+		return // no memo, or one in memory only (keepLookups)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
