@@ -4,9 +4,9 @@ import "testing"
 
 // TestSkipListWhich: Which names the pattern that skips a frame (by its
 // name or its module's), none for a frame kept, and compiles the
-// patterns once: --explain of a batch explains every skipped frame of every core
-// (compiling the 165 default patterns each time was 87% of triaging 50
-// Rust cores).
+// patterns once: --explain of a batch explains every skipped frame of
+// every core (compiling the 165 default patterns each time was 87% of
+// triaging 50 Rust cores).
 func TestSkipListWhich(t *testing.T) {
 	s, err := NewSkipList(DefaultPatterns())
 	if err != nil {
