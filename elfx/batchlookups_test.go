@@ -51,3 +51,28 @@ func TestBatchKeepsLookups(t *testing.T) {
 		t.Errorf("the second lookup allocated %d objects, the first %d: the address was symbolized again", secondAllocs, firstAllocs)
 	}
 }
+
+// TestBatchLookupsBounded: a batch's in-memory lookups stop growing at
+// maxKeptLookups an object, whatever the cores ask: a batch of endless
+// distinct addresses must not hold every answer.
+func TestBatchLookupsBounded(t *testing.T) {
+	prog := compile(t, t.TempDir(), "gcc", "prog", "c", "int main(void) { return 0; }\n", "-g", "-O0")
+	c := NewCache()
+	defer c.Close()
+	c.SetBatch(true)
+	o, err := c.Open(prog, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range uint64(maxKeptLookups + 100) {
+		o.SourceFrames(a)
+		o.Symbol(a)
+	}
+	m := o.state().memo.Load()
+	if m == nil {
+		t.Fatal("a batch's object keeps no lookups")
+	}
+	if n, s := len(m.l.frames), len(m.l.syms); n > maxKeptLookups || s > maxKeptLookups {
+		t.Errorf("kept %d source and %d symbol lookups, more than %d", n, s, maxKeptLookups)
+	}
+}

@@ -243,10 +243,19 @@ func memoLoad[K comparable, V any](m *lookupMemo, by map[K]V, k K) (V, bool) {
 	return v, ok
 }
 
+// maxKeptLookups bounds each map of a memo held in memory only
+// (keepLookups): a batch of endless distinct cores (hostile, or a
+// long-running runner's) must not grow it without end. Past it, lookups
+// are computed again, as without a memo.
+const maxKeptLookups = 1 << 16
+
 // memoStore adds v for k to one of the memo's maps.
 func memoStore[K comparable, V any](m *lookupMemo, by map[K]V, k K, v V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.cache == nil && len(by) >= maxKeptLookups {
+		return
+	}
 	if _, ok := by[k]; !ok {
 		by[k], m.dirty = v, true
 	}
