@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 
 	"github.com/coreunwind/coreunwind/analyze/crashinfo"
+	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -117,25 +118,44 @@ func (t *target) functionAt(addr uint64) (string, bool) {
 // exeTLSSymbol is the value of the main executable's thread-local symbol
 // name: its offset in the executable's TLS segment.
 func (t *target) exeTLSSymbol(name string) (uint64, bool) {
-	syms, _ := t.exeSymbols()
-	for _, sym := range syms {
-		if sym.Name == name && elf.ST_TYPE(sym.Info) == elf.STT_TLS && sym.Section != elf.SHN_UNDEF {
-			return sym.Value, true
-		}
+	obj, _ := t.exeObject()
+	if obj == nil {
+		return 0, false
 	}
-	return 0, false
+	offsets, _ := obj.Keyed(tlsSymbolsKey{}, func() any { return readTLSSymbols(obj) }).(map[string]uint64)
+	off, ok := offsets[name]
+	return off, ok
 }
 
-// exeSymbols are the main executable's ELF symbols and its load bias
-// (none when its file is not at hand).
-func (t *target) exeSymbols() ([]elf.Symbol, uint64) {
+// tlsSymbolsKey keys an executable's thread-local symbols on its object.
+type tlsSymbolsKey struct{}
+
+// readTLSSymbols reads obj's defined thread-local symbols: each name's
+// first offset in the TLS segment. Once per executable: the cores of a
+// batch share it.
+func readTLSSymbols(obj *elfx.Object) map[string]uint64 {
+	syms, _ := obj.ELF().Symbols()
+	offsets := make(map[string]uint64)
+	for _, sym := range syms {
+		if elf.ST_TYPE(sym.Info) != elf.STT_TLS || sym.Section == elf.SHN_UNDEF {
+			continue
+		}
+		if _, seen := offsets[sym.Name]; !seen {
+			offsets[sym.Name] = sym.Value
+		}
+	}
+	return offsets
+}
+
+// exeObject is the main executable's object and its load bias (nil when
+// its file is not at hand).
+func (t *target) exeObject() (*elfx.Object, uint64) {
 	for _, m := range t.modules {
 		if m.core == nil || !m.core.Main {
 			continue
 		}
 		if obj := m.obj(); obj != nil && obj.ELF() != nil {
-			syms, _ := obj.ELF().Symbols()
-			return syms, m.bias
+			return obj, m.bias
 		}
 	}
 	return nil, 0

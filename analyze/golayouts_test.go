@@ -46,15 +46,7 @@ func TestGoLayoutsOncePerBinary(t *testing.T) {
 	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	var cores []string
-	for i := range 3 {
-		d := filepath.Join(dir, string(rune('a'+i)))
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		core, _ := testenv.CrashIn(t, d, exe, []string{"GOTRACEBACK=crash"})
-		cores = append(cores, core)
-	}
+	cores := crashTimes(t, dir, exe, 3, []string{"GOTRACEBACK=crash"})
 	objs := elfx.NewCache()
 	defer objs.Close()
 	// reader builds core's goroutine reader and counts its allocations.

@@ -176,6 +176,9 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	sc := c.symbols
 	c.mu.Unlock()
 	o.attachSymbolCache(sc)
+	if batch && o.state().memo.Load() == nil {
+		o.keepLookups()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id := buildKey(o, path); id != "" {

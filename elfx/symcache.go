@@ -172,6 +172,14 @@ func (o *Object) attachSymbolCache(c *SymbolCache) {
 	o.state().memo.Store(m)
 }
 
+// keepLookups gives o a memo held in memory only, when no symbol cache
+// file backs one: the cores of a batch stop at the same few places of
+// the same programs, and each address is then symbolized once for all
+// of them, not once a core.
+func (o *Object) keepLookups() {
+	o.state().memo.Store(&lookupMemo{l: newLookups()})
+}
+
 // lookupKey names the files behind o's lookups: coreunwind itself (a
 // new build may name things differently), the object and its debug file,
 // each by path, size, modification time and inode, and the build ID.
@@ -235,10 +243,19 @@ func memoLoad[K comparable, V any](m *lookupMemo, by map[K]V, k K) (V, bool) {
 	return v, ok
 }
 
+// maxKeptLookups bounds each map of a memo held in memory only
+// (keepLookups): a batch of endless distinct cores (hostile, or a
+// long-running runner's) must not grow it without end. Past it, lookups
+// are computed again, as without a memo.
+const maxKeptLookups = 1 << 16
+
 // memoStore adds v for k to one of the memo's maps.
 func memoStore[K comparable, V any](m *lookupMemo, by map[K]V, k K, v V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.cache == nil && len(by) >= maxKeptLookups {
+		return
+	}
 	if _, ok := by[k]; !ok {
 		by[k], m.dirty = v, true
 	}
@@ -264,8 +281,8 @@ func (m *lookupMemo) covers(addrs []uint64) bool {
 // an optimization.
 func (o *Object) flushSymbolCache() {
 	m := o.state().memo.Load()
-	if m == nil {
-		return
+	if m == nil || m.cache == nil {
+		return // no memo, or one in memory only (keepLookups)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -155,7 +155,7 @@ func (s *Signer) traceFrames(frames []report.Frame, depth int, also func(name st
 		}
 		switch {
 		case c.skip:
-			trace.add(i, c, UseSkipped, c.why(s.Skip))
+			trace.addListed(i, c, UseSkipped, s.Skip)
 			continue
 		case also != nil && also(c.name):
 			trace.add(i, c, UseSkipped, "runtime of the panicking language")
@@ -169,7 +169,7 @@ func (s *Signer) traceFrames(frames []report.Frame, depth int, also func(name st
 		}
 		names = append(names, c.name)
 		if c.prefix {
-			trace.add(i, c, UsePrefix, c.why(s.Skip))
+			trace.addListed(i, c, UsePrefix, s.Skip)
 			continue
 		}
 		trace.add(i, c, UseSignature, "")

@@ -83,8 +83,9 @@ type SkipList struct {
 	memo  sync.Map // string -> frameClass
 	nMemo atomic.Int64
 	// each holds the patterns compiled one by one, for Which: compiled
-	// once, not once a skipped frame (a batch's signatures explain every
-	// skipped frame: Which was 87% of triaging Rust cores).
+	// once, not once a skipped frame (--explain over a batch explains
+	// every skipped frame; compiling them each time was 87% of
+	// triaging Rust cores). Signing alone never asks Which.
 	eachOnce sync.Once
 	each     []*regexp.Regexp // nil where a pattern does not compile alone
 }
