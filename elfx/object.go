@@ -46,6 +46,8 @@ type Object struct {
 	// keepInflated keeps every byte of a compressed debug section once
 	// inflated (Cache.SetBatch).
 	keepInflated atomic.Bool
+	// dwarfRead is set once the DWARF is read (DWARFRead).
+	dwarfRead atomic.Bool
 
 	// derived holds everything parsed lazily. AttachDebugFile swaps in a
 	// fresh one so tables built before the debug file arrived are rebuilt
