@@ -1,6 +1,8 @@
 package elfx
 
 import (
+	"bytes"
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,4 +214,45 @@ func mustSymbol(t *testing.T, o *Object, name string) Symbol {
 		t.Fatalf("no symbol %s", name)
 	}
 	return s
+}
+
+// TestGoCompressedDebugFrame: a Go binary's zlib-compressed .debug_frame
+// (its only CFI) read through sectionData, by the package's inflater,
+// is what debug/elf inflates.
+func TestGoCompressedDebugFrame(t *testing.T) {
+	o := mustOpen(t, buildGoCodeProgram(t, goCodeProgram))
+	s := o.ELF().Section(".debug_frame")
+	if s == nil || s.Flags&elf.SHF_COMPRESSED == 0 {
+		t.Fatal("no compressed .debug_frame in the Go binary")
+	}
+	want, err := s.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.sectionData(s)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("sectionData: %d bytes (%v), debug/elf's %d, equal %v", len(got), err, len(want), bytes.Equal(got, want))
+	}
+}
+
+// TestLookupRawSymbol: a Go name looked up as the symbol table spells
+// it is LookupSymbol's answer (the .abi0 assembly function from the
+// table, a name the table lacks from .gopclntab) without demangling the
+// table's names.
+func TestLookupRawSymbol(t *testing.T) {
+	exe := buildGoCodeProgram(t, goCodeProgram)
+	raw, full := mustOpen(t, exe), mustOpen(t, exe)
+	for _, name := range []string{"runtime.goexit.abi0", "runtime.goexit", "runtime.mstart", "main.main", "crosscall2"} {
+		got, gotOK := raw.LookupRawSymbol(name)
+		want, wantOK := full.LookupSymbol(name)
+		if got != want || gotOK != wantOK {
+			t.Errorf("%s: %+v, %v; LookupSymbol's %+v, %v", name, got, gotOK, want, wantOK)
+		}
+	}
+	if _, ok := raw.LookupRawSymbol("runtime.goexit"); !ok {
+		t.Error("runtime.goexit (runtime.goexit.abi0 in the symbol table) not found in .gopclntab")
+	}
+	if raw.symbols().byDemangled != nil {
+		t.Error("LookupRawSymbol demangled the symbol table")
+	}
 }

@@ -211,6 +211,18 @@ func (o *Object) sectionData(s *elf.Section) ([]byte, error) {
 		}
 		return o.mapped[s.Offset:end:end], nil
 	}
+	if o.mapped != nil {
+		// Compressed (a Go binary's .debug_frame): the package's own
+		// inflater, several times debug/elf's compress/zlib.
+		raw, err := o.rawSection(s)
+		if err == nil {
+			raw, err = inflateSection(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
+		}
+		return raw, nil
+	}
 	if s.Flags&elf.SHF_COMPRESSED == 0 && s.Size > uint64(o.size) {
 		return nil, fmt.Errorf("elfx: %s: section %s size %d exceeds the file size %d", o.name, s.Name, s.Size, o.size)
 	}
