@@ -69,8 +69,9 @@ import "os"
 func main() { os.Exit(int(C.twice(C.int(len(os.Args)))) & 1) }
 `
 
-// buildGoCodeProgram builds src as a module's main package.
-func buildGoCodeProgram(t *testing.T, src string) string {
+// buildGoCodeProgram builds src as a module's main package, with
+// go build's flags.
+func buildGoCodeProgram(t *testing.T, src string, flags ...string) string {
 	t.Helper()
 	goTool := testenv.NeedTool(t, "go")
 	dir := t.TempDir()
@@ -81,7 +82,7 @@ func buildGoCodeProgram(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "prog")
-	run(t, dir, goTool, "build", "-o", exe, ".")
+	run(t, dir, goTool, append(append([]string{"build"}, flags...), "-o", exe, ".")...)
 	return exe
 }
 
@@ -92,9 +93,16 @@ func buildGoCodeProgram(t *testing.T, src string) string {
 // among them), in a pure Go program and in a cgo one.
 func TestGoCodeFramesAreDWARFs(t *testing.T) {
 	testenv.NeedTool(t, "gcc")
-	for name, src := range map[string]string{"go": goCodeProgram, "cgo": goCgoCodeProgram} {
+	for _, tc := range []struct {
+		name, src, mode string
+	}{
+		{"go", goCodeProgram, "exe"}, {"cgo", goCgoCodeProgram, "exe"},
+		{"go-pie", goCodeProgram, "pie"}, {"cgo-pie", goCgoCodeProgram, "pie"},
+		{"cgo-c-shared", goCgoCodeProgram, "c-shared"},
+	} {
+		name := tc.name
 		t.Run(name, func(t *testing.T) {
-			o := mustOpen(t, buildGoCodeProgram(t, src))
+			o := mustOpen(t, buildGoCodeProgram(t, tc.src, "-buildmode="+tc.mode))
 			x, err := o.dwarfIndex()
 			if err != nil || x == nil {
 				t.Fatalf("no DWARF index: %v", err)
@@ -142,7 +150,7 @@ func TestGoCodeFramesAreDWARFs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if compared < 1000 || inlined == 0 || (name == "go" && generic == 0) {
+			if compared < 1000 || inlined == 0 || (strings.HasPrefix(name, "go") && generic == 0) {
 				t.Errorf("%d addresses compared, %d with inlined calls, %d in generic code", compared, inlined, generic)
 			}
 		})
