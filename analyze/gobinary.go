@@ -14,9 +14,8 @@ import (
 // when it is no Go program. A stripped one (-ldflags=-s -w) is one
 // still: its .gopclntab, moduledata and build info stand in for the
 // symbols (goStrippedSymbols) and the generated table for the DWARF.
-// The DWARF, where there is one, still gives what the table lacks: the
-// scheduler's clocks and the label types (wait times and pprof labels),
-// or the whole layout of a release the table does not have.
+// The DWARF, where there is one, still gives the whole layout of a
+// release the table does not have; it is not read for one it has.
 func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []string) {
 	// A copy: the object keeps the map it returns.
 	syms := maps.Clone(obj.SymbolValues(goruntime.SymbolNames...))
@@ -64,8 +63,10 @@ type goLayoutsRead struct {
 // core of a batch that runs it.
 func goLayouts(obj *elfx.Object, bin goruntime.Binary) (*goruntime.Layouts, error) {
 	read, ok := obj.Keyed(goLayoutsKey{}, func() any {
-		if d, err := obj.DWARF(); err == nil {
-			bin.DWARF = d
+		if !goruntime.TableHas(bin.Version, bin.GOARCH) {
+			if d, err := obj.DWARF(); err == nil {
+				bin.DWARF = d
+			}
 		}
 		ls, err := goruntime.ReadLayouts(bin)
 		return goLayoutsRead{ls, err}

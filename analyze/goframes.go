@@ -83,11 +83,12 @@ func (g *goFuncs) find(obj *elfx.Object) []goFuncRange {
 			// the same function found in the function table, whose
 			// addresses are off in a cgo binary: that one overlaps
 			// the .abi0 symbol and is left out.
-			abi0, hasABI0 := obj.LookupSymbol(name + ".abi0")
+			// Go names, looked up as the table spells them.
+			abi0, hasABI0 := obj.LookupRawSymbol(name + ".abi0")
 			if hasABI0 && abi0.Size > 0 {
 				g.ranges = append(g.ranges, goFuncRange{abi0.Addr, abi0.Addr + abi0.Size, f})
 			}
-			if s, ok := obj.LookupSymbol(name); ok && s.Size > 0 {
+			if s, ok := obj.LookupRawSymbol(name); ok && s.Size > 0 {
 				if hasABI0 && s.Addr < abi0.Addr+abi0.Size && abi0.Addr < s.Addr+s.Size {
 					continue
 				}

@@ -80,8 +80,11 @@ func TestGoLayoutsOncePerBinary(t *testing.T) {
 	t.Logf("first %d, later %v", first, later)
 	for i, n := range later {
 		// Opening the session is outside the count; the rest (symbol
-		// values, build info) is a few hundred objects.
-		if n*10 > first {
+		// values, build info) is a few hundred objects. The first
+		// reads the layouts from the generated table (about a
+		// thousand objects: the host's release is in it), or walks
+		// the DWARF's types (165,000) for a release it lacks.
+		if n*4 > first {
 			t.Errorf("core %d's reader allocated %d objects, the first core's %d: the layouts were read again", i+2, n, first)
 		}
 	}

@@ -56,7 +56,8 @@ type functionCalls struct {
 
 // FunctionEntry returns the link-time entry of the out-of-line function
 // containing addr, from the DWARF (the start of its first range, as gdb
-// takes a function's entry), else from the symbol table.
+// takes a function's entry), else from the symbol table; for Go code
+// from .gopclntab, whose entry is the DWARF's.
 // With a symbol cache, the answers of FunctionEntry, CallSiteAt and
 // TailCalls are kept with the other lookups: a warm run rebuilds tail-call
 // frames without reading the DWARF.
@@ -68,7 +69,9 @@ func (o *Object) FunctionEntry(addr uint64) (uint64, bool) {
 		}
 	}
 	r := entryResult{}
-	if _, s := o.functionScope(addr); s != nil && len(s.ranges) > 0 {
+	if f, ok := o.GoFunc(addr); ok { // Go code (inGoCode)
+		r = entryResult{f.Entry, true}
+	} else if _, s := o.functionScope(addr); s != nil && len(s.ranges) > 0 {
 		r = entryResult{s.ranges[0][0], true}
 	} else if sym, ok := o.Symbol(addr); ok {
 		r = entryResult{sym.Addr, true}
@@ -91,7 +94,11 @@ func (o *Object) CallSiteAt(ret uint64) (CallSite, bool, error) {
 			return r.site, r.ok, nil
 		}
 	}
-	fc, err := o.callsOf(ret - 1)
+	var fc *functionCalls
+	var err error
+	if !o.inGoCode(ret - 1) {
+		fc, err = o.callsOf(ret - 1)
+	}
 	if err != nil {
 		return CallSite{}, false, err
 	}
@@ -129,6 +136,9 @@ func (o *Object) TailCalls(entry uint64) (sites []CallSite, found bool, err erro
 }
 
 func (o *Object) tailCalls(entry uint64) (sites []CallSite, found bool, err error) {
+	if f, ok := o.GoFunc(entry); ok && f.Entry == entry {
+		return nil, true, nil // a Go function: no list of its tail calls
+	}
 	cu, s := o.functionScope(entry)
 	if s == nil || len(s.ranges) == 0 || s.ranges[0][0] != entry {
 		return nil, false, nil

@@ -10,5 +10,6 @@ func (o *Object) DWARF() (*dwarf.Data, error) {
 	if src == nil {
 		return nil, errorf("%s: no DWARF", o.name)
 	}
+	o.dwarfRead.Store(true)
 	return src.loadDWARF()
 }

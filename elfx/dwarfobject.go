@@ -15,6 +15,7 @@ func (o *Object) dwarfIndex() (*dwarfIndex, error) {
 		if src == nil {
 			return
 		}
+		o.dwarfRead.Store(true)
 		defer func() {
 			if p := recover(); p != nil {
 				mapfault.Reraise(p)

@@ -20,30 +20,74 @@ func FuzzOpen(f *testing.F) {
 	for _, seed := range fuzzSeeds(f) {
 		f.Add(seed)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		// A hang must become a reported crasher, not a stalled fuzzer.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			exerciseObject(data)
-		}()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			buf := make([]byte, 1<<20)
-			t.Fatalf("hang:\n%s", buf[:runtime.Stack(buf, true)])
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { exerciseWithin(t, data, 10*time.Second) })
 }
 
-// exerciseObject runs every parser on one input.
-func exerciseObject(data []byte) {
-	{
-		o, err := NewObject(bytes.NewReader(data), int64(len(data)), "fuzz")
-		if err != nil {
-			return
+// exerciseWithin is exerciseObject on data, failing t when it takes
+// longer than limit: a hang must become a reported crasher, not a
+// stalled fuzzer.
+func exerciseWithin(t *testing.T, data []byte, limit time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exerciseObject(data)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		buf := make([]byte, 1<<20)
+		t.Fatalf("hang:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// FuzzOpenGo is FuzzOpen seeded with a Go program (.gopclntab, its
+// moduledata, a zlib-compressed .debug_frame and DWARF), whose size
+// would slow FuzzOpen's small seeds.
+func FuzzOpenGo(f *testing.F) {
+	f.Add([]byte("\x7fELF\x02\x01\x01\x00"))
+	goTool, err := exec.LookPath("go")
+	if err == nil {
+		dir := f.TempDir()
+		src, out := filepath.Join(dir, "main.go"), filepath.Join(dir, "goprog")
+		os.WriteFile(src, []byte("package main\n\nfunc main() { println(1) }\n"), 0o644)
+		cmd := exec.Command(goTool, "build", "-o", out, src)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if cmd.Run() == nil {
+			if b, err := os.ReadFile(out); err == nil {
+				f.Add(b)
+			}
 		}
-		defer o.Close()
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { exerciseWithin(t, data, 30*time.Second) })
+}
+
+// exerciseObject runs every parser on one input, read through a reader
+// and, as Open maps a file (compressed sections inflated by elfx's own
+// inflater, Go code named from .gopclntab), from a file.
+func exerciseObject(data []byte) {
+	if o, err := NewObject(bytes.NewReader(data), int64(len(data)), "fuzz"); err == nil {
+		exerciseParsers(o, data)
+		o.Close()
+	}
+	f, err := os.CreateTemp("", "elfx-fuzz-")
+	if err != nil {
+		return
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	f.Close()
+	if err != nil {
+		return
+	}
+	if o, err := Open(f.Name()); err == nil {
+		exerciseParsers(o, data)
+		o.Close()
+	}
+}
+
+// exerciseParsers runs every parser of o on addresses taken from data.
+func exerciseParsers(o *Object, data []byte) {
+	{
 		_ = o.BuildID()
 		_ = o.LoadSegments()
 		addrs := []uint64{0, 1, 0x1000}
@@ -62,6 +106,10 @@ func exerciseObject(data []byte) {
 			o.FindFDE(a)
 		}
 		o.LookupSymbol("main")
+		o.LookupRawSymbol("main")
+		o.LookupRawSymbol("runtime.goexit")
+		o.WarmFor(addrs)
+		_ = o.DWARFRead()
 		o.SymbolValues("main", "f", "_U_dyn_info_list") // .gnu.hash, then a scan
 		for _, tab := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_SYMTAB} {
 			o.DefinedSymbol(tab, "main", elf.STT_FUNC)

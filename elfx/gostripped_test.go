@@ -58,6 +58,12 @@ func TestGoStripped(t *testing.T) {
 	if got, ok := s.LookupSymbol("main.work"); !ok || got.Addr != work.Addr {
 		t.Errorf("stripped main.work %+v, %v; the symbol table's %+v", got, ok, work)
 	}
+	// The full build's frames from its DWARF index: its SourceFrames
+	// answers Go code from the table too (inGoCode).
+	x, err := f.dwarfIndex()
+	if err != nil || x == nil {
+		t.Fatalf("no DWARF index in the full build: %v", err)
+	}
 	inlined := 0
 	for pc := work.Addr; pc < work.Addr+work.Size; pc++ {
 		want, _ := f.Symbol(pc)
@@ -65,7 +71,7 @@ func TestGoStripped(t *testing.T) {
 		if !ok || got.Name != want.Name || got.Addr != want.Addr {
 			t.Fatalf("%#x: symbol %+v, %v; the symbol table's %+v", pc, got, ok, want)
 		}
-		wantFr, err := f.SourceFrames(pc)
+		wantFr, err := x.sourceFrames(pc, f)
 		if err != nil || len(wantFr) == 0 {
 			continue // padding: no line in the DWARF
 		}

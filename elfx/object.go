@@ -46,6 +46,8 @@ type Object struct {
 	// keepInflated keeps every byte of a compressed debug section once
 	// inflated (Cache.SetBatch).
 	keepInflated atomic.Bool
+	// dwarfRead is set once the DWARF is read (DWARFRead).
+	dwarfRead atomic.Bool
 
 	// derived holds everything parsed lazily. AttachDebugFile swaps in a
 	// fresh one so tables built before the debug file arrived are rebuilt
@@ -208,6 +210,18 @@ func (o *Object) sectionData(s *elf.Section) ([]byte, error) {
 				o.name, s.Name, s.Offset, end, len(o.mapped))
 		}
 		return o.mapped[s.Offset:end:end], nil
+	}
+	if o.mapped != nil {
+		// Compressed (a Go binary's .debug_frame): the package's own
+		// inflater, several times debug/elf's compress/zlib.
+		raw, err := o.rawSection(s)
+		if err == nil {
+			raw, err = inflateSection(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
+		}
+		return raw, nil
 	}
 	if s.Flags&elf.SHF_COMPRESSED == 0 && s.Size > uint64(o.size) {
 		return nil, fmt.Errorf("elfx: %s: section %s size %d exceeds the file size %d", o.name, s.Name, s.Size, o.size)

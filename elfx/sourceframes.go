@@ -26,7 +26,8 @@ const maxInlineDepth = 256
 // function it was inlined into with the call site's file:line, ending with
 // the out-of-line function. Where the DWARF has a line table but no
 // function (assembly), the function name comes from the symbol table. Go
-// binaries without DWARF use .gopclntab. An object without debug
+// code takes all of it from .gopclntab, with or without DWARF (inGoCode).
+// An object without debug
 // information gives an empty slice and a nil error.
 func (o *Object) SourceFrames(addr uint64) ([]SourceFrame, error) {
 	m := o.state().memo.Load()
@@ -43,6 +44,9 @@ func (o *Object) SourceFrames(addr uint64) ([]SourceFrame, error) {
 }
 
 func (o *Object) sourceFrames(addr uint64) (frames []SourceFrame, err error) {
+	if o.inGoCode(addr) {
+		return o.goTable().sourceFrames(addr), nil
+	}
 	x, err := o.dwarfIndex()
 	if err != nil {
 		return nil, err

@@ -143,8 +143,22 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 	return s, ok
 }
 
-func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
+// LookupRawSymbol is LookupSymbol for a name as the symbol table spells
+// it, a C or Go name: demangled names are not looked at, so a name the
+// table lacks does not demangle every symbol of it (a Go program's
+// thousands, for the runtime's assembly functions looked up by their
+// Go names, which the table has with an .abi0 suffix).
+func (o *Object) LookupRawSymbol(name string) (Symbol, bool) {
 	t := o.symbols()
+	if i, ok := t.rawIndex(name); ok {
+		return t.all[i].demangled(), true
+	}
+	return o.goSymbolByName(name)
+}
+
+// rawIndex is the index in all of the preferred symbol whose raw name is
+// name.
+func (t *symbolTable) rawIndex(name string) (int, bool) {
 	// all is sorted with preferred aliases first at each address, so the
 	// first entry recorded for a name is the preferred one.
 	t.rawOnce.Do(func() {
@@ -156,6 +170,12 @@ func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 		}
 	})
 	i, ok := t.byRaw[name]
+	return i, ok
+}
+
+func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
+	t := o.symbols()
+	i, ok := t.rawIndex(name)
 	if !ok {
 		t.demangledOnce.Do(func() {
 			t.byDemangled = map[string]int{}

@@ -23,8 +23,18 @@ func (o *Object) WarmFor(addrs []uint64) {
 	}
 	var g mapfault.Group
 	g.Go(func() { o.preloadSymbols(addrs) })
-	if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
-		x.preload(addrs)
+	// Go code is named from .gopclntab (inGoCode): only the rest needs
+	// the DWARF index.
+	var other []uint64
+	for _, a := range addrs {
+		if !o.inGoCode(a) {
+			other = append(other, a)
+		}
+	}
+	if len(other) > 0 {
+		if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
+			x.preload(other)
+		}
 	}
 	g.Wait()
 }

@@ -66,6 +66,24 @@ func tableStructs(version, goarch string) (map[string]*dwarf.StructType, error) 
 	return out, nil
 }
 
+// TableHas reports whether the generated table has every layout the
+// reader reads for the Go release version on goarch: a reader of such
+// a program needs no DWARF, and ReadLayouts walks none.
+func TableHas(version, goarch string) bool {
+	structs, err := tableStructs(version, goarch)
+	return err == nil && tableComplete(structs)
+}
+
+// tableComplete reports whether structs, a release's generated table,
+// has the scheduler's clocks, which layoutgen reads with the label types
+// (it builds a program that sets a label): then the table has every
+// struct of infoStructs that the release has as a struct (no
+// runtime.hmap after Go 1.23, a map and no struct for
+// runtime/pprof.labelMap before Go 1.24), as a program's DWARF would.
+func tableComplete(structs map[string]*dwarf.StructType) bool {
+	return structs["runtime.schedt"] != nil && structs["runtime.sysmontick"] != nil && structs["runtime.workType"] != nil
+}
+
 // tableWaitReasons are runtime.waitReasonStrings of version's release,
 // nil when the table has none.
 func tableWaitReasons(version string) []string {

@@ -15,55 +15,62 @@ import (
 
 // TestTableMatchesDWARF: the generated table's layouts for the release
 // and architecture of a program the host's toolchain builds are those
-// its DWARF gives, and so are its wait reasons.
+// its DWARF gives (runtime.g, the panic's types, and what describes a
+// goroutine beyond its stack: the scheduler's clocks and the label
+// types), and so are its wait reasons; the table alone is read, no
+// DWARF walk. A program that sets no labels has no label types in its
+// DWARF (labelsNone), its goroutines no labels to read: the table's
+// reading of them is the labelled program's, the rest the same.
 func TestTableMatchesDWARF(t *testing.T) {
-	for _, goarch := range []string{"amd64", "386"} {
-		t.Run(goarch, func(t *testing.T) {
-			exe := buildGoProgram(t, goarch)
-			bi, err := buildinfo.ReadFile(exe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := elf.Open(exe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			d, err := f.DWARF()
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantL, wantP, wantI, err := layoutFromDWARF(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			structs, err := tableStructs(bi.GoVersion, goarch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gotL, gotP, _, err := layoutOf(structs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// With the DWARF beside it, the table's reader takes what the
-			// table lacks (the scheduler's clocks, the label types) from it.
-			_, _, gotI, err := readLayout(&Binary{Version: bi.GoVersion, GOARCH: goarch, DWARF: d})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if gotI != wantI {
-				t.Errorf("%s %s: table and DWARF %+v\nDWARF %+v", bi.GoVersion, goarch, gotI, wantI)
-			}
-			if gotL != wantL || gotP != wantP {
-				t.Errorf("%s %s: table %+v %+v\nDWARF %+v %+v", bi.GoVersion, goarch, gotL, gotP, wantL, wantP)
-			}
-			if !wantP.ok {
-				t.Errorf("no panic layout")
-			}
-			if n := len(tableWaitReasons(bi.GoVersion)); n < 20 {
-				t.Errorf("%d wait reasons for %s", n, bi.GoVersion)
-			}
-		})
+	for _, goarch := range []string{"amd64", "386", "arm64"} {
+		for _, prog := range []struct{ name, src string }{{"labels", labelsProgram}, {"plain", goProgram}} {
+			t.Run(goarch+"/"+prog.name, func(t *testing.T) {
+				exe := buildGoSource(t, prog.src, "GOARCH="+goarch, "CGO_ENABLED=0")
+				bi, err := buildinfo.ReadFile(exe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := elf.Open(exe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				d, err := f.DWARF()
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantL, wantP, wantI, err := layoutFromDWARF(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !TableHas(bi.GoVersion, goarch) {
+					t.Fatalf("the table lacks layouts of %s on %s: the DWARF would be read", bi.GoVersion, goarch)
+				}
+				// No DWARF given: what the reader reads, from the table.
+				gotL, gotP, gotI, err := readLayout(&Binary{Version: bi.GoVersion, GOARCH: goarch})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if prog.name == "plain" {
+					if wantI.labelsAs != labelsNone {
+						t.Errorf("a program without labels has label types: %+v", wantI)
+					}
+					wantI.labelsAs, wantI.hmapCount, wantI.hmapB, wantI.hmapBuckets = gotI.labelsAs, gotI.hmapCount, gotI.hmapB, gotI.hmapBuckets
+				}
+				if gotI != wantI {
+					t.Errorf("%s %s: table %+v\nDWARF %+v", bi.GoVersion, goarch, gotI, wantI)
+				}
+				if gotL != wantL || gotP != wantP {
+					t.Errorf("%s %s: table %+v %+v\nDWARF %+v %+v", bi.GoVersion, goarch, gotL, gotP, wantL, wantP)
+				}
+				if !wantP.ok || gotI.schedLastpoll < 0 || gotI.tickSchedwhen < 0 || gotI.workTstart < 0 || gotI.labelsAs != labelsSlice {
+					t.Errorf("the table lacks the panic's layout, a clock or the label types: %+v %+v", gotP, gotI)
+				}
+				if n := len(tableWaitReasons(bi.GoVersion)); n < 20 {
+					t.Errorf("%d wait reasons for %s", n, bi.GoVersion)
+				}
+			})
+		}
 	}
 }
 
@@ -185,7 +192,8 @@ func buildGoSource(t *testing.T, src string, env ...string) string {
 
 // TestTableEveryRelease: every release and architecture of the table
 // gives the layouts goroutines and panic values are read with (Go 1.20's
-// type descriptor is runtime._type, not internal/abi.Type).
+// type descriptor is runtime._type, not internal/abi.Type), their wait
+// times and their labels.
 func TestTableEveryRelease(t *testing.T) {
 	if len(generatedLayouts) < 7*7 {
 		t.Errorf("%d layouts in the table, want 7 releases by 7 arches", len(generatedLayouts))
@@ -196,9 +204,19 @@ func TestTableEveryRelease(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
-		l, pl, _, err := layoutOf(structs)
+		l, pl, il, err := layoutOf(structs)
 		if err != nil || !pl.ok {
 			t.Errorf("%s: layout %+v, panic layout %+v, %v", key, l, pl, err)
+		}
+		// The clocks and the label types, so that no DWARF is read:
+		// labels in a map before Go 1.24, in a sorted slice since.
+		wantLabels := labelsSlice
+		if rel < "go1.24" {
+			wantLabels = labelsMap
+		}
+		if !tableComplete(structs) || il.schedLastpoll < 0 || il.pSysmontick < 0 || il.tickSchedwhen < 0 ||
+			il.tickSyscallwhen < 0 || il.workTstart < 0 || il.labelsAs != wantLabels {
+			t.Errorf("%s: the table lacks a clock or the label types: %+v", key, il)
 		}
 		if len(tableWaitReasons(rel)) < 20 {
 			t.Errorf("%s: %d wait reasons", key, len(tableWaitReasons(rel)))

@@ -26,9 +26,10 @@ var SymbolNames = append([]string{SymBuildVersion, SymAllgs, SymWaitReasonString
 type Binary struct {
 	// Symbols are link-time values of SymbolNames (absent: not defined).
 	Symbols map[string]uint64
-	// DWARF gives the runtime's struct layouts. Without it (a binary
-	// built with -ldflags=-w) they come from the generated table for
-	// Version and GOARCH.
+	// DWARF gives the runtime's struct layouts of a release the
+	// generated table lacks (TableHas: then it need not be given).
+	// Without it (a binary built with -ldflags=-w) they come from the
+	// table for Version and GOARCH.
 	DWARF *dwarf.Data
 	// Version is the Go release that built the program ("go1.26.8",
 	// from its build info), GOARCH its architecture ("amd64").
@@ -116,10 +117,11 @@ func ReadLayouts(b Binary) (*Layouts, error) {
 }
 
 // readLayout reads the runtime's layouts from the generated table for
-// b's release, else from b's DWARF. The table has no scheduler clocks
-// and no label types (what describes a goroutine beyond its stack: its
-// wait time, its pprof labels): those come from the DWARF where there is
-// one, and are not read without it.
+// b's release, else from b's DWARF. A table written before layoutgen
+// read the scheduler's clocks and the label types (what describes a
+// goroutine beyond its stack: its wait time, its pprof labels) lacks
+// them: those come from the DWARF where there is one, and are not read
+// without it. A complete table's release needs no DWARF (TableHas).
 func readLayout(b *Binary) (layout, panicLayout, infoLayout, error) {
 	structs, terr := tableStructs(b.Version, b.GOARCH)
 	if terr != nil {
@@ -128,7 +130,7 @@ func readLayout(b *Binary) (layout, panicLayout, infoLayout, error) {
 		}
 		return layoutFromDWARF(b.DWARF)
 	}
-	if b.DWARF != nil {
+	if b.DWARF != nil && !tableComplete(structs) {
 		var missing []string
 		for _, n := range infoStructs {
 			if structs[n] == nil {

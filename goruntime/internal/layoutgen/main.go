@@ -35,11 +35,26 @@ var arches = []string{"amd64", "386", "arm64", "arm", "ppc64le", "s390x", "riscv
 var structs = []string{
 	"runtime.g", "runtime.m", "runtime.gobuf", "runtime.stack", "runtime._panic", "runtime._defer",
 	"runtime.moduledata", "internal/abi.Type", "runtime._type", "runtime.sudog", "runtime.p", "runtime.hchan",
+	// The scheduler's clocks and the types pprof labels are built of
+	// (info.go's infoStructs): with them a binary of a release in
+	// the table needs no walk of its DWARF types at all.
+	"runtime.schedt", "runtime.sysmontick", "runtime.workType",
+	"runtime.hmap", "runtime/pprof.labelMap", "internal/runtime/pprof/label.Set",
 }
 
+// program sets a pprof label so that its DWARF has the label types; a
+// program that sets none has a nil g.labels, read the same way.
 const program = `package main
 
-func main() { println("hello") }
+import (
+	"context"
+	"runtime/pprof"
+)
+
+func main() {
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("k", "v")))
+	println("hello")
+}
 `
 
 func main() {
