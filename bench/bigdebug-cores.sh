@@ -10,8 +10,8 @@
 #   libstdcxx  a C++ program dying of an uncaught exception thrown in 4
 #              threads, with libstdc++'s debug file (libstdc++6-12-dbg)
 #   gen-lto    cases/gen-cxx.sh's generated C++ program ($GEN_UNITS
-#              units, default 256: about 50 MB of DWARF), g++ -O2 -g -flto
-#   gen-dwz    the same built without -flto and processed by dwz
+#              units, default 330: 51 MB of DWARF), g++ -O2 -g -flto
+#   gen-dwz    the same built without -flto and processed by dwz (75 MB)
 #   go         a Go program with full DWARF panicking with GOTRACEBACK=crash
 #   rust       a Rust program built with -g panicking with panic=abort
 # BIG_CASES (default: all of them) picks some. Programs already built in
@@ -21,7 +21,7 @@ set -eu
 OUTDIR=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 CXX=${CXX:-g++}
-GEN_UNITS=${GEN_UNITS:-256}
+GEN_UNITS=${GEN_UNITS:-330}
 CASES=${BIG_CASES:-py311dbg libstdcxx gen-lto gen-dwz go rust}
 if [ -z "${GO:-}" ]; then
 	GO=go
