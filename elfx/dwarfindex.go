@@ -31,14 +31,9 @@ type dwarfIndex struct {
 	// cover is in no unit.
 	unlisted bool
 
-	// Both maps are keyed by section offsets (a unit's base plus the
-	// offset in its dwarf.Data).
+	// names is keyed by section offsets (a unit's base plus the offset
+	// in its dwarf.Data).
 	names sync.Map // dwarf.Offset -> string: resolved function names
-	// scopeOf holds, per subprogram DIE seen while indexing a unit, the
-	// names of the namespaces and classes around it ("geo::Point<int>"),
-	// for gdb-style qualified names of functions without a linkage name
-	// (static and inlined C++ functions).
-	scopeOf sync.Map // dwarf.Offset -> string
 }
 
 // cuIndex is one compile unit. Its line table and scope tree are built
@@ -75,6 +70,7 @@ type cuIndex struct {
 	scopes []scope
 	funcs  intervalIndex // over scopes
 	bodies []*funcBody   // in DIE order
+	quals  []qualAt      // of the subprograms the first walk met
 }
 
 // lineRow is one row of a line table.
@@ -426,9 +422,7 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 					at.load(x)
 				}
 				at.expandAround(x, next)
-			}
-			if q, ok := x.scopeOf.Load(at.base + next); ok {
-				qual = q.(string)
+				qual = at.qualOf(next)
 			}
 		}
 		if linkage != "" {

@@ -33,6 +33,19 @@ type funcBody struct {
 	// calls inside it and nested subprograms with code (roots).
 	tree  []scope
 	roots []int32
+	quals []qualAt // of the subprograms inside it
+}
+
+// qualAt gives the names of the namespaces and classes around the
+// subprogram DIE at off ("geo::Point<int>"), for gdb-style qualified
+// names of functions without a linkage name (static and inlined C++
+// functions). The walks record them in DIE order, each unit's and each
+// subtree's in a slice of its own: a Rust unit has thousands of
+// subprograms inside modules, and a shared map written for each was a
+// tenth of a cold report's time.
+type qualAt struct {
+	off  dwarf.Offset
+	qual string
 }
 
 // scopeWalk collects scopes from a walk over DIEs.
@@ -47,6 +60,7 @@ type scopeWalk struct {
 	top    bool
 	bodies []*funcBody
 	open   *funcBody // skipped last; its end is the next DIE read
+	quals  []qualAt
 }
 
 // next reads the next DIE, giving the subtree skipped before its end.
@@ -91,7 +105,7 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
 			if e.Tag == dwarf.TagSubprogram && qual != "" {
-				w.x.scopeOf.Store(cu.base+e.Offset, qual)
+				w.quals = append(w.quals, qualAt{off: e.Offset, qual: qual})
 			}
 			ranges, _ := d.Ranges(e)
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
@@ -162,7 +176,7 @@ func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
 	if w.open != nil {
 		w.open.end = ^dwarf.Offset(0) // the walk failed inside it
 	}
-	cu.scopes, cu.bodies = w.scopes, w.bodies
+	cu.scopes, cu.bodies, cu.quals = w.scopes, w.bodies, w.quals
 	var funcs []interval
 	for _, i := range w.roots {
 		for _, rg := range cu.scopes[i].ranges {
@@ -192,7 +206,7 @@ func (cu *cuIndex) expand(x *dwarfIndex, b *funcBody) error {
 			return
 		}
 		b.err = w.walk(0, b.qual)
-		b.tree, b.roots = w.scopes, w.roots
+		b.tree, b.roots, b.quals = w.scopes, w.roots, w.quals
 	})
 	return b.err
 }
@@ -232,4 +246,20 @@ func (cu *cuIndex) expandAround(x *dwarfIndex, off dwarf.Offset) {
 	if i > 0 && off < cu.bodies[i-1].end {
 		cu.expand(x, cu.bodies[i-1])
 	}
+}
+
+// qualOf returns the names around the subprogram DIE at off as the
+// walks recorded them: the unit is loaded, and the subtree holding off,
+// if a subprogram's does, expanded (expandAround).
+func (cu *cuIndex) qualOf(off dwarf.Offset) string {
+	quals := cu.quals
+	i := sort.Search(len(cu.bodies), func(i int) bool { return cu.bodies[i].start >= off })
+	if i > 0 && off < cu.bodies[i-1].end {
+		quals = cu.bodies[i-1].quals
+	}
+	j := sort.Search(len(quals), func(j int) bool { return quals[j].off >= off })
+	if j < len(quals) && quals[j].off == off {
+		return quals[j].qual
+	}
+	return ""
 }
