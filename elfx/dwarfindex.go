@@ -50,9 +50,15 @@ type cuIndex struct {
 	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
 	// (section offsets: see openUnit).
 	refAddr bool
+	// global: d is the lazy index's dwarf.Data over every unit
+	// (openUnit's last resort).
+	global bool
 	// alt is the supplementary file the unit's DIEs may refer into
 	// (altlink.go), nil for none.
 	alt *altDWARF
+	// skip steps over the unit's DIEs without decoding them
+	// (dieskip.go); nil where debug/dwarf reads them all.
+	skip *dieSkipper
 
 	once      sync.Once
 	err       error
@@ -418,11 +424,12 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 				// early-debug units, dwz's partial units) are known
 				// once that unit is read: gdb prints "units::step",
 				// not "step". (The unit of the frame is read.)
-				if at != cu {
-					at.load(x)
+				h, off := x.unitHolding(at, next)
+				if h != cu {
+					h.load(x)
 				}
-				at.expandAround(x, next)
-				qual = at.qualOf(next)
+				h.expandAround(x, off)
+				qual = h.qualOf(off)
 			}
 		}
 		if linkage != "" {

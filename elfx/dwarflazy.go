@@ -358,6 +358,7 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 			return err
 		}
 		base = 0
+		cu.global = true
 	}
 	// Seek(0) is the first unit's first DIE; any other offset must be a
 	// DIE's, not the unit header's.
@@ -373,6 +374,11 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 		return fmt.Errorf("no unit entry")
 	}
 	cu.d, cu.base, cu.entry = d, base, e
+	if t.parsed {
+		// The table is inflated now; later units may give its pages
+		// back. Without it debug/dwarf reads every DIE.
+		cu.skip, _ = newDIESkipper(l.info.buf, l.abbrev.buf[h.abbrevOff:t.end], h, l.order)
+	}
 	return nil
 }
 

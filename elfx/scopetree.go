@@ -18,6 +18,18 @@ import (
 // (expandAround: function-local classes qualify the names of their
 // members).
 
+// walkedTag reports whether the walks read DIEs of tag t: the others,
+// and their children, hold no function with code.
+func walkedTag(t dwarf.Tag) bool {
+	switch t {
+	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock,
+		dwarf.TagNamespace, dwarf.TagModule,
+		dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+		return true
+	}
+	return false
+}
+
 // funcBody is the subtree of one subprogram of the unit's first walk.
 type funcBody struct {
 	start dwarf.Offset // the subprogram's DIE
@@ -52,7 +64,7 @@ type qualAt struct {
 type scopeWalk struct {
 	cu     *cuIndex
 	x      *dwarfIndex
-	r      *dwarf.Reader
+	c      dieCursor
 	scopes []scope
 	roots  []int32 // the subprograms among scopes
 	// top: the unit's first walk, which leaves subprograms' children
@@ -65,7 +77,7 @@ type scopeWalk struct {
 
 // next reads the next DIE, giving the subtree skipped before its end.
 func (w *scopeWalk) next() (*dwarf.Entry, error) {
-	e, err := w.r.Next()
+	e, err := w.c.next()
 	if w.open != nil && (err != nil || e == nil || e.Tag != 0) {
 		// A null entry carries no offset: the end is the next DIE.
 		w.open.end = ^dwarf.Offset(0)
@@ -98,6 +110,10 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			quals = quals[:len(quals)-1]
 			continue
 		}
+		if !walkedTag(e.Tag) {
+			w.c.skipChildren()
+			continue
+		}
 		parent := stack[len(stack)-1]
 		qual := quals[len(quals)-1]
 		self := parent // what this entry's children see as enclosing scope
@@ -111,7 +127,7 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
 				// Declarations and abstract instances: their inlined
 				// children have no code either.
-				w.r.SkipChildren()
+				w.c.skipChildren()
 				continue
 			}
 			s := scope{ranges: ranges, die: e.Offset}
@@ -129,8 +145,11 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 					b := &funcBody{start: e.Offset, scope: self, qual: qual}
 					w.scopes[self].body = b
 					w.bodies = append(w.bodies, b)
-					w.r.SkipChildren()
-					w.open = b
+					if end, known := w.c.skipChildren(); known {
+						b.end = end
+					} else {
+						w.open = b
+					}
 					continue
 				}
 			} else {
@@ -147,10 +166,6 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			if n != "" {
 				selfQual = joinQual(qual, n)
 			}
-		case dwarf.TagLexDwarfBlock:
-		default:
-			w.r.SkipChildren()
-			continue
 		}
 		if e.Children {
 			stack = append(stack, self)
@@ -163,16 +178,15 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 // loadScopes is the unit's first walk: its subprograms with code, their
 // children left for expand.
 func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
-	r := cu.d.Reader()
-	r.Seek(cu.entry.Offset)
-	if _, err := r.Next(); err != nil {
+	c, err := cu.newCursor(cu.entry.Offset)
+	if err != nil {
 		return fmt.Errorf("DIEs: %w", err)
 	}
 	if !cu.entry.Children {
 		return nil
 	}
-	w := &scopeWalk{cu: cu, x: x, r: r, top: true}
-	err := w.walk(-1, "")
+	w := &scopeWalk{cu: cu, x: x, c: c, top: true}
+	err = w.walk(-1, "")
 	if w.open != nil {
 		w.open.end = ^dwarf.Offset(0) // the walk failed inside it
 	}
@@ -199,12 +213,12 @@ func (cu *cuIndex) expand(x *dwarfIndex, b *funcBody) error {
 		}()
 		top := cu.scopes[b.scope]
 		top.body = nil
-		w := &scopeWalk{cu: cu, x: x, r: cu.d.Reader(), scopes: []scope{top}, roots: []int32{0}}
-		w.r.Seek(b.start)
-		if _, err := w.r.Next(); err != nil {
+		c, err := cu.newCursor(b.start)
+		if err != nil {
 			b.err = fmt.Errorf("elfx: %s: DIE %#x: %w", x.name, cu.base+b.start, err)
 			return
 		}
+		w := &scopeWalk{cu: cu, x: x, c: c, scopes: []scope{top}, roots: []int32{0}}
 		b.err = w.walk(0, b.qual)
 		b.tree, b.roots, b.quals = w.scopes, w.roots, w.quals
 	})
@@ -262,4 +276,23 @@ func (cu *cuIndex) qualOf(off dwarf.Offset) string {
 		return quals[j].qual
 	}
 	return ""
+}
+
+// unitHolding returns the unit whose walks record the DIE at off of
+// at's dwarf.Data, and its offset there: at itself, but where units
+// share one dwarf.Data over every unit (an eager index, or a lazy one
+// that had to read the whole section: openUnit) the unit off lies in.
+func (x *dwarfIndex) unitHolding(at *cuIndex, off dwarf.Offset) (*cuIndex, dwarf.Offset) {
+	switch {
+	case at.lazy == nil:
+		i := sort.Search(len(x.cus), func(i int) bool { return x.cus[i].off > off }) - 1
+		if i >= 0 && x.cus[i].d == at.d {
+			return x.cus[i], off
+		}
+	case at.global:
+		if t, err := at.lazy.unitAt(uint64(off)); err == nil && off >= t.base {
+			return t, off - t.base
+		}
+	}
+	return at, off
 }
