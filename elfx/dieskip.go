@@ -22,7 +22,8 @@ type dieSkipper struct {
 	info  []byte // .debug_info, indexed by section offset
 	end   uint64 // the unit's end in it
 	order binary.ByteOrder
-	// The sizes the unit's header sets.
+	// The version and sizes the unit's header sets.
+	version                        uint16
 	addrSize, offSize, refAddrSize int
 	// The shapes by abbreviation code: codes are mostly small and dense.
 	small []*dieShape
@@ -37,8 +38,9 @@ type dieShape struct {
 	tag      dwarf.Tag
 	children bool
 	// fixed is the size of the attributes when every form has one,
-	// else -1 and forms lists them.
+	// else -1.
 	fixed int
+	attrs []dwarf.Attr
 	forms []uint64
 }
 
@@ -130,7 +132,7 @@ func (s *dieSkipper) formSize(f uint64) (size int, ok bool) {
 // the unit of header h in info. It fails on a form it does not know: the
 // unit is then read with debug/dwarf alone.
 func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
-	s := &dieSkipper{info: info, end: h.end, order: order, addrSize: int(h.addrSize),
+	s := &dieSkipper{info: info, end: h.end, order: order, version: h.version, addrSize: int(h.addrSize),
 		offSize: 4, refAddrSize: h.refAddrSize()}
 	if h.is64 {
 		s.offSize = 8
@@ -190,10 +192,8 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 			} else if sh.fixed >= 0 {
 				sh.fixed += size
 			}
+			sh.attrs = append(sh.attrs, dwarf.Attr(attr))
 			sh.forms = append(sh.forms, form)
-		}
-		if sh.fixed >= 0 {
-			sh.forms = nil
 		}
 		if s.shape(code) == nil { // debug/dwarf keeps the first too
 			s.setShape(code, sh)
@@ -366,4 +366,68 @@ func (s *dieSkipper) tree(pos uint64) (uint64, error) {
 		return pos, err
 	}
 	return s.children(pos)
+}
+
+// pcRange reads the DW_AT_low_pc and DW_AT_high_pc of the DIE of shape
+// sh whose attributes start at pos, as debug/dwarf gives them: high is
+// an address, or (highConst) an offset from low. ok is false where the
+// DIE has something else (DW_AT_ranges, indexed addresses, DWARF 2 or
+// 3 constants): debug/dwarf reads it then.
+func (s *dieSkipper) pcRange(pos uint64, sh *dieShape) (pc pcPair, ok bool) {
+	if s.addrSize != 4 && s.addrSize != 8 {
+		return pc, false
+	}
+	for i, f := range sh.forms {
+		next, err := s.value(pos, f, 0) // in the unit: the reads below are
+		if err != nil {
+			return pc, false
+		}
+		switch a := sh.attrs[i]; {
+		case a == dwarf.AttrRanges:
+			return pc, false
+		case a == dwarf.AttrLowpc:
+			if f != formAddr {
+				return pc, false
+			}
+			pc.low, pc.hasLow = s.addr(pos), true
+		case a == dwarf.AttrHighpc && f == formAddr:
+			pc.high, pc.hasHigh = s.addr(pos), true
+		case a == dwarf.AttrHighpc:
+			if s.version < 4 {
+				return pc, false
+			}
+			pc.hasHigh, pc.highConst = true, true
+			rest := s.info[pos:s.end]
+			switch f {
+			case formData1:
+				pc.high = uint64(rest[0])
+			case formData2:
+				pc.high = uint64(s.order.Uint16(rest))
+			case formData4:
+				pc.high = uint64(s.order.Uint32(rest))
+			case formData8:
+				pc.high = s.order.Uint64(rest)
+			case formUdata:
+				pc.high, _ = readULEB(rest)
+			default:
+				return pc, false
+			}
+		}
+		pos = next
+	}
+	return pc, true
+}
+
+// pcPair is a DIE's DW_AT_low_pc and DW_AT_high_pc.
+type pcPair struct {
+	low, high                  uint64
+	hasLow, hasHigh, highConst bool
+}
+
+// addr reads the address at pos; the caller knows it is in the unit.
+func (s *dieSkipper) addr(pos uint64) uint64 {
+	if s.addrSize == 4 {
+		return uint64(s.order.Uint32(s.info[pos:s.end]))
+	}
+	return s.order.Uint64(s.info[pos:s.end])
 }

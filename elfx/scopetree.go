@@ -92,7 +92,7 @@ func (w *scopeWalk) next() (*dwarf.Entry, error) {
 // walk reads the children of the DIE just read, under the scope parent
 // (-1 for none) and the qualifying names qual.
 func (w *scopeWalk) walk(parent int32, qual string) error {
-	d, cu := w.cu.d, w.cu
+	cu := w.cu
 	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
 	// quals[i] the qualifying names around them.
 	stack := []int32{parent}
@@ -123,7 +123,7 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			if e.Tag == dwarf.TagSubprogram && qual != "" {
 				w.quals = append(w.quals, qualAt{off: e.Offset, qual: qual})
 			}
-			ranges, _ := d.Ranges(e)
+			ranges, _ := w.c.ranges(e)
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
 				// Declarations and abstract instances: their inlined
 				// children have no code either.
