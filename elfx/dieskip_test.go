@@ -142,7 +142,7 @@ func compareWalks(t *testing.T, x *dwarfIndex, cu *cuIndex) {
 	if (serr != nil) != (rerr != nil) {
 		t.Fatalf("unit at %#x: skipping: %v; reading: %v", cu.off, serr, rerr)
 	}
-	if !sameScopes(skipping.scopes, reading.scopes) || !reflect.DeepEqual(skipping.quals, reading.quals) || len(skipping.bodies) != len(reading.bodies) {
+	if !sameScopes(skipping.scopes, reading.scopes) || !sameQuals(skipping, reading, skipping.quals, reading.quals, skipping.qualNodes, reading.qualNodes) || len(skipping.bodies) != len(reading.bodies) {
 		t.Fatalf("unit at %#x: the walks differ: %d scopes, %d subtrees skipping; %d, %d reading", cu.off, len(skipping.scopes), len(skipping.bodies), len(reading.scopes), len(reading.bodies))
 	}
 	info := cu.lazy.info.buf
@@ -164,10 +164,24 @@ func compareWalks(t *testing.T, x *dwarfIndex, cu *cuIndex) {
 			}
 		}
 		serr, rerr := skipping.expand(x, sb), reading.expand(x, rb)
-		if (serr != nil) != (rerr != nil) || !sameScopes(sb.tree, rb.tree) || !reflect.DeepEqual(sb.roots, rb.roots) || !reflect.DeepEqual(sb.quals, rb.quals) {
+		if (serr != nil) != (rerr != nil) || !sameScopes(sb.tree, rb.tree) || !reflect.DeepEqual(sb.roots, rb.roots) || !sameQuals(skipping, reading, sb.quals, rb.quals, sb.qualNodes, rb.qualNodes) {
 			t.Fatalf("unit at %#x: the walks of the subtree at %#x differ (%v, %v)", cu.off, sb.start, serr, rerr)
 		}
 	}
+}
+
+// sameQuals compares the names around the subprograms two walks
+// recorded, as the names are read.
+func sameQuals(a, b *cuIndex, qa, qb []qualAt, na, nb []qualNode) bool {
+	if len(qa) != len(qb) || !reflect.DeepEqual(na, nb) {
+		return false
+	}
+	for i := range qa {
+		if qa[i].off != qb[i].off || a.qualName(na, qa[i].node) != b.qualName(nb, qb[i].node) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameScopes compares scopes but for their subtrees' bookkeeping.

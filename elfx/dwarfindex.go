@@ -77,6 +77,8 @@ type cuIndex struct {
 	funcs  intervalIndex // over scopes
 	bodies []*funcBody   // in DIE order
 	quals  []qualAt      // of the subprograms the first walk met
+	// qualNodes are the scopes with names the first walk met.
+	qualNodes []qualNode
 }
 
 // lineRow is one row of a line table.

@@ -47,11 +47,13 @@ type skipCursor struct {
 	// children: the DIE returned last has children, which start at pos.
 	children bool
 	err      error // met while skipping: the next call returns it
-	// made is a subprogram's DIE read by the skipper, without its
-	// attributes (the walk wants none but its addresses, pc): decoding
-	// thousands of them, their long linkage names copied out of
-	// .debug_str, was a third of a Rust unit's walk. The walk keeps
-	// nothing of an entry but its offset, so made is reused.
+	// made is a DIE read by the skipper, without its attributes: the
+	// walk wants none of a namespace's or a class's (their names are
+	// read when a frame's name needs them: scopequal.go), and of a
+	// subprogram's only its addresses, pc. Decoding thousands of them,
+	// their long linkage names copied out of .debug_str, was a third of
+	// a Rust unit's walk. The walk keeps nothing of an entry but its
+	// offset, so made is reused.
 	made dwarf.Entry
 	pc   pcPair
 }
@@ -102,15 +104,17 @@ func (c *skipCursor) next() (*dwarf.Entry, error) {
 			continue
 		}
 		off := dwarf.Offset(c.pos) - c.base
+		pc, ok := pcPair{}, sh.tag != dwarf.TagInlinedSubroutine // wants its call site
 		if sh.tag == dwarf.TagSubprogram {
-			if pc, ok := c.s.pcRange(at, sh); ok {
-				if c.pos, err = c.s.attrs(at, sh); err != nil {
-					return nil, err
-				}
-				c.made = dwarf.Entry{Offset: off, Tag: sh.tag, Children: sh.children}
-				c.pc, c.children = pc, sh.children
-				return &c.made, nil
+			pc, ok = c.s.pcRange(at, sh)
+		}
+		if ok {
+			if c.pos, err = c.s.attrs(at, sh); err != nil {
+				return nil, err
 			}
+			c.made = dwarf.Entry{Offset: off, Tag: sh.tag, Children: sh.children}
+			c.pc, c.children = pc, sh.children
+			return &c.made, nil
 		}
 		c.r.Seek(off)
 		e, err := c.r.Next()

@@ -36,8 +36,8 @@ type funcBody struct {
 	// end is the first DIE after its subtree (or past the unit): a DIE
 	// in [start, end) is inside it.
 	end   dwarf.Offset
-	scope int32  // the subprogram in cu.scopes
-	qual  string // the names around it
+	scope int32 // the subprogram in cu.scopes
+	qual  int32 // the names around it: a node of cu.qualNodes, -1 for none
 
 	once sync.Once
 	err  error
@@ -46,18 +46,9 @@ type funcBody struct {
 	tree  []scope
 	roots []int32
 	quals []qualAt // of the subprograms inside it
-}
-
-// qualAt gives the names of the namespaces and classes around the
-// subprogram DIE at off ("geo::Point<int>"), for gdb-style qualified
-// names of functions without a linkage name (static and inlined C++
-// functions). The walks record them in DIE order, each unit's and each
-// subtree's in a slice of its own: a Rust unit has thousands of
-// subprograms inside modules, and a shared map written for each was a
-// tenth of a cold report's time.
-type qualAt struct {
-	off  dwarf.Offset
-	qual string
+	// qualNodes are the scopes with names inside it; [0] stands for
+	// the names around the subprogram.
+	qualNodes []qualNode
 }
 
 // scopeWalk collects scopes from a walk over DIEs.
@@ -73,6 +64,7 @@ type scopeWalk struct {
 	bodies []*funcBody
 	open   *funcBody // skipped last; its end is the next DIE read
 	quals  []qualAt
+	nodes  []qualNode
 }
 
 // next reads the next DIE, giving the subtree skipped before its end.
@@ -90,13 +82,13 @@ func (w *scopeWalk) next() (*dwarf.Entry, error) {
 }
 
 // walk reads the children of the DIE just read, under the scope parent
-// (-1 for none) and the qualifying names qual.
-func (w *scopeWalk) walk(parent int32, qual string) error {
-	cu := w.cu
+// (-1 for none) and the qualifying names of node qual of w.nodes (-1
+// for none).
+func (w *scopeWalk) walk(parent, qual int32) error {
 	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
-	// quals[i] the qualifying names around them.
+	// quals[i] the node of the qualifying names around them.
 	stack := []int32{parent}
-	quals := []string{qual}
+	quals := []int32{qual}
 	for len(stack) > 0 {
 		e, err := w.next()
 		if err != nil {
@@ -120,8 +112,8 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 		selfQual := qual
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			if e.Tag == dwarf.TagSubprogram && qual != "" {
-				w.quals = append(w.quals, qualAt{off: e.Offset, qual: qual})
+			if e.Tag == dwarf.TagSubprogram && qual >= 0 {
+				w.quals = append(w.quals, qualAt{off: e.Offset, node: qual})
 			}
 			ranges, _ := w.c.ranges(e)
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
@@ -159,13 +151,10 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 			// Transparent: may contain function definitions (namespaces
 			// in GCC's C++ output, Fortran modules) or inlined calls.
-			n, _ := cu.stringAttr(e, dwarf.AttrName)
-			if n == "" && e.Tag == dwarf.TagNamespace {
-				n = "(anonymous namespace)"
-			}
-			if n != "" {
-				selfQual = joinQual(qual, n)
-			}
+			// Its name is read if a name of a function inside needs it
+			// (scopequal.go).
+			selfQual = int32(len(w.nodes))
+			w.nodes = append(w.nodes, qualNode{die: e.Offset, outer: qual})
 		}
 		if e.Children {
 			stack = append(stack, self)
@@ -186,11 +175,11 @@ func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
 		return nil
 	}
 	w := &scopeWalk{cu: cu, x: x, c: c, top: true}
-	err = w.walk(-1, "")
+	err = w.walk(-1, -1)
 	if w.open != nil {
 		w.open.end = ^dwarf.Offset(0) // the walk failed inside it
 	}
-	cu.scopes, cu.bodies, cu.quals = w.scopes, w.bodies, w.quals
+	cu.scopes, cu.bodies, cu.quals, cu.qualNodes = w.scopes, w.bodies, w.quals, w.nodes
 	var funcs []interval
 	for _, i := range w.roots {
 		for _, rg := range cu.scopes[i].ranges {
@@ -219,8 +208,12 @@ func (cu *cuIndex) expand(x *dwarfIndex, b *funcBody) error {
 			return
 		}
 		w := &scopeWalk{cu: cu, x: x, c: c, scopes: []scope{top}, roots: []int32{0}}
-		b.err = w.walk(0, b.qual)
-		b.tree, b.roots, b.quals = w.scopes, w.roots, w.quals
+		qual := int32(-1)
+		if b.qual >= 0 {
+			w.nodes, qual = []qualNode{{name: cu.qualName(cu.qualNodes, b.qual), named: true}}, 0
+		}
+		b.err = w.walk(0, qual)
+		b.tree, b.roots, b.quals, b.qualNodes = w.scopes, w.roots, w.quals, w.nodes
 	})
 	return b.err
 }
@@ -260,39 +253,4 @@ func (cu *cuIndex) expandAround(x *dwarfIndex, off dwarf.Offset) {
 	if i > 0 && off < cu.bodies[i-1].end {
 		cu.expand(x, cu.bodies[i-1])
 	}
-}
-
-// qualOf returns the names around the subprogram DIE at off as the
-// walks recorded them: the unit is loaded, and the subtree holding off,
-// if a subprogram's does, expanded (expandAround).
-func (cu *cuIndex) qualOf(off dwarf.Offset) string {
-	quals := cu.quals
-	i := sort.Search(len(cu.bodies), func(i int) bool { return cu.bodies[i].start >= off })
-	if i > 0 && off < cu.bodies[i-1].end {
-		quals = cu.bodies[i-1].quals
-	}
-	j := sort.Search(len(quals), func(j int) bool { return quals[j].off >= off })
-	if j < len(quals) && quals[j].off == off {
-		return quals[j].qual
-	}
-	return ""
-}
-
-// unitHolding returns the unit whose walks record the DIE at off of
-// at's dwarf.Data, and its offset there: at itself, but where units
-// share one dwarf.Data over every unit (an eager index, or a lazy one
-// that had to read the whole section: openUnit) the unit off lies in.
-func (x *dwarfIndex) unitHolding(at *cuIndex, off dwarf.Offset) (*cuIndex, dwarf.Offset) {
-	switch {
-	case at.lazy == nil:
-		i := sort.Search(len(x.cus), func(i int) bool { return x.cus[i].off > off }) - 1
-		if i >= 0 && x.cus[i].d == at.d {
-			return x.cus[i], off
-		}
-	case at.global:
-		if t, err := at.lazy.unitAt(uint64(off)); err == nil && off >= t.base {
-			return t, off - t.base
-		}
-	}
-	return at, off
 }
