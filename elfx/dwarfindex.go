@@ -57,8 +57,12 @@ type cuIndex struct {
 	// (altlink.go), nil for none.
 	alt *altDWARF
 	// skip steps over the unit's DIEs without decoding them
-	// (dieskip.go); nil where debug/dwarf reads them all.
-	skip *dieSkipper
+	// (dieskip.go), made by its first walk from its header and where its
+	// abbreviation table ends (abbrevEnd, 0 for a lazy unit's table not
+	// parsed); nil where debug/dwarf reads them all.
+	skip      *dieSkipper
+	header    unitHeader
+	abbrevEnd uint64
 
 	once      sync.Once
 	err       error

@@ -167,6 +167,9 @@ func (w *scopeWalk) walk(parent, qual int32) error {
 // loadScopes is the unit's first walk: its subprograms with code, their
 // children left for expand.
 func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
+	if cu.lazy != nil {
+		cu.skip = cu.lazy.newSkipper(cu)
+	}
 	c, err := cu.newCursor(cu.entry.Offset)
 	if err != nil {
 		return fmt.Errorf("DIEs: %w", err)
