@@ -144,6 +144,9 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 }
 
 func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
+	if !o.mayHoldSymbol(name) {
+		return o.goSymbolByName(name)
+	}
 	t := o.symbols()
 	// all is sorted with preferred aliases first at each address, so the
 	// first entry recorded for a name is the preferred one.
