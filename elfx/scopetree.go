@@ -10,12 +10,13 @@ import (
 )
 
 // A unit's first walk reads its top-level DIEs only: the subprograms
-// (inside namespaces, classes and modules too) and skips their children,
-// with DW_AT_sibling where the compiler gave one. A big LTO unit holds
-// thousands of functions and a frame needs one: the inlined calls,
-// lexical blocks and nested functions of a subprogram are read when a
-// lookup lands in it (expand), or when a name is looked up among them
-// (expandAround: function-local classes qualify the names of their
+// (inside namespaces, classes and modules too) and skips their children:
+// by the abbreviations' sizes (dieskip.go, scopecursor.go), or with
+// debug/dwarf, by DW_AT_sibling where the compiler gave one. A big LTO
+// unit holds thousands of functions and a frame needs one: the inlined
+// calls, lexical blocks and nested functions of a subprogram are read
+// when a lookup lands in it (expand), or when a name is looked up among
+// them (expandAround: function-local classes qualify the names of their
 // members).
 
 // walkedTag reports whether the walks read DIEs of tag t: the others,
@@ -33,8 +34,8 @@ func walkedTag(t dwarf.Tag) bool {
 // funcBody is the subtree of one subprogram of the unit's first walk.
 type funcBody struct {
 	start dwarf.Offset // the subprogram's DIE
-	// end is the first DIE after its subtree (or past the unit): a DIE
-	// in [start, end) is inside it.
+	// end is the first DIE after its subtree, or the null entries
+	// before it (or past the unit): a DIE in [start, end) is inside it.
 	end   dwarf.Offset
 	scope int32 // the subprogram in cu.scopes
 	qual  int32 // the names around it: a node of cu.qualNodes, -1 for none
@@ -62,7 +63,7 @@ type scopeWalk struct {
 	// for later (bodies).
 	top    bool
 	bodies []*funcBody
-	open   *funcBody // skipped last; its end is the next DIE read
+	open   *funcBody // skipped last, where c cannot tell its end: the next DIE read
 	quals  []qualAt
 	nodes  []qualNode
 }
