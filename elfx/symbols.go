@@ -174,6 +174,9 @@ func (t *symbolTable) rawIndex(name string) (int, bool) {
 }
 
 func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
+	if !o.mayHoldSymbol(name) {
+		return o.goSymbolByName(name)
+	}
 	t := o.symbols()
 	i, ok := t.rawIndex(name)
 	if !ok {

@@ -1,0 +1,433 @@
+package elfx
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Skipping DIEs by their abbreviations. debug/dwarf's Reader decodes
+// every attribute of every DIE it passes, and SkipChildren reads the
+// children one by one unless the compiler gave DW_AT_sibling, which
+// rustc never does. A unit's first walk wants a few kinds of DIE (the
+// subprograms and the scopes around them: scopetree.go) among a great
+// many it passes: in a Rust unit every function lives in modules beside
+// every type's members, and every subprogram's children were decoded
+// to be skipped. A dieSkipper steps over a DIE by its abbreviation's
+// forms, reading only the sizes, as elfutils' and delve's readers do.
+
+// dieSkipper reads the sizes of one unit's DIEs.
+type dieSkipper struct {
+	info  []byte // .debug_info, indexed by section offset
+	end   uint64 // the unit's end in it
+	order binary.ByteOrder
+	// The version and sizes the unit's header sets.
+	version                        uint16
+	addrSize, offSize, refAddrSize int
+	// The shapes by abbreviation code: codes are mostly small and dense.
+	small []*dieShape
+	large map[uint64]*dieShape
+}
+
+// smallCodes bounds the codes dieSkipper.small holds.
+const smallCodes = 1 << 12
+
+// dieShape is what skipping a DIE needs of its abbreviation.
+type dieShape struct {
+	tag      dwarf.Tag
+	children bool
+	// fixed is the size of the attributes when every form has one,
+	// else -1.
+	fixed int
+	attrs []dwarf.Attr
+	forms []uint64
+}
+
+// errDIESkip says a DIE runs past its unit or names no abbreviation.
+var errDIESkip = errors.New("malformed DIE")
+
+// DWARF forms by their encodings (DWARF 5 section 7.5.6, and the GNU
+// extensions debug/dwarf reads).
+const (
+	formAddr          = 0x01
+	formBlock2        = 0x03
+	formBlock4        = 0x04
+	formData2         = 0x05
+	formString        = 0x08
+	formBlock         = 0x09
+	formBlock1        = 0x0a
+	formData1         = 0x0b
+	formFlag          = 0x0c
+	formSdata         = 0x0d
+	formStrp          = 0x0e
+	formUdata         = 0x0f
+	formRef1          = 0x11
+	formRef2          = 0x12
+	formRef4          = 0x13
+	formRef8          = 0x14
+	formRefUdata      = 0x15
+	formSecOffset     = 0x17
+	formExprloc       = 0x18
+	formFlagPresent   = 0x19
+	formStrx          = 0x1a
+	formAddrx         = 0x1b
+	formRefSup4       = 0x1c
+	formStrpSup       = 0x1d
+	formData16        = 0x1e
+	formLineStrp      = 0x1f
+	formRefSig8       = 0x20
+	formImplicitConst = 0x21
+	formLoclistx      = 0x22
+	formRnglistx      = 0x23
+	formRefSup8       = 0x24
+	formStrx1         = 0x25
+	formStrx4         = 0x28
+	formAddrx1        = 0x29
+	formAddrx4        = 0x2c
+	formGNUAddrIndex  = 0x1f01
+	formGNUStrIndex   = 0x1f02
+	formGNURefAlt     = 0x1f20
+	formGNUStrpAlt    = 0x1f21
+)
+
+// formSize is the size of a value of form f in the unit, or -1 for a
+// form whose values carry their sizes (LEB128 numbers, strings, blocks,
+// DW_FORM_indirect). ok is false for a form it does not know.
+func (s *dieSkipper) formSize(f uint64) (size int, ok bool) {
+	switch {
+	case f == formAddr:
+		return s.addrSize, true
+	case f == formData1, f == formRef1, f == formFlag, f == formStrx1, f == formAddrx1:
+		return 1, true
+	case f == formData2, f == formRef2:
+		return 2, true
+	case f == formData4, f == formRef4, f == formRefSup4:
+		return 4, true
+	case f == formData8, f == formRef8, f == formRefSig8, f == formRefSup8:
+		return 8, true
+	case f == formData16:
+		return 16, true
+	case f > formStrx1 && f <= formStrx4: // strx2, strx3, strx4
+		return int(f-formStrx1) + 1, true
+	case f > formAddrx1 && f <= formAddrx4:
+		return int(f-formAddrx1) + 1, true
+	case f == formStrp, f == formSecOffset, f == formStrpSup, f == formLineStrp,
+		f == formGNURefAlt, f == formGNUStrpAlt:
+		return s.offSize, true
+	case f == formRefAddr:
+		return s.refAddrSize, true
+	case f == formFlagPresent, f == formImplicitConst:
+		return 0, true
+	case f == formSdata, f == formUdata, f == formRefUdata, f == formStrx, f == formAddrx,
+		f == formLoclistx, f == formRnglistx, f == formGNUAddrIndex, f == formGNUStrIndex,
+		f == formString, f == formBlock, f == formBlock1, f == formBlock2, f == formBlock4,
+		f == formExprloc, f == formIndirect:
+		return -1, true
+	}
+	return 0, false
+}
+
+// newDIESkipper reads the abbreviation table at the start of abbrev for
+// the unit of header h in info. It fails on a form it does not know: the
+// unit is then read with debug/dwarf alone.
+func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s := &dieSkipper{info: info, end: h.end, order: order, version: h.version, addrSize: int(h.addrSize),
+		offSize: 4, refAddrSize: h.refAddrSize()}
+	if h.is64 {
+		s.offSize = 8
+	}
+	if h.end > uint64(len(info)) {
+		return nil, fmt.Errorf("unit ends at %#x, past .debug_info's %#x bytes", h.end, len(info))
+	}
+	p := uint64(0)
+	uleb := func() (uint64, error) {
+		v, n := readULEB(abbrev[min(p, uint64(len(abbrev))):])
+		if n == 0 {
+			return 0, fmt.Errorf("abbreviation table truncated")
+		}
+		p += uint64(n)
+		return v, nil
+	}
+	for {
+		code, err := uleb()
+		if err != nil {
+			return nil, err
+		}
+		if code == 0 {
+			return s, nil
+		}
+		tag, err := uleb()
+		if err != nil {
+			return nil, err
+		}
+		if p >= uint64(len(abbrev)) {
+			return nil, fmt.Errorf("abbreviation table truncated")
+		}
+		sh := &dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0}
+		p++
+		for {
+			attr, err := uleb()
+			if err != nil {
+				return nil, err
+			}
+			form, err := uleb()
+			if err != nil {
+				return nil, err
+			}
+			if attr == 0 && form == 0 {
+				break
+			}
+			size, ok := s.formSize(form)
+			if !ok {
+				return nil, fmt.Errorf("abbreviation %d: unknown form %#x", code, form)
+			}
+			if form == formImplicitConst {
+				if _, err := uleb(); err != nil { // its value: a signed LEB128
+					return nil, err
+				}
+			}
+			if size < 0 {
+				sh.fixed = -1
+			} else if sh.fixed >= 0 {
+				sh.fixed += size
+			}
+			sh.attrs = append(sh.attrs, dwarf.Attr(attr))
+			sh.forms = append(sh.forms, form)
+		}
+		if s.shape(code) == nil { // debug/dwarf keeps the first too
+			s.setShape(code, sh)
+		}
+	}
+}
+
+func (s *dieSkipper) shape(code uint64) *dieShape {
+	if code < uint64(len(s.small)) {
+		return s.small[code]
+	}
+	return s.large[code]
+}
+
+func (s *dieSkipper) setShape(code uint64, sh *dieShape) {
+	if code < smallCodes {
+		if code >= uint64(len(s.small)) {
+			s.small = append(s.small, make([]*dieShape, code+1-uint64(len(s.small)))...)
+		}
+		s.small[code] = sh
+		return
+	}
+	if s.large == nil {
+		s.large = map[uint64]*dieShape{}
+	}
+	s.large[code] = sh
+}
+
+// readULEB decodes the unsigned LEB128 number at the start of b; n is
+// its length, 0 when b ends inside it.
+func readULEB(b []byte) (v uint64, n int) {
+	var shift uint
+	for i, c := range b {
+		if shift < 64 {
+			v |= uint64(c&0x7f) << shift
+		}
+		shift += 7
+		if c&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// code reads the abbreviation code of the DIE at pos: its shape (nil
+// for a null entry) and where its attributes start.
+func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
+	if pos >= s.end {
+		return nil, pos, fmt.Errorf("DIE at %#x: past the unit's end: %w", pos, errDIESkip)
+	}
+	c, n := readULEB(s.info[pos:s.end])
+	if n == 0 {
+		return nil, pos, fmt.Errorf("DIE at %#x: %w", pos, errDIESkip)
+	}
+	if c == 0 {
+		return nil, pos + uint64(n), nil
+	}
+	sh := s.shape(c)
+	if sh == nil {
+		return nil, pos, fmt.Errorf("DIE at %#x: no abbreviation %d: %w", pos, c, errDIESkip)
+	}
+	return sh, pos + uint64(n), nil
+}
+
+// attrs steps over the attributes starting at pos of a DIE of shape sh.
+func (s *dieSkipper) attrs(pos uint64, sh *dieShape) (uint64, error) {
+	if sh.fixed >= 0 {
+		if uint64(sh.fixed) > s.end-pos {
+			return pos, fmt.Errorf("attributes at %#x: %w", pos, errDIESkip)
+		}
+		return pos + uint64(sh.fixed), nil
+	}
+	for _, f := range sh.forms {
+		var err error
+		if pos, err = s.value(pos, f, 0); err != nil {
+			return pos, err
+		}
+	}
+	return pos, nil
+}
+
+// value steps over one value of form f at pos; indirect counts the
+// DW_FORM_indirect met on the way, which hostile input could chain.
+func (s *dieSkipper) value(pos, f uint64, indirect int) (uint64, error) {
+	size, ok := s.formSize(f)
+	if !ok || indirect > 4 {
+		return pos, fmt.Errorf("value at %#x: form %#x: %w", pos, f, errDIESkip)
+	}
+	rest := s.info[pos:s.end]
+	n := uint64(size) // of the value, after a length of nl bytes
+	nl := uint64(0)
+	switch {
+	case size >= 0:
+	case f == formString:
+		i := 0
+		for i < len(rest) && rest[i] != 0 {
+			i++
+		}
+		n, nl = uint64(i)+1, 0
+	case f == formBlock1:
+		if len(rest) < 1 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = uint64(rest[0]), 1
+	case f == formBlock2:
+		if len(rest) < 2 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = uint64(s.order.Uint16(rest)), 2
+	case f == formBlock4:
+		if len(rest) < 4 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = uint64(s.order.Uint32(rest)), 4
+	case f == formBlock, f == formExprloc:
+		v, k := readULEB(rest)
+		if k == 0 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = v, uint64(k)
+	case f == formIndirect:
+		v, k := readULEB(rest)
+		if k == 0 {
+			return pos, fmt.Errorf("indirect form at %#x: %w", pos, errDIESkip)
+		}
+		return s.value(pos+uint64(k), v, indirect+1)
+	default: // a LEB128 number
+		_, k := readULEB(rest)
+		if k == 0 {
+			return pos, fmt.Errorf("number at %#x: %w", pos, errDIESkip)
+		}
+		n = uint64(k)
+	}
+	if nl > uint64(len(rest)) || n > uint64(len(rest))-nl {
+		return pos, fmt.Errorf("value at %#x runs past the unit's end: %w", pos, errDIESkip)
+	}
+	return pos + nl + n, nil
+}
+
+// children steps over the children of a DIE starting at pos, through
+// the null entry that ends them.
+func (s *dieSkipper) children(pos uint64) (uint64, error) {
+	for depth := 1; depth > 0; {
+		sh, at, err := s.code(pos)
+		if err != nil {
+			return pos, err
+		}
+		if sh == nil {
+			depth--
+			pos = at
+			continue
+		}
+		if pos, err = s.attrs(at, sh); err != nil {
+			return pos, err
+		}
+		if sh.children {
+			depth++
+		}
+	}
+	return pos, nil
+}
+
+// tree steps over the DIE at pos and its children.
+func (s *dieSkipper) tree(pos uint64) (uint64, error) {
+	sh, at, err := s.code(pos)
+	if err != nil || sh == nil {
+		return at, err
+	}
+	if pos, err = s.attrs(at, sh); err != nil || !sh.children {
+		return pos, err
+	}
+	return s.children(pos)
+}
+
+// pcRange reads the DW_AT_low_pc and DW_AT_high_pc of the DIE of shape
+// sh whose attributes start at pos, as debug/dwarf gives them: high is
+// an address, or (highConst) an offset from low. ok is false where the
+// DIE has something else (DW_AT_ranges, indexed addresses, DWARF 2 or
+// 3 constants): debug/dwarf reads it then.
+func (s *dieSkipper) pcRange(pos uint64, sh *dieShape) (pc pcPair, ok bool) {
+	if s.addrSize != 4 && s.addrSize != 8 {
+		return pc, false
+	}
+	for i, f := range sh.forms {
+		next, err := s.value(pos, f, 0) // in the unit: the reads below are
+		if err != nil {
+			return pc, false
+		}
+		switch a := sh.attrs[i]; {
+		case a == dwarf.AttrRanges:
+			return pc, false
+		case a == dwarf.AttrLowpc:
+			if f != formAddr {
+				return pc, false
+			}
+			pc.low, pc.hasLow = s.addr(pos), true
+		case a == dwarf.AttrHighpc && f == formAddr:
+			pc.high, pc.hasHigh = s.addr(pos), true
+		case a == dwarf.AttrHighpc:
+			if s.version < 4 {
+				return pc, false
+			}
+			pc.hasHigh, pc.highConst = true, true
+			rest := s.info[pos:s.end]
+			switch f {
+			case formData1:
+				pc.high = uint64(rest[0])
+			case formData2:
+				pc.high = uint64(s.order.Uint16(rest))
+			case formData4:
+				pc.high = uint64(s.order.Uint32(rest))
+			case formData8:
+				pc.high = s.order.Uint64(rest)
+			case formUdata:
+				pc.high, _ = readULEB(rest)
+			default:
+				return pc, false
+			}
+		}
+		pos = next
+	}
+	return pc, true
+}
+
+// pcPair is a DIE's DW_AT_low_pc and DW_AT_high_pc.
+type pcPair struct {
+	low, high                  uint64
+	hasLow, hasHigh, highConst bool
+}
+
+// addr reads the address at pos; the caller knows it is in the unit.
+func (s *dieSkipper) addr(pos uint64) uint64 {
+	if s.addrSize == 4 {
+		return uint64(s.order.Uint32(s.info[pos:s.end]))
+	}
+	return s.order.Uint64(s.info[pos:s.end])
+}
