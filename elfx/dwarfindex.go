@@ -417,19 +417,10 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		}
 		if s, ok := at.stringAttr(e, dwarf.AttrName); ok && name == "" {
 			name = s
-			if hasScopes(at) {
-				// The names around a DIE of another unit (LTO's
-				// early-debug units, dwz's partial units) are known
-				// once that unit is read: gdb prints "units::step",
-				// not "step". (The unit of the frame is read.)
-				if at != cu {
-					at.load(x)
-				}
-				at.expandAround(x, next)
-			}
-			if q, ok := x.scopeOf.Load(at.base + next); ok {
-				qual = q.(string)
-			}
+			// The names around a DIE of another unit (LTO's
+			// early-debug units, dwz's partial units) count too:
+			// gdb prints "units::step", not "step" (scopepath.go).
+			qual = x.qualifier(cu, at, next)
 		}
 		if linkage != "" {
 			break
