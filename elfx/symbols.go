@@ -68,6 +68,8 @@ func (o *Object) Symbol(addr uint64) (Symbol, bool) {
 	var ok bool
 	if b, found := o.batchSymbol(addr); found {
 		s, ok = b.sym.sym, b.sym.ok
+	} else if b, found := o.scanSymbol(addr); found {
+		s, ok = b.sym.sym, b.sym.ok
 	} else {
 		s, ok = o.lookupSymbol(addr)
 	}
@@ -144,6 +146,15 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 }
 
 func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
+	if !o.state().symsBuilt.Load() && o.fewScans() {
+		// Without building the table (symscan.go).
+		if e, ok := o.symbolByRawName(name); ok {
+			return e.demangled(), true
+		}
+		if !o.anyMangledCode() {
+			return o.goSymbolByName(name)
+		}
+	}
 	t := o.symbols()
 	// all is sorted with preferred aliases first at each address, so the
 	// first entry recorded for a name is the preferred one.
