@@ -37,55 +37,80 @@ func (x *dwarfIndex) qualifier(cu, at *cuIndex, off dwarf.Offset) string {
 // pathQualifier walks from the unit's top DIE to the DIE at off through
 // the DIEs the scope walk descends into (namespaces, modules, classes,
 // structures, unions, lexical blocks), skipping each subtree that ends
-// before off. ok is false where the answer needs the scope tree: off may
-// lie in a subprogram with code (its body is read with the names around
-// inlined calls), or the DIEs could not be read.
+// before off; only the DIEs on the path are decoded (dieskip.go). ok is
+// false where the answer needs the scope tree: off may lie in a
+// subprogram with code (its body is read with the names around inlined
+// calls), the DIEs could not be read, or the unit is not a lazy index's.
 func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
-	if cu.entry == nil {
+	l := cu.lazy
+	if l == nil || cu.entry == nil {
 		return "", false
 	}
 	if !cu.entry.Children || off <= cu.entry.Offset {
 		return "", true
 	}
-	r := cu.d.Reader()
-	r.Seek(cu.entry.Offset)
-	if _, err := r.Next(); err != nil {
+	unit := uint64(cu.off)
+	h, err := l.readUnitHeader(unit)
+	if err != nil {
 		return "", false
 	}
+	info, err := l.info.ensure(unit, h.end)
+	if err != nil {
+		return "", false
+	}
+	t, err := l.ensureAbbrevs(h.abbrevOff)
+	if err != nil || !t.parsed {
+		return "", false
+	}
+	decls, ok := parseAbbrevDecls(l.abbrev.buf[h.abbrevOff:t.end])
+	if !ok {
+		return "", false
+	}
+	r := newRawDIEs(info, unit, h, decls, l.order)
+	if top, ok := r.next(); !ok || top.decl == nil || !top.decl.children {
+		return "", false
+	}
+	target := uint64(cu.base + off)
 	quals := []string{""} // the names around each open level
 	for len(quals) > 0 {
-		e, err := r.Next()
-		if err != nil {
+		d, ok := r.next()
+		if !ok {
+			if d.at >= h.end {
+				break
+			}
 			return "", false
 		}
-		if e == nil {
-			break
-		}
-		if e.Tag == 0 {
+		if d.decl == nil {
 			quals = quals[:len(quals)-1]
 			continue
 		}
 		q := quals[len(quals)-1]
-		if e.Offset == off {
-			if e.Tag == dwarf.TagSubprogram {
+		if d.at == target {
+			if d.decl.tag == dwarf.TagSubprogram {
 				return q, true
 			}
 			return "", true
 		}
-		if e.Offset > off {
+		if d.at > target {
 			return "", true // off is no DIE the walk reaches
 		}
-		if !e.Children {
+		if !d.decl.children {
 			continue
 		}
-		if sib, has := e.Val(dwarf.AttrSibling).(dwarf.Offset); has && sib <= off {
-			r.SkipChildren()
+		if d.sibling > d.at && d.sibling <= target {
+			if !r.skipChildren(d) {
+				return "", false
+			}
 			continue
 		}
 		// off may be inside this DIE's subtree.
-		switch e.Tag {
+		switch d.decl.tag {
 		case dwarf.TagNamespace, dwarf.TagModule,
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+			e, err := cu.entryAt(dwarf.Offset(d.at) - cu.base)
+			if err != nil || e == nil {
+				return "", false
+			}
 			n, _ := cu.stringAttr(e, dwarf.AttrName)
 			if n == "" && e.Tag == dwarf.TagNamespace {
 				n = "(anonymous namespace)"
@@ -97,12 +122,20 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 		case dwarf.TagLexDwarfBlock:
 			quals = append(quals, q)
 		case dwarf.TagSubprogram:
+			e, err := cu.entryAt(dwarf.Offset(d.at) - cu.base)
+			if err != nil || e == nil {
+				return "", false
+			}
 			if ranges, _ := cu.d.Ranges(e); len(ranges) > 0 {
 				return "", false // a body the scope tree reads with expand
 			}
-			r.SkipChildren() // a declaration: the walk reads nothing inside
+			if !r.skipChildren(d) { // a declaration: the walk reads nothing inside
+				return "", false
+			}
 		default:
-			r.SkipChildren()
+			if !r.skipChildren(d) {
+				return "", false
+			}
 		}
 	}
 	return "", true

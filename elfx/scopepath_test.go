@@ -94,9 +94,10 @@ func TestNamesFromOtherUnitsReadNoScopeTree(t *testing.T) {
 	}
 }
 
-// TestPathQualifierAsScopeWalk: for every subprogram DIE of the units
-// program's units (LTO, dwz, plain), the path from the unit's top gives
-// the names the unit's scope walk records for it.
+// TestPathQualifierAsScopeWalk: for every subprogram DIE of every unit
+// of the units program (LTO, dwz, plain), the path from the unit's top,
+// read from the raw bytes, gives the names the unit's scope walk records
+// for it.
 func TestPathQualifierAsScopeWalk(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -109,9 +110,15 @@ func TestPathQualifierAsScopeWalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := mustOpen(t, unitsProgram(t, tc.name, tc.dwz, tc.flags...))
-			x := eagerDWARFIndex(t, o)
+			x, err := o.newLazyDWARFIndex()
+			if err != nil || x == nil {
+				t.Fatalf("lazy index: %v, %v", x, err)
+			}
 			checked, nonEmpty := 0, 0
-			for _, cu := range x.cus {
+			for _, cu := range x.lazy.walkUnits() {
+				if err := cu.open(); err != nil {
+					t.Fatalf("unit at %#x: %v", cu.off, err)
+				}
 				if err := cu.load(x); err != nil {
 					t.Fatalf("unit at %#x: %v", cu.off, err)
 				}
