@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"debug/elf"
+	"sync"
 
 	"github.com/coreunwind/coreunwind/analyze/crashinfo"
 	"github.com/coreunwind/coreunwind/report"
@@ -129,16 +130,29 @@ func (t *target) exeTLSSymbol(name string) (uint64, bool) {
 // exeSymbols are the main executable's ELF symbols and its load bias
 // (none when its file is not at hand).
 func (t *target) exeSymbols() ([]elf.Symbol, uint64) {
-	for _, m := range t.modules {
-		if m.core == nil || !m.core.Main {
-			continue
+	e := &t.exeSyms
+	e.once.Do(func() {
+		for _, m := range t.modules {
+			if m.core == nil || !m.core.Main {
+				continue
+			}
+			if obj := m.obj(); obj != nil && obj.ELF() != nil {
+				e.syms, _ = obj.ELF().Symbols()
+				e.bias = m.bias
+				return
+			}
 		}
-		if obj := m.obj(); obj != nil && obj.ELF() != nil {
-			syms, _ := obj.ELF().Symbols()
-			return syms, m.bias
-		}
-	}
-	return nil, 0
+	})
+	return e.syms, e.bias
+}
+
+// exeSymbolTable holds the main executable's ELF symbols once read: a
+// Rust panic's thread name looks up to four statics, and reading a Rust
+// program's whole table for each was a sixth of a warm report's time.
+type exeSymbolTable struct {
+	once sync.Once
+	syms []elf.Symbol
+	bias uint64
 }
 
 // pltGOT is the run-time address of the GOT (DT_PLTGOT: i386's

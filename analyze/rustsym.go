@@ -16,10 +16,20 @@ import (
 // run-time address.
 func (t *target) exeRustSymbol(path string) (value uint64, tls, ok bool) {
 	syms, bias := t.exeSymbols()
+	// Both manglings spell a plain identifier as it is: the path's last
+	// one picks the few names worth demangling.
+	leaf := path
+	if i := strings.LastIndex(path, "::"); i >= 0 {
+		leaf = path[i+2:]
+	}
+	if strings.Trim(leaf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
+		leaf = "" // {closure#0}, punycode: compare every name
+	}
 	for _, sym := range syms {
 		typ := elf.ST_TYPE(sym.Info)
 		if typ != elf.STT_TLS && typ != elf.STT_OBJECT || sym.Section == elf.SHN_UNDEF ||
-			!strings.HasPrefix(sym.Name, "_R") && !strings.HasPrefix(sym.Name, "_ZN") {
+			!strings.HasPrefix(sym.Name, "_R") && !strings.HasPrefix(sym.Name, "_ZN") ||
+			!strings.Contains(sym.Name, leaf) {
 			continue
 		}
 		name := sym.Name

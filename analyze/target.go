@@ -65,6 +65,7 @@ type target struct {
 	// symFiles are Breakpad symbol files for modules without their
 	// binary (analyze/symfiles.go).
 	symFiles symbolFiles
+	exeSyms  exeSymbolTable // crash.go
 }
 
 var _ unwind.AddrSpace = (*target)(nil)

@@ -3,282 +3,469 @@ package elfx
 import (
 	"debug/dwarf"
 	"encoding/binary"
+	"errors"
+	"fmt"
 )
 
-// Walking to one DIE of a big unit passes hundreds of DIEs whose
-// attributes nobody reads: debug/dwarf decodes every attribute of each
-// (and allocates its entry), which was most of the time spent finding
-// the names around a DIE (scopepath.go). rawDIEs reads only what the walk
-// needs of the DIEs it passes: where each starts, its tag, whether it
-// has children and its DW_AT_sibling, sizing the other attributes by
-// their forms.
+// Skipping DIEs by their abbreviations. debug/dwarf's Reader decodes
+// every attribute of every DIE it passes, and SkipChildren reads the
+// children one by one unless the compiler gave DW_AT_sibling, which
+// rustc never does. A unit's first walk wants a few kinds of DIE (the
+// subprograms and the scopes around them: scopetree.go) among a great
+// many it passes: in a Rust unit every function lives in modules beside
+// every type's members, and every subprogram's children were decoded
+// to be skipped. A dieSkipper steps over a DIE by its abbreviation's
+// forms, reading only the sizes, as elfutils' and delve's readers do.
 
-// abbrevDecl is one abbreviation of a unit's table.
-type abbrevDecl struct {
-	tag      dwarf.Tag
-	children bool
-	forms    []uint64 // each attribute's form (0 for DW_FORM_implicit_const: no bytes)
-	sibling  int      // index in forms of DW_AT_sibling, -1 for none
+// dieSkipper reads the sizes of one unit's DIEs.
+type dieSkipper struct {
+	info  []byte // .debug_info, indexed by section offset
+	end   uint64 // the unit's end in it
+	order binary.ByteOrder
+	// The version and sizes the unit's header sets.
+	version                        uint16
+	addrSize, offSize, refAddrSize int
+	// The shapes by abbreviation code: codes are mostly small and dense.
+	small []*dieShape
+	large map[uint64]*dieShape
 }
 
-// parseAbbrevDecls parses the abbreviation table at the start of b. ok
-// is false where it is malformed or uses a form that cannot be sized
-// without its value (DW_FORM_indirect).
-func parseAbbrevDecls(b []byte) (decls map[uint64]*abbrevDecl, ok bool) {
-	decls = map[uint64]*abbrevDecl{}
-	p := 0
-	for {
-		code, n := uleb(b[p:])
+// smallCodes bounds the codes dieSkipper.small holds.
+const smallCodes = 1 << 12
+
+// dieShape is what skipping a DIE needs of its abbreviation.
+type dieShape struct {
+	tag      dwarf.Tag
+	children bool
+	// fixed is the size of the attributes when every form has one,
+	// else -1.
+	fixed int
+	attrs []dwarf.Attr
+	forms []uint64
+}
+
+// errDIESkip says a DIE runs past its unit or names no abbreviation.
+var errDIESkip = errors.New("malformed DIE")
+
+// DWARF forms by their encodings (DWARF 5 section 7.5.6, and the GNU
+// extensions debug/dwarf reads).
+const (
+	formAddr          = 0x01
+	formBlock2        = 0x03
+	formBlock4        = 0x04
+	formData2         = 0x05
+	formString        = 0x08
+	formBlock         = 0x09
+	formBlock1        = 0x0a
+	formData1         = 0x0b
+	formFlag          = 0x0c
+	formSdata         = 0x0d
+	formStrp          = 0x0e
+	formUdata         = 0x0f
+	formRef1          = 0x11
+	formRef2          = 0x12
+	formRef4          = 0x13
+	formRef8          = 0x14
+	formRefUdata      = 0x15
+	formSecOffset     = 0x17
+	formExprloc       = 0x18
+	formFlagPresent   = 0x19
+	formStrx          = 0x1a
+	formAddrx         = 0x1b
+	formRefSup4       = 0x1c
+	formStrpSup       = 0x1d
+	formData16        = 0x1e
+	formLineStrp      = 0x1f
+	formRefSig8       = 0x20
+	formImplicitConst = 0x21
+	formLoclistx      = 0x22
+	formRnglistx      = 0x23
+	formRefSup8       = 0x24
+	formStrx1         = 0x25
+	formStrx4         = 0x28
+	formAddrx1        = 0x29
+	formAddrx4        = 0x2c
+	formGNUAddrIndex  = 0x1f01
+	formGNUStrIndex   = 0x1f02
+	formGNURefAlt     = 0x1f20
+	formGNUStrpAlt    = 0x1f21
+)
+
+// formSize is the size of a value of form f in the unit, or -1 for a
+// form whose values carry their sizes (LEB128 numbers, strings, blocks,
+// DW_FORM_indirect). ok is false for a form it does not know.
+func (s *dieSkipper) formSize(f uint64) (size int, ok bool) {
+	switch {
+	case f == formAddr:
+		return s.addrSize, true
+	case f == formData1, f == formRef1, f == formFlag, f == formStrx1, f == formAddrx1:
+		return 1, true
+	case f == formData2, f == formRef2:
+		return 2, true
+	case f == formData4, f == formRef4, f == formRefSup4:
+		return 4, true
+	case f == formData8, f == formRef8, f == formRefSig8, f == formRefSup8:
+		return 8, true
+	case f == formData16:
+		return 16, true
+	case f > formStrx1 && f <= formStrx4: // strx2, strx3, strx4
+		return int(f-formStrx1) + 1, true
+	case f > formAddrx1 && f <= formAddrx4:
+		return int(f-formAddrx1) + 1, true
+	case f == formStrp, f == formSecOffset, f == formStrpSup, f == formLineStrp,
+		f == formGNURefAlt, f == formGNUStrpAlt:
+		return s.offSize, true
+	case f == formRefAddr:
+		return s.refAddrSize, true
+	case f == formFlagPresent, f == formImplicitConst:
+		return 0, true
+	case f == formSdata, f == formUdata, f == formRefUdata, f == formStrx, f == formAddrx,
+		f == formLoclistx, f == formRnglistx, f == formGNUAddrIndex, f == formGNUStrIndex,
+		f == formString, f == formBlock, f == formBlock1, f == formBlock2, f == formBlock4,
+		f == formExprloc, f == formIndirect:
+		return -1, true
+	}
+	return 0, false
+}
+
+// newDIESkipper reads the abbreviation table at the start of abbrev for
+// the unit of header h in info. It fails on a form it does not know: the
+// unit is then read with debug/dwarf alone.
+func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s := &dieSkipper{info: info, end: h.end, order: order, version: h.version, addrSize: int(h.addrSize),
+		offSize: 4, refAddrSize: h.refAddrSize()}
+	if h.is64 {
+		s.offSize = 8
+	}
+	if h.end > uint64(len(info)) {
+		return nil, fmt.Errorf("unit ends at %#x, past .debug_info's %#x bytes", h.end, len(info))
+	}
+	p := uint64(0)
+	uleb := func() (uint64, error) {
+		v, n := readULEB(abbrev[min(p, uint64(len(abbrev))):])
 		if n == 0 {
-			return nil, false
+			return 0, fmt.Errorf("abbreviation table truncated")
 		}
-		p += n
+		p += uint64(n)
+		return v, nil
+	}
+	for {
+		code, err := uleb()
+		if err != nil {
+			return nil, err
+		}
 		if code == 0 {
-			return decls, true
+			return s, nil
 		}
-		tag, n := uleb(b[p:])
-		if n == 0 || p+n >= len(b) || tag == 0 {
-			return nil, false // tag 0 reads as a null entry in debug/dwarf
+		tag, err := uleb()
+		if err != nil {
+			return nil, err
 		}
-		p += n
-		d := &abbrevDecl{tag: dwarf.Tag(tag), children: b[p] != 0, sibling: -1}
+		if p >= uint64(len(abbrev)) {
+			return nil, fmt.Errorf("abbreviation table truncated")
+		}
+		sh := &dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0}
 		p++
 		for {
-			attr, n1 := uleb(b[p:])
-			if n1 == 0 {
-				return nil, false
+			attr, err := uleb()
+			if err != nil {
+				return nil, err
 			}
-			form, n2 := uleb(b[p+n1:])
-			if n2 == 0 {
-				return nil, false
+			form, err := uleb()
+			if err != nil {
+				return nil, err
 			}
-			p += n1 + n2
 			if attr == 0 && form == 0 {
 				break
 			}
-			switch form {
-			case formIndirect:
-				return nil, false
-			case formImplicitConst:
-				_, n := sleb(b[p:])
-				if n == 0 {
-					return nil, false
+			size, ok := s.formSize(form)
+			if !ok {
+				return nil, fmt.Errorf("abbreviation %d: unknown form %#x", code, form)
+			}
+			if form == formImplicitConst {
+				if _, err := uleb(); err != nil { // its value: a signed LEB128
+					return nil, err
 				}
-				p += n
-				form = 0
 			}
-			if dwarf.Attr(attr) == dwarf.AttrSibling {
-				d.sibling = len(d.forms)
+			if size < 0 {
+				sh.fixed = -1
+			} else if sh.fixed >= 0 {
+				sh.fixed += size
 			}
-			d.forms = append(d.forms, form)
+			sh.attrs = append(sh.attrs, dwarf.Attr(attr))
+			sh.forms = append(sh.forms, form)
 		}
-		decls[code] = d
+		if s.shape(code) == nil { // debug/dwarf keeps the first too
+			s.setShape(code, sh)
+		}
 	}
 }
 
-// formImplicitConst is DW_FORM_implicit_const: its value is in the
-// abbreviation.
-const formImplicitConst = 0x21
-
-// rawDIE is what rawDIEs reads of one DIE: decl is nil for a null entry.
-type rawDIE struct {
-	at      uint64 // offset in the section
-	decl    *abbrevDecl
-	sibling uint64 // section offset of DW_AT_sibling, 0 for none
+func (s *dieSkipper) shape(code uint64) *dieShape {
+	if code < uint64(len(s.small)) {
+		return s.small[code]
+	}
+	return s.large[code]
 }
 
-// rawDIEs reads a unit's DIEs from the section bytes.
-type rawDIEs struct {
-	b      []byte // the section, up to the unit's end
-	p      uint64 // the next DIE
-	unit   uint64 // the unit's offset (references are relative to it)
-	h      unitHeader
-	decls  map[uint64]*abbrevDecl
-	order  binary.ByteOrder
-	offLen int // 4 or 8: DWARF's offset size
+func (s *dieSkipper) setShape(code uint64, sh *dieShape) {
+	if code < smallCodes {
+		if code >= uint64(len(s.small)) {
+			s.small = append(s.small, make([]*dieShape, code+1-uint64(len(s.small)))...)
+		}
+		s.small[code] = sh
+		return
+	}
+	if s.large == nil {
+		s.large = map[uint64]*dieShape{}
+	}
+	s.large[code] = sh
 }
 
-// newRawDIEs reads the unit at unit of the section b, from its first DIE.
-func newRawDIEs(b []byte, unit uint64, h unitHeader, decls map[uint64]*abbrevDecl, order binary.ByteOrder) *rawDIEs {
-	r := &rawDIEs{b: b[:h.end], p: h.die, unit: unit, h: h, decls: decls, order: order, offLen: 4}
-	if h.is64 {
-		r.offLen = 8
-	}
-	return r
-}
-
-// next reads the DIE at r.p; ok is false at the unit's end or where the
-// bytes cannot be read.
-func (r *rawDIEs) next() (d rawDIE, ok bool) {
-	d.at = r.p
-	if r.p >= uint64(len(r.b)) {
-		return d, false
-	}
-	code, n := uleb(r.b[r.p:])
-	if n == 0 {
-		return d, false
-	}
-	p := r.p + uint64(n)
-	if code == 0 {
-		r.p = p
-		return d, true
-	}
-	decl := r.decls[code]
-	if decl == nil {
-		return d, false
-	}
-	d.decl = decl
-	for i, form := range decl.forms {
-		size, ok := r.formSize(form, p)
-		if !ok || size > uint64(len(r.b))-p {
-			return d, false
-		}
-		if i == decl.sibling {
-			if v, ok := r.unitRef(form, p, size); ok {
-				d.sibling = r.unit + v
-			}
-		}
-		p += size
-	}
-	r.p = p
-	return d, true
-}
-
-// skipChildren moves past the children of d, the DIE just read: to its
-// sibling where that lies ahead, else DIE by DIE.
-func (r *rawDIEs) skipChildren(d rawDIE) bool {
-	if d.decl == nil || !d.decl.children {
-		return true
-	}
-	if d.sibling >= r.p && d.sibling <= uint64(len(r.b)) {
-		r.p = d.sibling
-		return true
-	}
-	for depth := 1; depth > 0; {
-		c, ok := r.next()
-		if !ok {
-			return false
-		}
-		switch {
-		case c.decl == nil:
-			depth--
-		case c.decl.children:
-			if c.sibling >= r.p && c.sibling <= uint64(len(r.b)) {
-				r.p = c.sibling
-			} else {
-				depth++
-			}
-		}
-	}
-	return true
-}
-
-// unitRef reads a unit-relative reference (DW_FORM_ref1/2/4/8/udata)
-// of size bytes at p.
-func (r *rawDIEs) unitRef(form, p, size uint64) (uint64, bool) {
-	b, order := r.b[p:p+size], r.order
-	switch form {
-	case 0x11:
-		return uint64(b[0]), true
-	case 0x12:
-		return uint64(order.Uint16(b)), true
-	case 0x13:
-		return uint64(order.Uint32(b)), true
-	case 0x14:
-		return order.Uint64(b), true
-	case 0x15:
-		v, _ := uleb(b)
-		return v, true
-	}
-	return 0, false
-}
-
-// formSize is how many bytes the value of form at p takes.
-func (r *rawDIEs) formSize(form, p uint64) (uint64, bool) {
-	b := r.b[p:]
-	off := uint64(r.offLen)
-	block := func(lenSize uint64, n uint64) (uint64, bool) { return lenSize + n, true }
-	switch form {
-	case 0, 0x19: // implicit_const, flag_present
-		return 0, true
-	case 0x0b, 0x0c, 0x11, 0x25, 0x29: // data1, flag, ref1, strx1, addrx1
-		return 1, true
-	case 0x05, 0x12, 0x26, 0x2a: // data2, ref2, strx2, addrx2
-		return 2, true
-	case 0x27, 0x2b: // strx3, addrx3
-		return 3, true
-	case 0x06, 0x13, 0x1c, 0x28, 0x2c: // data4, ref4, ref_sup4, strx4, addrx4
-		return 4, true
-	case 0x07, 0x14, 0x20, 0x24: // data8, ref8, ref_sig8, ref_sup8
-		return 8, true
-	case 0x1e: // data16
-		return 16, true
-	case 0x01: // addr
-		return uint64(r.h.addrSize), r.h.addrSize != 0
-	case 0x0e, 0x17, 0x1d, 0x1f, 0x1f20, 0x1f21: // strp, sec_offset, strp_sup, line_strp, GNU_ref_alt, GNU_strp_alt
-		return off, true
-	case formRefAddr:
-		n := uint64(r.h.refAddrSize())
-		return n, n != 0
-	case 0x0d, 0x0f, 0x15, 0x1a, 0x1b, 0x22, 0x23, 0x1f01, 0x1f02: // sdata, udata, ref_udata, strx, addrx, loclistx, rnglistx, GNU_addr_index, GNU_str_index
-		_, n := uleb(b)
-		return uint64(n), n != 0
-	case 0x08: // string
-		for i, c := range b {
-			if c == 0 {
-				return uint64(i) + 1, true
-			}
-		}
-		return 0, false
-	case 0x0a: // block1
-		if len(b) < 1 {
-			return 0, false
-		}
-		return block(1, uint64(b[0]))
-	case 0x03: // block2
-		if len(b) < 2 {
-			return 0, false
-		}
-		return block(2, uint64(r.order.Uint16(b)))
-	case 0x04: // block4
-		if len(b) < 4 {
-			return 0, false
-		}
-		return block(4, uint64(r.order.Uint32(b)))
-	case 0x09, 0x18: // block, exprloc
-		v, n := uleb(b)
-		if n == 0 || v > uint64(len(b)) {
-			return 0, false
-		}
-		return block(uint64(n), v)
-	}
-	return 0, false
-}
-
-// uleb reads an unsigned LEB128 number; n is 0 where b ends inside it or
-// it runs past 10 bytes.
-func uleb(b []byte) (v uint64, n int) {
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i]&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
-}
-
-// sleb reads a signed LEB128 number, as uleb does.
-func sleb(b []byte) (v int64, n int) {
+// readULEB decodes the unsigned LEB128 number at the start of b; n is
+// its length, 0 when b ends inside it.
+func readULEB(b []byte) (v uint64, n int) {
 	var shift uint
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= int64(b[i]&0x7f) << shift
+	for i, c := range b {
+		if shift < 64 {
+			v |= uint64(c&0x7f) << shift
+		}
 		shift += 7
-		if b[i]&0x80 == 0 {
-			if shift < 64 && b[i]&0x40 != 0 {
-				v |= -1 << shift
-			}
+		if c&0x80 == 0 {
 			return v, i + 1
 		}
 	}
 	return 0, 0
+}
+
+// code reads the abbreviation code of the DIE at pos: its shape (nil
+// for a null entry) and where its attributes start.
+func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
+	if pos >= s.end {
+		return nil, pos, fmt.Errorf("DIE at %#x: past the unit's end: %w", pos, errDIESkip)
+	}
+	c, n := readULEB(s.info[pos:s.end])
+	if n == 0 {
+		return nil, pos, fmt.Errorf("DIE at %#x: %w", pos, errDIESkip)
+	}
+	if c == 0 {
+		return nil, pos + uint64(n), nil
+	}
+	sh := s.shape(c)
+	if sh == nil {
+		return nil, pos, fmt.Errorf("DIE at %#x: no abbreviation %d: %w", pos, c, errDIESkip)
+	}
+	return sh, pos + uint64(n), nil
+}
+
+// attrs steps over the attributes starting at pos of a DIE of shape sh.
+func (s *dieSkipper) attrs(pos uint64, sh *dieShape) (uint64, error) {
+	if sh.fixed >= 0 {
+		if uint64(sh.fixed) > s.end-pos {
+			return pos, fmt.Errorf("attributes at %#x: %w", pos, errDIESkip)
+		}
+		return pos + uint64(sh.fixed), nil
+	}
+	for _, f := range sh.forms {
+		var err error
+		if pos, err = s.value(pos, f, 0); err != nil {
+			return pos, err
+		}
+	}
+	return pos, nil
+}
+
+// value steps over one value of form f at pos; indirect counts the
+// DW_FORM_indirect met on the way, which hostile input could chain.
+func (s *dieSkipper) value(pos, f uint64, indirect int) (uint64, error) {
+	size, ok := s.formSize(f)
+	if !ok || indirect > 4 {
+		return pos, fmt.Errorf("value at %#x: form %#x: %w", pos, f, errDIESkip)
+	}
+	rest := s.info[pos:s.end]
+	n := uint64(size) // of the value, after a length of nl bytes
+	nl := uint64(0)
+	switch {
+	case size >= 0:
+	case f == formString:
+		i := 0
+		for i < len(rest) && rest[i] != 0 {
+			i++
+		}
+		n, nl = uint64(i)+1, 0
+	case f == formBlock1:
+		if len(rest) < 1 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = uint64(rest[0]), 1
+	case f == formBlock2:
+		if len(rest) < 2 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = uint64(s.order.Uint16(rest)), 2
+	case f == formBlock4:
+		if len(rest) < 4 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = uint64(s.order.Uint32(rest)), 4
+	case f == formBlock, f == formExprloc:
+		v, k := readULEB(rest)
+		if k == 0 {
+			return pos, fmt.Errorf("block at %#x: %w", pos, errDIESkip)
+		}
+		n, nl = v, uint64(k)
+	case f == formIndirect:
+		v, k := readULEB(rest)
+		if k == 0 {
+			return pos, fmt.Errorf("indirect form at %#x: %w", pos, errDIESkip)
+		}
+		return s.value(pos+uint64(k), v, indirect+1)
+	default: // a LEB128 number
+		_, k := readULEB(rest)
+		if k == 0 {
+			return pos, fmt.Errorf("number at %#x: %w", pos, errDIESkip)
+		}
+		n = uint64(k)
+	}
+	if nl > uint64(len(rest)) || n > uint64(len(rest))-nl {
+		return pos, fmt.Errorf("value at %#x runs past the unit's end: %w", pos, errDIESkip)
+	}
+	return pos + nl + n, nil
+}
+
+// children steps over the children of a DIE starting at pos, through
+// the null entry that ends them.
+func (s *dieSkipper) children(pos uint64) (uint64, error) {
+	for depth := 1; depth > 0; {
+		sh, at, err := s.code(pos)
+		if err != nil {
+			return pos, err
+		}
+		if sh == nil {
+			depth--
+			pos = at
+			continue
+		}
+		if pos, err = s.attrs(at, sh); err != nil {
+			return pos, err
+		}
+		if sh.children {
+			depth++
+		}
+	}
+	return pos, nil
+}
+
+// tree steps over the DIE at pos and its children.
+func (s *dieSkipper) tree(pos uint64) (uint64, error) {
+	sh, at, err := s.code(pos)
+	if err != nil || sh == nil {
+		return at, err
+	}
+	if pos, err = s.attrs(at, sh); err != nil || !sh.children {
+		return pos, err
+	}
+	return s.children(pos)
+}
+
+// pcRange reads the DW_AT_low_pc and DW_AT_high_pc of the DIE of shape
+// sh whose attributes start at pos, as debug/dwarf gives them: high is
+// an address, or (highConst) an offset from low. ok is false where the
+// DIE has something else (DW_AT_ranges, indexed addresses, DWARF 2 or
+// 3 constants): debug/dwarf reads it then.
+func (s *dieSkipper) pcRange(pos uint64, sh *dieShape) (pc pcPair, ok bool) {
+	if s.addrSize != 4 && s.addrSize != 8 {
+		return pc, false
+	}
+	for i, f := range sh.forms {
+		next, err := s.value(pos, f, 0) // in the unit: the reads below are
+		if err != nil {
+			return pc, false
+		}
+		switch a := sh.attrs[i]; {
+		case a == dwarf.AttrRanges:
+			return pc, false
+		case a == dwarf.AttrLowpc:
+			if f != formAddr {
+				return pc, false
+			}
+			pc.low, pc.hasLow = s.addr(pos), true
+		case a == dwarf.AttrHighpc && f == formAddr:
+			pc.high, pc.hasHigh = s.addr(pos), true
+		case a == dwarf.AttrHighpc:
+			if s.version < 4 {
+				return pc, false
+			}
+			pc.hasHigh, pc.highConst = true, true
+			rest := s.info[pos:s.end]
+			switch f {
+			case formData1:
+				pc.high = uint64(rest[0])
+			case formData2:
+				pc.high = uint64(s.order.Uint16(rest))
+			case formData4:
+				pc.high = uint64(s.order.Uint32(rest))
+			case formData8:
+				pc.high = s.order.Uint64(rest)
+			case formUdata:
+				pc.high, _ = readULEB(rest)
+			default:
+				return pc, false
+			}
+		}
+		pos = next
+	}
+	return pc, true
+}
+
+// pcPair is a DIE's DW_AT_low_pc and DW_AT_high_pc.
+type pcPair struct {
+	low, high                  uint64
+	hasLow, hasHigh, highConst bool
+}
+
+// addr reads the address at pos; the caller knows it is in the unit.
+func (s *dieSkipper) addr(pos uint64) uint64 {
+	if s.addrSize == 4 {
+		return uint64(s.order.Uint32(s.info[pos:s.end]))
+	}
+	return s.order.Uint64(s.info[pos:s.end])
+}
+
+// sibling reads the DW_AT_sibling of the DIE of shape sh whose
+// attributes start at pos, in the unit at unit: the section offset of
+// the DIE after its children. ok is false where it has none, or one of
+// a form other than the unit-relative references GCC writes.
+func (s *dieSkipper) sibling(pos, unit uint64, sh *dieShape) (uint64, bool) {
+	for i, f := range sh.forms {
+		if sh.attrs[i] != dwarf.AttrSibling {
+			next, err := s.value(pos, f, 0)
+			if err != nil {
+				return 0, false
+			}
+			pos = next
+			continue
+		}
+		rest := s.info[pos:s.end]
+		var v uint64
+		switch {
+		case f == formRef1 && len(rest) >= 1:
+			v = uint64(rest[0])
+		case f == formRef2 && len(rest) >= 2:
+			v = uint64(s.order.Uint16(rest))
+		case f == formRef4 && len(rest) >= 4:
+			v = uint64(s.order.Uint32(rest))
+		case f == formRef8 && len(rest) >= 8:
+			v = s.order.Uint64(rest)
+		case f == formRefUdata:
+			n := 0
+			if v, n = readULEB(rest); n == 0 {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		return unit + v, true
+	}
+	return 0, false
 }

@@ -3,138 +3,227 @@ package elfx
 import (
 	"debug/dwarf"
 	"encoding/binary"
-	"os/exec"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"testing"
 )
 
-// FuzzRawDIEs reads hostile .debug_info and .debug_abbrev bytes DIE by
-// DIE as the path to a DIE is walked (dieskip.go): no panic, every step
-// forward, and where debug/dwarf reads the first unit too, the same DIEs
-// (offsets, tags, children) in the same order. Seeded with the sections
-// of the units program built with -flto when g++ is there.
-func FuzzRawDIEs(f *testing.F) {
-	// A unit whose top DIE (DW_TAG_compile_unit, children) holds one
-	// DW_TAG_subprogram with DW_AT_sibling (ref4) and DW_AT_name (string).
-	abbrev := []byte{1, 0x11, 1, 0, 0, 2, 0x2e, 0, 0x01, 0x13, 0x03, 0x08, 0, 0, 0}
-	info := []byte{0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1, 2, 0, 0, 0, 0, 'f', 0, 0}
-	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
-	binary.LittleEndian.PutUint32(info[13:], 19)
-	f.Add(info, abbrev)
-	if _, err := exec.LookPath("g++"); err == nil {
-		src := filepath.Join("..", "e2e", "testdata", "progs")
-		exe := filepath.Join(f.TempDir(), "units")
-		args := []string{"-O2", "-g", "-flto", "-o", exe}
-		for _, s := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
-			args = append(args, filepath.Join(src, s))
+// dieSkipBinaries builds the programs whose units the skipper is held
+// to debug/dwarf on: Rust (no DW_AT_sibling, functions in modules), C++
+// with templates, and C++ built with LTO (DW_FORM_ref_addr between
+// units).
+func dieSkipBinaries(t *testing.T) map[string]string {
+	dir := t.TempDir()
+	src, err := filepath.Abs(filepath.Join("..", "e2e", "testdata", "progs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lto []string
+	for _, s := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
+		lto = append(lto, filepath.Join(src, s))
+	}
+	ltoExe := filepath.Join(dir, "units")
+	run(t, dir, "g++", append([]string{"-O2", "-g", "-flto", "-o", ltoExe}, lto...)...)
+	return map[string]string{
+		"rust": compile(t, dir, "rustc", "prog", "rs", rustProgram, "-g", "-C", "opt-level=1"),
+		"cxx":  compile(t, dir, "g++", "templates", "cc", cxxProgram, "-O2", "-g"),
+		"lto":  ltoExe,
+	}
+}
+
+// TestDIESkipperMatchesReader steps over every DIE of every unit of
+// real binaries (and of libc's debug file, zlib-compressed, when
+// installed) with the skipper and checks it lands where debug/dwarf
+// reads the next DIE; then that each unit's scope walks, and the walks
+// of every function's subtree, give the same scopes skipping DIEs as
+// reading them all (scopecursor.go).
+func TestDIESkipperMatchesReader(t *testing.T) {
+	for name, file := range dieSkipBinaries(t) {
+		t.Run(name, func(t *testing.T) { checkSkipper(t, mustOpen(t, file), 1) })
+	}
+	t.Run("libc-dbg", func(t *testing.T) {
+		checkSkipper(t, mustOpen(t, libcWithDebug(t).DebugFile()), 20) // 200 of its 4,000 units
+	})
+}
+
+// checkSkipper compares skipping with reading on every every-th unit
+// of o's lazy index.
+func checkSkipper(t *testing.T, o *Object, every int) {
+	x, err := o.newLazyDWARFIndex()
+	if err != nil || x == nil {
+		t.Fatalf("no lazy index: %v", err)
+	}
+	dies, walked, units := 0, 0, 0
+	for i, cu := range x.cus {
+		if i%every != 0 {
+			continue
 		}
-		if exec.Command("g++", args...).Run() == nil {
-			if o, err := Open(exe); err == nil {
-				if sec, err := o.sectionsData([]string{".debug_info", ".debug_abbrev"}); err == nil && len(sec[0]) > 0 {
-					f.Add(slices.Clone(sec[0]), slices.Clone(sec[1]))
-				}
-				o.Close()
+		if err := cu.load(x); err != nil {
+			t.Fatalf("unit at %#x: %v", cu.off, err)
+		}
+		if cu.skip == nil {
+			t.Fatalf("unit at %#x: no skipper", cu.off)
+		}
+		units++
+		n, w := skipAlongReader(t, cu)
+		dies, walked = dies+n, walked+w
+		compareWalks(t, x, cu)
+	}
+	t.Logf("%d units, %d DIEs, %d of them of the tags the walks read", units, dies, walked)
+	if units == 0 || walked == 0 || walked == dies {
+		t.Errorf("%d units, %d DIEs, %d of them of the tags the walks read: nothing compared or nothing skipped", units, dies, walked)
+	}
+}
+
+// skipAlongReader reads the unit with debug/dwarf and checks that each
+// DIE starts where the skipper stepped to, with the tag its
+// abbreviation gives. It returns how many DIEs the unit has and how
+// many of them have a tag the walks read.
+func skipAlongReader(t *testing.T, cu *cuIndex) (dies, walked int) {
+	t.Helper()
+	s := cu.skip
+	r := cu.d.Reader()
+	r.Seek(cu.entry.Offset)
+	pos := uint64(cu.base + cu.entry.Offset)
+	for depth := 0; ; {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("unit at %#x: %v", cu.off, err)
+		}
+		if e == nil {
+			return
+		}
+		sh, at, err := s.code(pos)
+		if err != nil {
+			t.Fatalf("unit at %#x: %v", cu.off, err)
+		}
+		if e.Tag == 0 {
+			if sh != nil {
+				t.Fatalf("unit at %#x: null entry, the skipper reads a DIE at %#x", cu.off, pos)
 			}
+			pos = at
+			if depth--; depth <= 0 {
+				return
+			}
+			continue
+		}
+		if uint64(cu.base+e.Offset) != pos || sh == nil || sh.tag != e.Tag || sh.children != e.Children {
+			t.Fatalf("unit at %#x: DIE %v at %#x, the skipper at %#x reads %+v", cu.off, e.Tag, cu.base+e.Offset, pos, sh)
+		}
+		if pos, err = s.attrs(at, sh); err != nil {
+			t.Fatalf("unit at %#x: %v", cu.off, err)
+		}
+		dies++
+		if walkedTag(e.Tag) {
+			walked++
+		}
+		if e.Children {
+			depth++
+		} else if depth == 0 {
+			return
 		}
 	}
-	f.Fuzz(func(t *testing.T, info, abbrev []byte) {
-		stream := func(name string, b []byte) *sectionStream {
-			return &sectionStream{name: name, buf: b, done: len(b)}
+}
+
+// compareWalks loads the unit again twice, skipping DIEs and reading
+// them all, and compares what the walks found.
+func compareWalks(t *testing.T, x *dwarfIndex, cu *cuIndex) {
+	t.Helper()
+	skipping := &cuIndex{off: cu.off, lazy: cu.lazy}
+	reading := &cuIndex{off: cu.off, lazy: cu.lazy}
+	if err := reading.open(); err != nil {
+		t.Fatal(err)
+	}
+	reading.abbrevEnd = 0 // no skipper
+	serr, rerr := skipping.load(x), reading.load(x)
+	if skipping.skip == nil || reading.skip != nil {
+		t.Fatalf("unit at %#x: a skipper skipping: %v; reading: %v", cu.off, skipping.skip != nil, reading.skip != nil)
+	}
+	if (serr != nil) != (rerr != nil) {
+		t.Fatalf("unit at %#x: skipping: %v; reading: %v", cu.off, serr, rerr)
+	}
+	if !sameScopes(skipping.scopes, reading.scopes) || !sameQuals(skipping, reading, skipping.quals, reading.quals, skipping.qualNodes, reading.qualNodes) || len(skipping.bodies) != len(reading.bodies) {
+		t.Fatalf("unit at %#x: the walks differ: %d scopes, %d subtrees skipping; %d, %d reading", cu.off, len(skipping.scopes), len(skipping.bodies), len(reading.scopes), len(reading.bodies))
+	}
+	info := cu.lazy.info.buf
+	for i, sb := range skipping.bodies {
+		rb := reading.bodies[i]
+		if sb.start != rb.start || sb.scope != rb.scope || sb.qual != rb.qual {
+			t.Fatalf("unit at %#x: subtree %d: %+v skipping, %+v reading", cu.off, i, sb, rb)
 		}
-		l := &lazyDWARF{name: "fuzz", order: binary.LittleEndian, info: stream(".debug_info", info), abbrev: stream(".debug_abbrev", abbrev)}
-		h, err := l.readUnitHeader(0)
-		if err != nil || h.abbrevOff >= uint64(len(abbrev)) {
-			return
+		// The reader learns where a subtree ends from the next DIE it
+		// reads; the skipper knows: only null entries lie between.
+		if sb.end > rb.end {
+			t.Fatalf("unit at %#x: subtree at %#x ends at %#x skipping, %#x reading", cu.off, sb.start, sb.end, rb.end)
 		}
-		decls, ok := parseAbbrevDecls(abbrev[h.abbrevOff:])
-		if !ok {
-			return
-		}
-		type die struct {
-			off      uint64
-			tag      dwarf.Tag
-			children bool
-		}
-		type step struct {
-			d     rawDIE
-			after uint64
-			depth int
-		}
-		var raw []die
-		var steps []step
-		r := newRawDIEs(info, 0, h, decls, binary.LittleEndian)
-		depth := 0
-		for {
-			at := r.p
-			d, ok := r.next()
-			if !ok {
-				break
-			}
-			if r.p <= at {
-				t.Fatalf("DIE at %#x: no step forward", at)
-			}
-			steps = append(steps, step{d, r.p, depth})
-			if d.decl == nil {
-				raw = append(raw, die{off: d.at})
-				depth--
-				continue
-			}
-			raw = append(raw, die{d.at, d.decl.tag, d.decl.children})
-			if d.decl.children {
-				depth++
-			}
-		}
-		// Skipping a DIE's children goes forward, and where no DIE has
-		// DW_AT_sibling (a hostile one may point anywhere ahead) lands
-		// where its next sibling was read.
-		siblings := false
-		for _, s := range steps {
-			siblings = siblings || s.d.sibling != 0
-		}
-		for i, s := range steps {
-			if s.d.decl == nil || !s.d.decl.children {
-				continue
-			}
-			skip := *r
-			skip.p = s.after
-			if !skip.skipChildren(s.d) {
-				continue
-			}
-			if skip.p <= s.d.at {
-				t.Fatalf("skipping the children of %#x went back to %#x", s.d.at, skip.p)
-			}
-			if siblings {
-				continue
-			}
-			// The next entry at its depth: its sibling, or the null
-			// entry that ends its parent's children.
-			for _, n := range steps[i+1:] {
-				if n.depth == s.depth {
-					if n.d.at != skip.p {
-						t.Fatalf("skipping the children of %#x landed at %#x, the next entry at its depth is at %#x", s.d.at, skip.p, n.d.at)
-					}
-					break
+		if rb.end != ^dwarf.Offset(0) {
+			for p := cu.base + sb.end; p < cu.base+rb.end; p++ {
+				if info[p] != 0 {
+					t.Fatalf("unit at %#x: subtree at %#x ends at %#x skipping, %#x reading, a DIE between", cu.off, sb.start, sb.end, rb.end)
 				}
 			}
 		}
-		d, err := dwarf.New(abbrev, nil, nil, info[:h.end], nil, nil, nil, nil)
+		serr, rerr := skipping.expand(x, sb), reading.expand(x, rb)
+		if (serr != nil) != (rerr != nil) || !sameScopes(sb.tree, rb.tree) || !reflect.DeepEqual(sb.roots, rb.roots) || !sameQuals(skipping, reading, sb.quals, rb.quals, sb.qualNodes, rb.qualNodes) {
+			t.Fatalf("unit at %#x: the walks of the subtree at %#x differ (%v, %v)", cu.off, sb.start, serr, rerr)
+		}
+	}
+}
+
+// sameQuals compares the names around the subprograms two walks
+// recorded, as the names are read.
+func sameQuals(a, b *cuIndex, qa, qb []qualAt, na, nb []qualNode) bool {
+	if len(qa) != len(qb) || !reflect.DeepEqual(na, nb) {
+		return false
+	}
+	for i := range qa {
+		if qa[i].off != qb[i].off || a.qualName(na, qa[i].node) != b.qualName(nb, qb[i].node) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameScopes compares scopes but for their subtrees' bookkeeping.
+func sameScopes(a, b []scope) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if (x.body == nil) != (y.body == nil) {
+			return false
+		}
+		x.body, y.body = nil, nil
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzDIESkipper feeds the skipper a unit and an abbreviation table:
+// it must not panic, read outside the unit, or stop short of progress.
+func FuzzDIESkipper(f *testing.F) {
+	// A unit (DWARF 4, 64-bit addresses) with a compile unit holding a
+	// subprogram with a string name and a child, and its table.
+	f.Add([]byte{1, 'a', 0, 2, 0x10, 0, 0, 0, 3, 4, 0, 0}, []byte{1, 0x11, 1, 3, 8, 0, 0, 2, 0x2e, 1, 0x11, 1, 0, 0, 3, 0x34, 0, 0x02, 0x18, 0, 0, 0}, uint8(4))
+	f.Add([]byte{1, 1, 2, 0xff, 0x7f, 0, 0}, []byte{1, 0x11, 1, 0x39, 0x16, 0, 0, 2, 0x2e, 0, 0x3b, 0x21, 5, 0x0b, 0x0a, 0, 0, 0}, uint8(5))
+	f.Fuzz(func(t *testing.T, info, abbrev []byte, version uint8) {
+		h := unitHeader{end: uint64(len(info)), version: uint16(version), addrSize: 8}
+		s, err := newDIESkipper(info, abbrev, h, binary.LittleEndian)
 		if err != nil {
 			return
 		}
-		dr := d.Reader()
-		for i, want := range raw {
-			e, err := dr.Next()
-			if err != nil || e == nil {
-				return // debug/dwarf stops where the raw reader goes on: its forms are checked more
+		for pos := uint64(0); pos < s.end; {
+			next, err := s.tree(pos)
+			if err != nil {
+				return
 			}
-			got := die{uint64(e.Offset), e.Tag, e.Children}
-			if e.Tag == 0 {
-				got = die{off: want.off} // null entries carry no offset
+			if next <= pos || next > s.end {
+				t.Fatalf("DIE at %#x: skipped to %#x of %#x", pos, next, s.end)
 			}
-			if got != want {
-				t.Fatalf("DIE %d: raw %+v, debug/dwarf %+v", i, want, got)
-			}
+			pos = next
 		}
 	})
 }

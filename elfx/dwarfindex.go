@@ -31,14 +31,9 @@ type dwarfIndex struct {
 	// cover is in no unit.
 	unlisted bool
 
-	// Both maps are keyed by section offsets (a unit's base plus the
-	// offset in its dwarf.Data).
+	// names is keyed by section offsets (a unit's base plus the offset
+	// in its dwarf.Data).
 	names sync.Map // dwarf.Offset -> string: resolved function names
-	// scopeOf holds, per subprogram DIE seen while indexing a unit, the
-	// names of the namespaces and classes around it ("geo::Point<int>"),
-	// for gdb-style qualified names of functions without a linkage name
-	// (static and inlined C++ functions).
-	scopeOf sync.Map // dwarf.Offset -> string
 }
 
 // cuIndex is one compile unit. Its line table and scope tree are built
@@ -55,9 +50,19 @@ type cuIndex struct {
 	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
 	// (section offsets: see openUnit).
 	refAddr bool
+	// global: d is the lazy index's dwarf.Data over every unit
+	// (openUnit's last resort).
+	global bool
 	// alt is the supplementary file the unit's DIEs may refer into
 	// (altlink.go), nil for none.
 	alt *altDWARF
+	// skip steps over the unit's DIEs without decoding them
+	// (dieskip.go), made by its first walk from its header and where its
+	// abbreviation table ends (abbrevEnd, 0 for a lazy unit's table not
+	// parsed); nil where debug/dwarf reads them all.
+	skip      *dieSkipper
+	header    unitHeader
+	abbrevEnd uint64
 
 	once      sync.Once
 	err       error
@@ -75,6 +80,9 @@ type cuIndex struct {
 	scopes []scope
 	funcs  intervalIndex // over scopes
 	bodies []*funcBody   // in DIE order
+	quals  []qualAt      // of the subprograms the first walk met
+	// qualNodes are the scopes with names the first walk met.
+	qualNodes []qualNode
 }
 
 // lineRow is one row of a line table.
@@ -417,10 +425,12 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		}
 		if s, ok := at.stringAttr(e, dwarf.AttrName); ok && name == "" {
 			name = s
-			// The names around a DIE of another unit (LTO's
-			// early-debug units, dwz's partial units) count too:
-			// gdb prints "units::step", not "step" (scopepath.go).
-			qual = x.qualifier(cu, at, next)
+			if hasScopes(at) {
+				// The names around a DIE of another unit (LTO's
+				// early-debug units, dwz's partial units) count too:
+				// gdb prints "units::step", not "step" (scopepath.go).
+				qual = x.qualifier(cu, at, next)
+			}
 		}
 		if linkage != "" {
 			break

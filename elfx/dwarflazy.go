@@ -358,6 +358,7 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 			return err
 		}
 		base = 0
+		cu.global = true
 	}
 	// Seek(0) is the first unit's first DIE; any other offset must be a
 	// DIE's, not the unit header's.
@@ -373,7 +374,27 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 		return fmt.Errorf("no unit entry")
 	}
 	cu.d, cu.base, cu.entry = d, base, e
+	if t.parsed {
+		cu.header, cu.abbrevEnd = h, t.end
+	}
 	return nil
+}
+
+// newSkipper makes the skipper of an opened unit's DIEs (dieskip.go),
+// or nil for debug/dwarf to read them all: when a walk needs it, not
+// when the unit is opened (LTO's early-debug units are opened by the
+// hundred, for the DIEs other units refer to, and never walked).
+func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
+	h := cu.header
+	if cu.abbrevEnd == 0 {
+		return nil
+	}
+	abbrev, err := l.abbrev.ensure(h.abbrevOff, cu.abbrevEnd) // inflated when opened: kept since
+	if err != nil {
+		return nil
+	}
+	s, _ := newDIESkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
+	return s
 }
 
 // refAddrUnitData is a dwarf.Data over a copy of the unit at off whose

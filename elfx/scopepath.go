@@ -9,105 +9,91 @@ import "debug/dwarf"
 // that unit's whole scope tree for them walks every class and namespace
 // of a template-heavy unit (64% of the generated C++ LTO program's
 // report); following DW_AT_sibling along the path from the unit's top to
-// the DIE reads the DIEs on that path and their preceding siblings only.
+// the DIE steps over the DIEs before it on each level of the path and
+// decodes only those on it.
 
-// qualifier returns the names around the subprogram DIE at off of unit at
-// (the unit of the frame being named: cu), as the unit's scope walk
-// (scopetree.go) would record them, "" for none.
+// qualifier returns the names around the subprogram DIE at off of unit
+// at, where cu is the unit of the frame being named (loaded), as the
+// scope walks (scopetree.go, scopequal.go) record them, "" for none.
 func (x *dwarfIndex) qualifier(cu, at *cuIndex, off dwarf.Offset) string {
-	if q, ok := x.scopeOf.Load(at.base + off); ok {
-		return q.(string)
-	}
-	if !hasScopes(at) {
-		return ""
-	}
-	if at != cu {
-		if q, ok := at.pathQualifier(off); ok {
+	h, off := x.unitHolding(at, off)
+	if h != cu {
+		if q, ok := h.pathQualifier(off); ok {
 			return q
 		}
-		at.load(x)
+		h.load(x)
 	}
-	at.expandAround(x, off)
-	if q, ok := x.scopeOf.Load(at.base + off); ok {
-		return q.(string)
-	}
-	return ""
+	h.expandAround(x, off)
+	return h.qualOf(off)
 }
 
 // pathQualifier walks from the unit's top DIE to the DIE at off through
 // the DIEs the scope walk descends into (namespaces, modules, classes,
 // structures, unions, lexical blocks), skipping each subtree that ends
-// before off; only the DIEs on the path are decoded (dieskip.go). ok is
+// before off by its DW_AT_sibling; the unit's dieSkipper (dieskip.go)
+// steps over the DIEs, and only those on the path are decoded. ok is
 // false where the answer needs the scope tree: off may lie in a
 // subprogram with code (its body is read with the names around inlined
-// calls), the DIEs could not be read, or the unit is not a lazy index's.
+// calls), the DIEs could not be read, or the unit has no skipper (an
+// eager index's).
 func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
-	l := cu.lazy
-	if l == nil || cu.entry == nil {
+	if cu.lazy == nil || cu.entry == nil {
 		return "", false
 	}
 	if !cu.entry.Children || off <= cu.entry.Offset {
 		return "", true
 	}
-	unit := uint64(cu.off)
-	h, err := l.readUnitHeader(unit)
+	s := cu.lazy.newSkipper(cu)
+	if s == nil {
+		return "", false
+	}
+	unit, target := uint64(cu.off), uint64(cu.base+off)
+	sh, at, err := s.code(uint64(cu.base + cu.entry.Offset))
+	if err != nil || sh == nil {
+		return "", false
+	}
+	pos, err := s.attrs(at, sh)
 	if err != nil {
 		return "", false
 	}
-	info, err := l.info.ensure(unit, h.end)
-	if err != nil {
-		return "", false
-	}
-	t, err := l.ensureAbbrevs(h.abbrevOff)
-	if err != nil || !t.parsed {
-		return "", false
-	}
-	decls, ok := parseAbbrevDecls(l.abbrev.buf[h.abbrevOff:t.end])
-	if !ok {
-		return "", false
-	}
-	r := newRawDIEs(info, unit, h, decls, l.order)
-	if top, ok := r.next(); !ok || top.decl == nil || !top.decl.children {
-		return "", false
-	}
-	target := uint64(cu.base + off)
 	quals := []string{""} // the names around each open level
-	for len(quals) > 0 {
-		d, ok := r.next()
-		if !ok {
-			if d.at >= h.end {
-				break
-			}
+	for len(quals) > 0 && pos < s.end {
+		here := pos
+		sh, at, err := s.code(here)
+		if err != nil {
 			return "", false
 		}
-		if d.decl == nil {
+		if sh == nil {
 			quals = quals[:len(quals)-1]
+			pos = at
 			continue
 		}
 		q := quals[len(quals)-1]
-		if d.at == target {
-			if d.decl.tag == dwarf.TagSubprogram {
+		if here == target {
+			if sh.tag == dwarf.TagSubprogram {
 				return q, true
 			}
 			return "", true
 		}
-		if d.at > target {
+		if here > target {
 			return "", true // off is no DIE the walk reaches
 		}
-		if !d.decl.children {
+		if pos, err = s.attrs(at, sh); err != nil {
+			return "", false
+		}
+		if !sh.children {
 			continue
 		}
-		if d.sibling > d.at && d.sibling <= target {
-			if !r.skipChildren(d) {
-				return "", false
-			}
+		sib, hasSib := s.sibling(at, unit, sh)
+		if hasSib && sib > here && sib <= target {
+			pos = sib // off lies after this DIE's subtree
 			continue
 		}
 		// off may be inside this DIE's subtree.
-		switch d.decl.tag {
+		switch sh.tag {
 		case dwarf.TagNamespace, dwarf.TagModule,
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
-			e, err := cu.entryAt(dwarf.Offset(d.at) - cu.base)
+			e, err := cu.entryAt(dwarf.Offset(here) - cu.base)
 			if err != nil || e == nil {
 				return "", false
 			}
@@ -119,23 +105,25 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 				q = joinQual(q, n)
 			}
 			quals = append(quals, q)
+			continue
 		case dwarf.TagLexDwarfBlock:
 			quals = append(quals, q)
+			continue
 		case dwarf.TagSubprogram:
-			e, err := cu.entryAt(dwarf.Offset(d.at) - cu.base)
+			e, err := cu.entryAt(dwarf.Offset(here) - cu.base)
 			if err != nil || e == nil {
 				return "", false
 			}
 			if ranges, _ := cu.d.Ranges(e); len(ranges) > 0 {
 				return "", false // a body the scope tree reads with expand
 			}
-			if !r.skipChildren(d) { // a declaration: the walk reads nothing inside
-				return "", false
-			}
-		default:
-			if !r.skipChildren(d) {
-				return "", false
-			}
+		}
+		// A declaration's children, or a DIE's the walk does not
+		// descend into: nothing inside is qualified.
+		if hasSib && sib >= pos && sib <= s.end {
+			pos = sib
+		} else if pos, err = s.children(pos); err != nil {
+			return "", false
 		}
 	}
 	return "", true

@@ -18,14 +18,26 @@ import (
 // (expandAround: function-local classes qualify the names of their
 // members).
 
+// walkedTag reports whether the walks read DIEs of tag t: the others,
+// and their children, hold no function with code.
+func walkedTag(t dwarf.Tag) bool {
+	switch t {
+	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock,
+		dwarf.TagNamespace, dwarf.TagModule,
+		dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+		return true
+	}
+	return false
+}
+
 // funcBody is the subtree of one subprogram of the unit's first walk.
 type funcBody struct {
 	start dwarf.Offset // the subprogram's DIE
 	// end is the first DIE after its subtree (or past the unit): a DIE
 	// in [start, end) is inside it.
 	end   dwarf.Offset
-	scope int32  // the subprogram in cu.scopes
-	qual  string // the names around it
+	scope int32 // the subprogram in cu.scopes
+	qual  int32 // the names around it: a node of cu.qualNodes, -1 for none
 
 	once sync.Once
 	err  error
@@ -33,13 +45,17 @@ type funcBody struct {
 	// calls inside it and nested subprograms with code (roots).
 	tree  []scope
 	roots []int32
+	quals []qualAt // of the subprograms inside it
+	// qualNodes are the scopes with names inside it; [0] stands for
+	// the names around the subprogram.
+	qualNodes []qualNode
 }
 
 // scopeWalk collects scopes from a walk over DIEs.
 type scopeWalk struct {
 	cu     *cuIndex
 	x      *dwarfIndex
-	r      *dwarf.Reader
+	c      dieCursor
 	scopes []scope
 	roots  []int32 // the subprograms among scopes
 	// top: the unit's first walk, which leaves subprograms' children
@@ -47,11 +63,13 @@ type scopeWalk struct {
 	top    bool
 	bodies []*funcBody
 	open   *funcBody // skipped last; its end is the next DIE read
+	quals  []qualAt
+	nodes  []qualNode
 }
 
 // next reads the next DIE, giving the subtree skipped before its end.
 func (w *scopeWalk) next() (*dwarf.Entry, error) {
-	e, err := w.r.Next()
+	e, err := w.c.next()
 	if w.open != nil && (err != nil || e == nil || e.Tag != 0) {
 		// A null entry carries no offset: the end is the next DIE.
 		w.open.end = ^dwarf.Offset(0)
@@ -64,13 +82,13 @@ func (w *scopeWalk) next() (*dwarf.Entry, error) {
 }
 
 // walk reads the children of the DIE just read, under the scope parent
-// (-1 for none) and the qualifying names qual.
-func (w *scopeWalk) walk(parent int32, qual string) error {
-	d, cu := w.cu.d, w.cu
+// (-1 for none) and the qualifying names of node qual of w.nodes (-1
+// for none).
+func (w *scopeWalk) walk(parent, qual int32) error {
 	// stack[i] is the scope enclosing entries at depth i+1, -1 for none;
-	// quals[i] the qualifying names around them.
+	// quals[i] the node of the qualifying names around them.
 	stack := []int32{parent}
-	quals := []string{qual}
+	quals := []int32{qual}
 	for len(stack) > 0 {
 		e, err := w.next()
 		if err != nil {
@@ -84,20 +102,24 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			quals = quals[:len(quals)-1]
 			continue
 		}
+		if !walkedTag(e.Tag) {
+			w.c.skipChildren()
+			continue
+		}
 		parent := stack[len(stack)-1]
 		qual := quals[len(quals)-1]
 		self := parent // what this entry's children see as enclosing scope
 		selfQual := qual
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			if e.Tag == dwarf.TagSubprogram && qual != "" {
-				w.x.scopeOf.Store(cu.base+e.Offset, qual)
+			if e.Tag == dwarf.TagSubprogram && qual >= 0 {
+				w.quals = append(w.quals, qualAt{off: e.Offset, node: qual})
 			}
-			ranges, _ := d.Ranges(e)
+			ranges, _ := w.c.ranges(e)
 			if len(ranges) == 0 || (e.Tag == dwarf.TagInlinedSubroutine && parent < 0) {
 				// Declarations and abstract instances: their inlined
 				// children have no code either.
-				w.r.SkipChildren()
+				w.c.skipChildren()
 				continue
 			}
 			s := scope{ranges: ranges, die: e.Offset}
@@ -115,8 +137,11 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 					b := &funcBody{start: e.Offset, scope: self, qual: qual}
 					w.scopes[self].body = b
 					w.bodies = append(w.bodies, b)
-					w.r.SkipChildren()
-					w.open = b
+					if end, known := w.c.skipChildren(); known {
+						b.end = end
+					} else {
+						w.open = b
+					}
 					continue
 				}
 			} else {
@@ -126,17 +151,10 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 			// Transparent: may contain function definitions (namespaces
 			// in GCC's C++ output, Fortran modules) or inlined calls.
-			n, _ := cu.stringAttr(e, dwarf.AttrName)
-			if n == "" && e.Tag == dwarf.TagNamespace {
-				n = "(anonymous namespace)"
-			}
-			if n != "" {
-				selfQual = joinQual(qual, n)
-			}
-		case dwarf.TagLexDwarfBlock:
-		default:
-			w.r.SkipChildren()
-			continue
+			// Its name is read if a name of a function inside needs it
+			// (scopequal.go).
+			selfQual = int32(len(w.nodes))
+			w.nodes = append(w.nodes, qualNode{die: e.Offset, outer: qual})
 		}
 		if e.Children {
 			stack = append(stack, self)
@@ -149,20 +167,22 @@ func (w *scopeWalk) walk(parent int32, qual string) error {
 // loadScopes is the unit's first walk: its subprograms with code, their
 // children left for expand.
 func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
-	r := cu.d.Reader()
-	r.Seek(cu.entry.Offset)
-	if _, err := r.Next(); err != nil {
+	if cu.lazy != nil {
+		cu.skip = cu.lazy.newSkipper(cu)
+	}
+	c, err := cu.newCursor(cu.entry.Offset)
+	if err != nil {
 		return fmt.Errorf("DIEs: %w", err)
 	}
 	if !cu.entry.Children {
 		return nil
 	}
-	w := &scopeWalk{cu: cu, x: x, r: r, top: true}
-	err := w.walk(-1, "")
+	w := &scopeWalk{cu: cu, x: x, c: c, top: true}
+	err = w.walk(-1, -1)
 	if w.open != nil {
 		w.open.end = ^dwarf.Offset(0) // the walk failed inside it
 	}
-	cu.scopes, cu.bodies = w.scopes, w.bodies
+	cu.scopes, cu.bodies, cu.quals, cu.qualNodes = w.scopes, w.bodies, w.quals, w.nodes
 	var funcs []interval
 	for _, i := range w.roots {
 		for _, rg := range cu.scopes[i].ranges {
@@ -185,14 +205,18 @@ func (cu *cuIndex) expand(x *dwarfIndex, b *funcBody) error {
 		}()
 		top := cu.scopes[b.scope]
 		top.body = nil
-		w := &scopeWalk{cu: cu, x: x, r: cu.d.Reader(), scopes: []scope{top}, roots: []int32{0}}
-		w.r.Seek(b.start)
-		if _, err := w.r.Next(); err != nil {
+		c, err := cu.newCursor(b.start)
+		if err != nil {
 			b.err = fmt.Errorf("elfx: %s: DIE %#x: %w", x.name, cu.base+b.start, err)
 			return
 		}
-		b.err = w.walk(0, b.qual)
-		b.tree, b.roots = w.scopes, w.roots
+		w := &scopeWalk{cu: cu, x: x, c: c, scopes: []scope{top}, roots: []int32{0}}
+		qual := int32(-1)
+		if b.qual >= 0 {
+			w.nodes, qual = []qualNode{{name: cu.qualName(cu.qualNodes, b.qual), named: true}}, 0
+		}
+		b.err = w.walk(0, qual)
+		b.tree, b.roots, b.quals, b.qualNodes = w.scopes, w.roots, w.quals, w.nodes
 	})
 	return b.err
 }

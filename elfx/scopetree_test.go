@@ -103,3 +103,43 @@ func TestScopeTreeLazy(t *testing.T) {
 		})
 	}
 }
+
+// TestRustUnitsLoadWithoutDecodingEveryDIE loads every unit of a Rust
+// program, whose DWARF has no DW_AT_sibling and puts every function in
+// modules beside the types' members: the first walks must not decode
+// (one allocation at least each) every DIE of the units to skip them.
+func TestRustUnitsLoadWithoutDecodingEveryDIE(t *testing.T) {
+	bin := compile(t, t.TempDir(), "rustc", "prog", "rs", rustProgram, "-g", "-C", "opt-level=1")
+	o := mustOpen(t, bin)
+	x, err := o.newLazyDWARFIndex()
+	if err != nil || x == nil {
+		t.Fatalf("no lazy index: %v", err)
+	}
+	dies := 0
+	for _, cu := range x.cus {
+		if err := cu.open(); err != nil {
+			t.Fatal(err)
+		}
+		r := cu.d.Reader()
+		for e, err := r.Next(); err == nil && e != nil; e, err = r.Next() {
+			if e.Tag != 0 {
+				dies++
+			}
+		}
+	}
+	allocs := testing.AllocsPerRun(1, func() {
+		x, err := o.newLazyDWARFIndex()
+		if err != nil || x == nil {
+			t.Fatalf("no lazy index: %v", err)
+		}
+		for _, cu := range x.cus {
+			if err := cu.load(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Logf("%d units of %d DIEs loaded in %.0f allocations", len(x.cus), dies, allocs)
+	if dies < 10000 || allocs > float64(dies) {
+		t.Errorf("%d units of %d DIEs loaded in %.0f allocations", len(x.cus), dies, allocs)
+	}
+}

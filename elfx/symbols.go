@@ -146,13 +146,13 @@ func (o *Object) LookupSymbol(name string) (Symbol, bool) {
 }
 
 func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
+	if !o.mayHoldSymbol(name) {
+		return o.goSymbolByName(name)
+	}
 	if !o.state().symsBuilt.Load() && o.fewScans() {
 		// Without building the table (symscan.go).
 		if e, ok := o.symbolByRawName(name); ok {
 			return e.demangled(), true
-		}
-		if !o.anyMangledCode() {
-			return o.goSymbolByName(name)
 		}
 	}
 	t := o.symbols()

@@ -14,8 +14,9 @@ import (
 // until one has it, and by address. The first few such lookups of an
 // object scan the raw tables instead, as preloadSymbols does. Found by
 // its raw name, a symbol is the one the sorted table would give first;
-// only a name found nowhere in a module with mangled code symbols (whose
-// demangled names could be it) needs the table.
+// a name no string table holds is missed before (symnamecheck.go); any
+// other name found by no scan goes to the table (it may be a demangled
+// one).
 
 // maxScans is how many lookups an object answers by scanning its raw
 // tables; after them the sorted table is built (a Go program's frames
@@ -66,9 +67,6 @@ func (o *Object) scanSymbol(addr uint64) (batchAnswer, bool) {
 	}
 }
 
-// mangledCodeKey is the Keyed key of anyMangledCode's answer.
-type mangledCodeKey struct{}
-
 // symbolByRawName returns the code symbol called name (its stored name
 // without @VERSION) that buildSymbols' table holds first for that name:
 // the lowest address, then the best rank, sized before unsized, then
@@ -113,29 +111,6 @@ func symbolBefore(a symEntry, aOrder [2]int, b symEntry, bOrder [2]int) bool {
 		return c < 0
 	}
 	return aOrder[1] < bOrder[1]
-}
-
-// anyMangledCode reports whether a code symbol of o's tables has a name
-// Demangle changes (buildSymbols' table would find it by that name),
-// once per object.
-func (o *Object) anyMangledCode() bool {
-	return o.Keyed(mangledCodeKey{}, func() any {
-		for _, tab := range o.namingTables() {
-			t := tab.t
-			for i := 1; i < t.len(); i++ {
-				s := t.sym(i)
-				if _, ok := codeSymbolRankByType(t.f, s, len(t.strs)); !ok || !maybeMangled(t.strs[s.name:]) {
-					continue
-				}
-				// Python's _RAISE_SYNTAX_ERROR_INVALID_TARGET only
-				// looks mangled.
-				if n := symbolName(t.strs, s.name); Demangle(n) != n {
-					return true
-				}
-			}
-		}
-		return false
-	}).(bool)
 }
 
 // namingTable is one symbol table buildSymbols reads and its object.
