@@ -13,6 +13,9 @@ type symbolizer struct {
 	memo memo[memoKey, []report.Frame]
 	// tailMemo holds the tail-call chains found (tailcall.go), by gap.
 	tailMemo memo[tailCallKey, []uint64]
+	// targets holds the call targets named by linkage name, resolved
+	// (tailcall.go).
+	targets memo[string, namedTarget]
 }
 
 // memoKey is a lookup address and whether the frame's pc is a return

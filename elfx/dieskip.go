@@ -19,9 +19,13 @@ import (
 
 // dieSkipper reads the sizes of one unit's DIEs.
 type dieSkipper struct {
-	info  []byte // .debug_info, indexed by section offset
-	end   uint64 // the unit's end in it
-	order binary.ByteOrder
+	info []byte // .debug_info, indexed by section offset
+	end  uint64 // the unit's end in it
+	// unit is the unit's offset, which DW_AT_sibling's references are
+	// relative to, where unitKnown (else no sibling is followed).
+	unit      uint64
+	unitKnown bool
+	order     binary.ByteOrder
 	// The version and sizes the unit's header sets.
 	version                        uint16
 	addrSize, offSize, refAddrSize int
@@ -42,6 +46,9 @@ type dieShape struct {
 	fixed int
 	attrs []dwarf.Attr
 	forms []uint64
+	// sibling: one of attrs is DW_AT_sibling (GCC's, on DIEs with
+	// children), which skipping the children follows.
+	sibling bool
 }
 
 // errDIESkip says a DIE runs past its unit or names no abbreviation.
@@ -192,6 +199,7 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 			} else if sh.fixed >= 0 {
 				sh.fixed += size
 			}
+			sh.sibling = sh.sibling || dwarf.Attr(attr) == dwarf.AttrSibling
 			sh.attrs = append(sh.attrs, dwarf.Attr(attr))
 			sh.forms = append(sh.forms, form)
 		}
@@ -334,7 +342,8 @@ func (s *dieSkipper) value(pos, f uint64, indirect int) (uint64, error) {
 }
 
 // children steps over the children of a DIE starting at pos, through
-// the null entry that ends them.
+// the null entry that ends them; a child's own children by its
+// DW_AT_sibling where it has one.
 func (s *dieSkipper) children(pos uint64) (uint64, error) {
 	for depth := 1; depth > 0; {
 		sh, at, err := s.code(pos)
@@ -346,14 +355,34 @@ func (s *dieSkipper) children(pos uint64) (uint64, error) {
 			pos = at
 			continue
 		}
-		if pos, err = s.attrs(at, sh); err != nil {
-			return pos, err
+		end, err := s.attrs(at, sh)
+		if err != nil {
+			return end, err
 		}
+		pos = end
 		if sh.children {
-			depth++
+			if sib, ok := s.siblingAhead(at, end, sh); ok {
+				pos = sib
+			} else {
+				depth++
+			}
 		}
 	}
 	return pos, nil
+}
+
+// siblingAhead is the DW_AT_sibling of the DIE of shape sh whose
+// attributes lie in [at, end), where it points past them and into the
+// unit: the end of the DIE's children, found without reading them.
+func (s *dieSkipper) siblingAhead(at, end uint64, sh *dieShape) (uint64, bool) {
+	if !sh.sibling || !s.unitKnown {
+		return 0, false
+	}
+	sib, ok := s.sibling(at, s.unit, sh)
+	if !ok || sib < end || sib > s.end {
+		return 0, false
+	}
+	return sib, true
 }
 
 // tree steps over the DIE at pos and its children.
@@ -362,10 +391,14 @@ func (s *dieSkipper) tree(pos uint64) (uint64, error) {
 	if err != nil || sh == nil {
 		return at, err
 	}
-	if pos, err = s.attrs(at, sh); err != nil || !sh.children {
-		return pos, err
+	end, err := s.attrs(at, sh)
+	if err != nil || !sh.children {
+		return end, err
 	}
-	return s.children(pos)
+	if sib, ok := s.siblingAhead(at, end, sh); ok {
+		return sib, nil
+	}
+	return s.children(end)
 }
 
 // pcRange reads the DW_AT_low_pc and DW_AT_high_pc of the DIE of shape
@@ -430,4 +463,42 @@ func (s *dieSkipper) addr(pos uint64) uint64 {
 		return uint64(s.order.Uint32(s.info[pos:s.end]))
 	}
 	return s.order.Uint64(s.info[pos:s.end])
+}
+
+// sibling reads the DW_AT_sibling of the DIE of shape sh whose
+// attributes start at pos, in the unit at unit: the section offset of
+// the DIE after its children. ok is false where it has none, or one of
+// a form other than the unit-relative references GCC writes.
+func (s *dieSkipper) sibling(pos, unit uint64, sh *dieShape) (uint64, bool) {
+	for i, f := range sh.forms {
+		if sh.attrs[i] != dwarf.AttrSibling {
+			next, err := s.value(pos, f, 0)
+			if err != nil {
+				return 0, false
+			}
+			pos = next
+			continue
+		}
+		rest := s.info[pos:s.end]
+		var v uint64
+		switch {
+		case f == formRef1 && len(rest) >= 1:
+			v = uint64(rest[0])
+		case f == formRef2 && len(rest) >= 2:
+			v = uint64(s.order.Uint16(rest))
+		case f == formRef4 && len(rest) >= 4:
+			v = uint64(s.order.Uint32(rest))
+		case f == formRef8 && len(rest) >= 8:
+			v = s.order.Uint64(rest)
+		case f == formRefUdata:
+			n := 0
+			if v, n = readULEB(rest); n == 0 {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		return unit + v, true
+	}
+	return 0, false
 }

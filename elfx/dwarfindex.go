@@ -427,15 +427,9 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 			name = s
 			if hasScopes(at) {
 				// The names around a DIE of another unit (LTO's
-				// early-debug units, dwz's partial units) are known
-				// once that unit is read: gdb prints "units::step",
-				// not "step". (The unit of the frame is read.)
-				h, off := x.unitHolding(at, next)
-				if h != cu {
-					h.load(x)
-				}
-				h.expandAround(x, off)
-				qual = h.qualOf(off)
+				// early-debug units, dwz's partial units) count too:
+				// gdb prints "units::step", not "step" (scopepath.go).
+				qual = x.qualifier(cu, at, next)
 			}
 		}
 		if linkage != "" {

@@ -394,6 +394,9 @@ func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
 		return nil
 	}
 	s, _ := newDIESkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
+	if s != nil {
+		s.unit, s.unitKnown = uint64(cu.off), true
+	}
 	return s
 }
 

@@ -91,7 +91,8 @@ func TestLazyDWARFCrossUnitReferences(t *testing.T) {
 // the way references between units are followed: the first unit opened
 // on its own (its DW_FORM_ref_addr read as data), every reference of its
 // DIEs followed to the unit found by offset, the unit holding off, and
-// the index over the units .debug_aranges does not list.
+// the index over the units .debug_aranges does not list; the names
+// around each referenced DIE are found along the path to it.
 // Seeded with the sections of the units program built with -flto when
 // g++ is there.
 func FuzzCrossUnitRefs(f *testing.F) {
@@ -138,6 +139,7 @@ func FuzzCrossUnitRefs(f *testing.F) {
 				}
 				if at, ref, ok := cu.origin(e); ok {
 					at.entryAt(ref)
+					at.pathQualifier(ref) // the names around it (scopepath.go)
 				}
 			}
 		}

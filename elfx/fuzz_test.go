@@ -97,6 +97,9 @@ func exerciseParsers(o *Object, data []byte) {
 		for _, s := range o.ELF().Sections {
 			addrs = append(addrs, s.Addr, s.Addr+s.Size/2)
 		}
+		// The first lookups scan the raw tables (symscan.go), the
+		// later ones build the sorted table.
+		o.LookupSymbol("f")
 		for _, a := range addrs {
 			o.Symbol(a)
 			o.SourceFrames(a)

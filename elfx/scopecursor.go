@@ -56,6 +56,10 @@ type skipCursor struct {
 	// offset, so made is reused.
 	made dwarf.Entry
 	pc   pcPair
+	// sib is where the children of the DIE returned last end, by its
+	// DW_AT_sibling, where hasSib.
+	sib    uint64
+	hasSib bool
 }
 
 // newCursor is a cursor over the children of the DIE at off (an offset
@@ -114,6 +118,7 @@ func (c *skipCursor) next() (*dwarf.Entry, error) {
 			}
 			c.made = dwarf.Entry{Offset: off, Tag: sh.tag, Children: sh.children}
 			c.pc, c.children = pc, sh.children
+			c.sib, c.hasSib = c.s.siblingAhead(at, c.pos, sh)
 			return &c.made, nil
 		}
 		c.r.Seek(off)
@@ -128,6 +133,7 @@ func (c *skipCursor) next() (*dwarf.Entry, error) {
 			return nil, err
 		}
 		c.children = sh.children
+		c.sib, c.hasSib = c.s.siblingAhead(at, c.pos, sh)
 		return e, nil
 	}
 	return nil, nil
@@ -135,7 +141,11 @@ func (c *skipCursor) next() (*dwarf.Entry, error) {
 
 func (c *skipCursor) skipChildren() (dwarf.Offset, bool) {
 	if c.children && c.err == nil {
-		c.pos, c.err = c.s.children(c.pos)
+		if c.hasSib {
+			c.pos = c.sib
+		} else {
+			c.pos, c.err = c.s.children(c.pos)
+		}
 		c.children = false
 	}
 	if c.err != nil {

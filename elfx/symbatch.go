@@ -73,10 +73,7 @@ func (o *Object) preloadSymbols(addrs []uint64) {
 	addrs = slices.Clone(addrs)
 	slices.Sort(addrs)
 	addrs = slices.Compact(addrs)
-	tables := []batchTable{{o, elf.SHT_SYMTAB}}
-	if dbg := o.debugObject(); dbg != nil {
-		tables = append(tables, batchTable{dbg, elf.SHT_SYMTAB})
-	}
+	tables := o.batchTables()
 	// Each symbol is offered to every address above it: past a few
 	// million offers the sorted table is cheaper.
 	if n := symbolCount(append(tables, batchTable{o, elf.SHT_DYNSYM})); n*len(addrs) > maxBatchOffers {
@@ -108,6 +105,16 @@ func (o *Object) preloadSymbols(addrs []uint64) {
 			t.obj.release(unsafe.Slice(unsafe.StringData(st.strs), len(st.strs)))
 		}
 	}
+}
+
+// batchTables are the .symtab sections a pass reads, in buildSymbols'
+// order (the .gnu_debugdata symbols and .dynsym follow them).
+func (o *Object) batchTables() []batchTable {
+	tables := []batchTable{{o, elf.SHT_SYMTAB}}
+	if dbg := o.debugObject(); dbg != nil {
+		tables = append(tables, batchTable{dbg, elf.SHT_SYMTAB})
+	}
+	return tables
 }
 
 // batchCandidates returns, for each of addrs, up to maxAliasScan

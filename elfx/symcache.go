@@ -172,12 +172,17 @@ func (o *Object) attachSymbolCache(c *SymbolCache) {
 	o.state().memo.Store(m)
 }
 
-// keepLookups gives o a memo held in memory only, when no symbol cache
-// file backs one: the cores of a batch stop at the same few places of
-// the same programs, and each address is then symbolized once for all
-// of them, not once a core.
-func (o *Object) keepLookups() {
-	o.state().memo.Store(&lookupMemo{l: newLookups()})
+// keepLookups returns o's memo, giving it one held in memory only when
+// no symbol cache file backs one: the cores of a batch stop at the same
+// few places of the same programs, and each address is then symbolized
+// once for all of them, not once a core.
+func (o *Object) keepLookups() *lookupMemo {
+	d := o.state()
+	if m := d.memo.Load(); m != nil {
+		return m
+	}
+	d.memo.CompareAndSwap(nil, &lookupMemo{l: newLookups()})
+	return d.memo.Load()
 }
 
 // lookupKey names the files behind o's lookups: coreunwind itself (a

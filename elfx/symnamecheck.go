@@ -1,9 +1,6 @@
 package elfx
 
-import (
-	"debug/elf"
-	"strings"
-)
+import "strings"
 
 // mayHoldSymbol reports whether name can be the name, raw or demangled,
 // of one of o's code symbols, before o's symbol table is built: false
@@ -18,18 +15,9 @@ func (o *Object) mayHoldSymbol(name string) bool {
 	if o.state().symsBuilt.Load() || !plainIdentifier(name) {
 		return true
 	}
-	objs := []*Object{o}
-	if dbg := o.debugObject(); dbg != nil {
-		objs = append(objs, dbg)
-	}
-	if m := o.miniDebugObject(); m != nil {
-		objs = append(objs, m)
-	}
-	for _, x := range objs {
-		for _, typ := range []elf.SectionType{elf.SHT_SYMTAB, elf.SHT_DYNSYM} {
-			if t, ok := x.symbolTable(typ); ok && strings.Contains(t.strs, name) {
-				return true
-			}
+	for _, tab := range o.namingTables() {
+		if strings.Contains(tab.t.strs, name) {
+			return true
 		}
 	}
 	return false

@@ -1,0 +1,139 @@
+package elfx
+
+import (
+	"cmp"
+	"debug/elf"
+	"strings"
+	"sync/atomic"
+)
+
+// A report's addresses are answered by preloadSymbols' one pass over the
+// raw symbol tables; what comes after it built the whole sorted table
+// (python3.11's 40,000 entries, libc's, libstdc++'s) for a handful of
+// lookups: the tail-call targets, by name in every module in load order
+// until one has it, and by address. The first few such lookups of an
+// object scan the raw tables instead, as preloadSymbols does. Found by
+// its raw name, a symbol is the one the sorted table would give first;
+// a name no string table holds is missed before (symnamecheck.go); any
+// other name found by no scan goes to the table (it may be a demangled
+// one).
+
+// maxScans is how many lookups an object answers by scanning its raw
+// tables; after them the sorted table is built (a Go program's frames
+// look up a name each, and the table answers them for less than a scan
+// each).
+const maxScans = 6
+
+// scansKey is the Keyed key of an object's count of scans.
+type scansKey struct{}
+
+// fewScans counts a lookup and reports whether it is one of the first
+// maxScans of the object.
+func (o *Object) fewScans() bool {
+	n := o.Keyed(scansKey{}, func() any { return new(atomic.Int32) }).(*atomic.Int32)
+	return n.Add(1) <= maxScans
+}
+
+// scanSymbol answers Symbol for an address the batch does not hold with
+// one pass over the raw tables (preloadSymbols' for one address), and
+// adds the answer to the batch. ok is false where the table is built or
+// to be built.
+func (o *Object) scanSymbol(addr uint64) (batchAnswer, bool) {
+	d := o.state()
+	if d.symsBuilt.Load() || !o.fewScans() {
+		return batchAnswer{}, false
+	}
+	tables := o.batchTables()
+	if symbolCount(append(tables, batchTable{o, elf.SHT_DYNSYM})) > maxBatchOffers {
+		return batchAnswer{}, false
+	}
+	addrs := []uint64{addr}
+	cands := o.batchCandidates(addrs, tables, false)
+	if !allNamesOK(cands) {
+		cands = o.batchCandidates(addrs, tables, true)
+	}
+	ans := o.batchAnswer(addr, cands[0])
+	for {
+		old := d.batch.Load()
+		b := &symbolBatch{answers: map[uint64]batchAnswer{addr: ans}}
+		if old != nil {
+			for a, v := range old.answers {
+				b.answers[a] = v
+			}
+		}
+		if d.batch.CompareAndSwap(old, b) {
+			return ans, true
+		}
+	}
+}
+
+// symbolByRawName returns the code symbol called name (its stored name
+// without @VERSION) that buildSymbols' table holds first for that name:
+// the lowest address, then the best rank, sized before unsized, then
+// table order.
+func (o *Object) symbolByRawName(name string) (best symEntry, found bool) {
+	var bestOrder [2]int
+	for n, tab := range o.namingTables() {
+		t := tab.t
+		for i := 1; i < t.len(); i++ {
+			s := t.sym(i)
+			if int(s.name) >= len(t.strs) || !strings.HasPrefix(t.strs[s.name:], name) || symbolName(t.strs, s.name) != name {
+				continue
+			}
+			e, ok := codeSymbol(t.f, s, t.strs)
+			if ok {
+				e, ok = tab.obj.codePlace(tab.obj.funcDescriptors(), e)
+			}
+			if !ok {
+				continue
+			}
+			if order := [2]int{n, i}; !found || symbolBefore(e, order, best, bestOrder) {
+				best, bestOrder, found = e, order, true
+			}
+		}
+	}
+	return best, found
+}
+
+// symbolBefore reports whether a (at order in the tables) sorts before b
+// in buildSymbols' table.
+func symbolBefore(a symEntry, aOrder [2]int, b symEntry, bOrder [2]int) bool {
+	if c := cmp.Compare(a.Addr, b.Addr); c != 0 {
+		return c < 0
+	}
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		return c < 0
+	}
+	if aUnsized, bUnsized := a.Size == 0, b.Size == 0; aUnsized != bUnsized {
+		return bUnsized
+	}
+	if c := cmp.Compare(aOrder[0], bOrder[0]); c != 0 {
+		return c < 0
+	}
+	return aOrder[1] < bOrder[1]
+}
+
+// namingTable is one symbol table buildSymbols reads and its object.
+type namingTable struct {
+	obj *Object
+	t   symTable
+}
+
+// namingTables are the symbol tables buildSymbols reads, in its order.
+func (o *Object) namingTables() []namingTable {
+	var tabs []namingTable
+	add := func(obj *Object, typ elf.SectionType) {
+		if t, ok := obj.symbolTable(typ); ok {
+			tabs = append(tabs, namingTable{obj, t})
+		}
+	}
+	add(o, elf.SHT_SYMTAB)
+	if dbg := o.debugObject(); dbg != nil {
+		add(dbg, elf.SHT_SYMTAB)
+	}
+	if m := o.miniDebugObject(); m != nil {
+		add(m, elf.SHT_SYMTAB)
+	}
+	add(o, elf.SHT_DYNSYM)
+	return tabs
+}
