@@ -10,6 +10,7 @@ import (
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/elfx/debuginfod"
 	"github.com/coreunwind/coreunwind/internal/mapfault"
+	"github.com/coreunwind/coreunwind/internal/stackreserve"
 	"github.com/coreunwind/coreunwind/report"
 	"github.com/coreunwind/coreunwind/unwind"
 )
@@ -279,6 +280,7 @@ func parallel(n int, f func(int)) {
 	var next atomic.Int64
 	for w := 0; w < workers; w++ {
 		g.Go(func() {
+			stackreserve.Grow()
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				f(i)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/coreunwind/coreunwind/elfx/breakpadsym"
 	"github.com/coreunwind/coreunwind/elfx/cfi"
@@ -25,19 +26,25 @@ import (
 // is not used: the walk falls back as where there is no CFI.
 
 // breakpadRegs are Breakpad's register names and their DWARF numbers,
-// with the return-address column, by arch.
-var breakpadRegs = map[string]struct {
+// with the return-address column, by arch: maps built by the first
+// symbol file's CFI, not by every process at start.
+var breakpadRegs = sync.OnceValue(func() map[string]breakpadArch {
+	return map[string]breakpadArch{
+		"x86_64": {ra: 16, regs: map[string]uint64{"$rax": 0, "$rdx": 1, "$rcx": 2, "$rbx": 3, "$rsi": 4, "$rdi": 5,
+			"$rbp": 6, "$rsp": 7, "$r8": 8, "$r9": 9, "$r10": 10, "$r11": 11, "$r12": 12, "$r13": 13, "$r14": 14,
+			"$r15": 15, "$rip": 16}},
+		"i386": {ra: 8, regs: map[string]uint64{"$eax": 0, "$ecx": 1, "$edx": 2, "$ebx": 3, "$esp": 4, "$ebp": 5,
+			"$esi": 6, "$edi": 7, "$eip": 8}},
+		"aarch64": {ra: 30, regs: aarch64BreakpadRegs()},
+		"arm": {ra: 14, regs: map[string]uint64{"$r0": 0, "$r1": 1, "$r2": 2, "$r3": 3, "$r4": 4, "$r5": 5, "$r6": 6,
+			"$r7": 7, "$r8": 8, "$r9": 9, "$r10": 10, "$r11": 11, "$r12": 12, "$sp": 13, "$lr": 14, "$pc": 15}},
+	}
+})
+
+// breakpadArch is one arch's Breakpad register names.
+type breakpadArch struct {
 	regs map[string]uint64
 	ra   uint64
-}{
-	"x86_64": {ra: 16, regs: map[string]uint64{"$rax": 0, "$rdx": 1, "$rcx": 2, "$rbx": 3, "$rsi": 4, "$rdi": 5,
-		"$rbp": 6, "$rsp": 7, "$r8": 8, "$r9": 9, "$r10": 10, "$r11": 11, "$r12": 12, "$r13": 13, "$r14": 14,
-		"$r15": 15, "$rip": 16}},
-	"i386": {ra: 8, regs: map[string]uint64{"$eax": 0, "$ecx": 1, "$edx": 2, "$ebx": 3, "$esp": 4, "$ebp": 5,
-		"$esi": 6, "$edi": 7, "$eip": 8}},
-	"aarch64": {ra: 30, regs: aarch64BreakpadRegs()},
-	"arm": {ra: 14, regs: map[string]uint64{"$r0": 0, "$r1": 1, "$r2": 2, "$r3": 3, "$r4": 4, "$r5": 5, "$r6": 6,
-		"$r7": 7, "$r8": 8, "$r9": 9, "$r10": 10, "$r11": 11, "$r12": 12, "$sp": 13, "$lr": 14, "$pc": 15}},
 }
 
 func aarch64BreakpadRegs() map[string]uint64 {
@@ -65,7 +72,7 @@ const (
 // m, nil when there is none or it cannot be expressed as DWARF CFI.
 func (t *target) symbolFileProcInfo(m *module, ip uint64) *unwind.ProcInfo {
 	f := t.symbolFile(m)
-	arch, ok := breakpadRegs[t.core.Arch]
+	arch, ok := breakpadRegs()[t.core.Arch]
 	if f == nil || !ok || ip < m.core.Base {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 // DWARF's rules become the call frame instructions they came from; any
 // other expression is refused (the range is not used).
 func TestBreakpadCFIInstructions(t *testing.T) {
-	x := breakpadRegs["x86_64"]
+	x := breakpadRegs()["x86_64"]
 	tests := []struct {
 		rules string
 		want  []byte // nil: refused

@@ -40,8 +40,10 @@ const (
 )
 
 // genericSignalNames is the numbering of x86, arm, arm64, ia64, riscv,
-// s390, powerpc and the asm-generic ports.
-var genericSignalNames = map[int]string{
+// s390, powerpc and the asm-generic ports. The name tables are arrays
+// indexed by number: data in the executable, where maps would be built
+// by every process at start.
+var genericSignalNames = [...]string{
 	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP",
 	6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1",
 	11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM",
@@ -53,7 +55,7 @@ var genericSignalNames = map[int]string{
 
 // parisc's numbering (arch/parisc/include/uapi/asm/signal.h, kernels since
 // 4.18; older kernels had SIGEMT 7, SIGSYS 12, SIGXCPU 33, SIGXFSZ 34).
-var pariscSignalNames = map[int]string{
+var pariscSignalNames = [...]string{
 	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP",
 	6: "SIGABRT", 7: "SIGSTKFLT", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGBUS",
 	11: "SIGSEGV", 12: "SIGXCPU", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM",
@@ -63,18 +65,18 @@ var pariscSignalNames = map[int]string{
 	31: "SIGSYS",
 }
 
-func (s *Signal) names() map[int]string {
+func (s *Signal) names() []string {
 	if s.machine == elf.EM_PARISC {
-		return pariscSignalNames
+		return pariscSignalNames[:]
 	}
-	return genericSignalNames
+	return genericSignalNames[:]
 }
 
 // Name returns the signal's name ("SIGSEGV"); numbers without a name
 // (real-time signals) print as gdb does: "SIG37".
 func (s *Signal) Name() string {
-	if n, ok := s.names()[s.Number]; ok {
-		return n
+	if names := s.names(); s.Number > 0 && s.Number < len(names) {
+		return names[s.Number]
 	}
 	return fmt.Sprintf("SIG%d", s.Number)
 }

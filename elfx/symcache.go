@@ -12,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -375,10 +374,22 @@ const staleTemp = time.Hour
 // Names trim may remove: the directory may be shared with other files
 // (--cache-dir is anyone's choice), so trim touches only names that
 // attachSymbolCache and write make, holding what encodeLookups writes.
-var (
-	symbolCacheName     = regexp.MustCompile(`^[0-9a-f]{32}` + regexp.QuoteMeta(symbolCacheExt) + `$`)
-	symbolCacheTempName = regexp.MustCompile(`^` + regexp.QuoteMeta(symbolCacheTemp) + `[0-9]+$`) // os.CreateTemp's
-)
+// Plain string tests rather than regexps: a package-level regexp is
+// compiled by every process at start, and most never trim.
+
+// isSymbolCacheName reports whether name is a cache file's: 32 lowercase
+// hex digits, then symbolCacheExt.
+func isSymbolCacheName(name string) bool {
+	key, ok := strings.CutSuffix(name, symbolCacheExt)
+	return ok && len(key) == 32 && strings.Trim(key, "0123456789abcdef") == ""
+}
+
+// isSymbolCacheTempName reports whether name is one of write's temporary
+// files: symbolCacheTemp, then the digits os.CreateTemp adds.
+func isSymbolCacheTempName(name string) bool {
+	digits, ok := strings.CutPrefix(name, symbolCacheTemp)
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
 
 // ours reports whether the regular file at path begins as encodeLookups's
 // output does; partial accepts less than the magic (a temporary file
@@ -417,11 +428,11 @@ func (c *SymbolCache) trim() {
 		}
 		path := filepath.Join(c.dir, name)
 		switch {
-		case symbolCacheTempName.MatchString(name):
+		case isSymbolCacheTempName(name):
 			if time.Since(fi.ModTime()) > staleTemp && ours(path, true) {
 				os.Remove(path)
 			}
-		case symbolCacheName.MatchString(name):
+		case isSymbolCacheName(name):
 			files = append(files, file{path, fi.Size(), fi.ModTime()})
 			total += fi.Size()
 		}

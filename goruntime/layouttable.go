@@ -40,7 +40,7 @@ func tableStructs(version, goarch string) (map[string]*dwarf.StructType, error) 
 	if !ok {
 		return nil, fmt.Errorf("%w: %q is not a Go release", errNoLayout, version)
 	}
-	text, ok := generatedLayouts[rel+"/"+goarch]
+	text, ok := generatedLayoutText(rel + "/" + goarch)
 	if !ok {
 		return nil, fmt.Errorf("%w: no table for %s on %s", errNoLayout, rel, goarch)
 	}
@@ -88,5 +88,33 @@ func tableComplete(structs map[string]*dwarf.StructType) bool {
 // nil when the table has none.
 func tableWaitReasons(version string) []string {
 	rel, _ := release(version)
-	return generatedWaitReasons[rel]
+	for _, w := range generatedWaitReasons {
+		if w.release == rel {
+			return w.reasons
+		}
+	}
+	return nil
+}
+
+// The generated tables are arrays of constants, data in the executable
+// that the first lookup reads, rather than maps every process would
+// build at start for the few reports of Go cores.
+type (
+	// generatedLayout is one release's layouts on one GOARCH.
+	generatedLayout struct{ key, text string } // key: "go1.26/amd64"
+	// generatedWaitReason is one release's runtime.waitReasonStrings.
+	generatedWaitReason struct {
+		release string
+		reasons []string
+	}
+)
+
+// generatedLayoutText returns the table's layouts for key ("go1.26/amd64").
+func generatedLayoutText(key string) (string, bool) {
+	for _, g := range generatedLayouts {
+		if g.key == key {
+			return g.text, true
+		}
+	}
+	return "", false
 }

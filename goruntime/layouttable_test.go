@@ -198,7 +198,8 @@ func TestTableEveryRelease(t *testing.T) {
 	if len(generatedLayouts) < 7*7 {
 		t.Errorf("%d layouts in the table, want 7 releases by 7 arches", len(generatedLayouts))
 	}
-	for key := range generatedLayouts {
+	for _, g := range generatedLayouts {
+		key := g.key
 		rel, goarch, _ := strings.Cut(key, "/")
 		structs, err := tableStructs(rel+".1", goarch)
 		if err != nil {

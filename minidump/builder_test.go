@@ -52,7 +52,7 @@ func (b *builder) bytes() []byte {
 
 // amd64Context is a CONTEXT with rip, rsp and rbp set.
 func amd64Context(rip, rsp, rbp uint64) []byte {
-	c := make([]byte, amd64Regs.size)
+	c := make([]byte, amd64ContextSize)
 	le.PutUint32(c[48:], contextAMD64|0xf)
 	le.PutUint64(c[152:], rsp)
 	le.PutUint64(c[160:], rbp)
@@ -76,7 +76,7 @@ func crafted() []byte {
 	th = le.AppendUint64(th, 0x7fff0000)
 	th = le.AppendUint32(th, 64)
 	th = le.AppendUint32(th, stack)
-	th = le.AppendUint32(th, uint32(amd64Regs.size))
+	th = le.AppendUint32(th, uint32(amd64ContextSize))
 	th = le.AppendUint32(th, ctx)
 	b.stream(ThreadListStream, th)
 	mem := le.AppendUint32(nil, 1)
@@ -98,7 +98,7 @@ func crafted() []byte {
 	le.PutUint32(exc[8:], 11)
 	le.PutUint32(exc[12:], 1)
 	le.PutUint64(exc[24:], 0x10)
-	le.PutUint32(exc[160:], uint32(amd64Regs.size))
+	le.PutUint32(exc[160:], uint32(amd64ContextSize))
 	le.PutUint32(exc[164:], ctx)
 	b.stream(ExceptionStream, exc)
 	b.stream(LinuxMaps, []byte("00400000-00402000 r-xp 00000000 08:01 12 /bin/prog\n7fff0000-7fff1000 rw-p 00000000 00:00 0 [stack]\n"))

@@ -1,6 +1,9 @@
 package minidump
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Context is a thread's saved CPU context (MDRawContextAMD64,
 // MDRawContextX86, MDRawContextARM, MDRawContextARM64 and its older
@@ -52,50 +55,52 @@ func slots32(names []string, first int) []regSlot {
 	return out
 }
 
-var (
-	// amd64Regs: CONTEXT's integer registers from Rax at 120 to Rip at
-	// 248, and EFlags at 68.
-	amd64Regs = cpuRegs{size: 1232, flagsSize: 4, pc: "rip", sp: "rsp", regs: append(
-		slots64([]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-			"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}, 120),
-		regSlot{"eflags", 68, 4}, regSlot{"cs", 56, 2}, regSlot{"ds", 58, 2}, regSlot{"es", 60, 2},
-		regSlot{"fs", 62, 2}, regSlot{"gs", 64, 2}, regSlot{"ss", 66, 2})}
-	// x86Regs: MDRawContextX86 from gs at 140 to ss at 200.
-	x86Regs = cpuRegs{size: 716, flagsSize: 4, pc: "eip", sp: "esp", regs: slots32([]string{
-		"gs", "fs", "es", "ds", "edi", "esi", "ebx", "edx", "ecx", "eax",
-		"ebp", "eip", "cs", "eflags", "esp", "ss"}, 140)}
-	// armRegs: MDRawContextARM's iregs[16] at 4, cpsr at 68.
-	armRegs = cpuRegs{size: 368, flagsSize: 4, pc: "pc", sp: "sp", regs: slots32([]string{
-		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12",
-		"sp", "lr", "pc", "cpsr"}, 4)}
-	arm64Names = []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
-		"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22",
-		"x23", "x24", "x25", "x26", "x27", "x28", "fp", "lr", "sp", "pc"}
-	// arm64Regs: MDRawContextARM64 (context_flags, cpsr, iregs[33]).
-	arm64Regs = cpuRegs{size: 912, flagsSize: 4, pc: "pc", sp: "sp",
-		regs: append(slots64(arm64Names, 8), regSlot{"cpsr", 4, 4})}
-	// arm64OldRegs: MDRawContextARM64_Old (64-bit context_flags,
-	// iregs[33], cpsr; packed to 4 bytes).
-	arm64OldRegs = cpuRegs{size: 796, flagsSize: 8, pc: "pc", sp: "sp",
-		regs: append(slots64(arm64Names, 8), regSlot{"cpsr", 272, 4})}
+// arm64Names are MDRawContextARM64's iregs, in order.
+var arm64Names = []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
+	"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22",
+	"x23", "x24", "x25", "x26", "x27", "x28", "fp", "lr", "sp", "pc"}
+
+// Context sizes that guessCPU and tests need without the layouts.
+const (
+	amd64ContextSize    = 1232
+	arm64OldContextSize = 796
 )
+
+// contextLayouts are the context layouts by CPU, built by the first
+// context read rather than by every process at start (most read no
+// minidump).
+var contextLayouts = sync.OnceValue(func() map[CPU]*cpuRegs {
+	arm64 := slots64(arm64Names, 8)
+	return map[CPU]*cpuRegs{
+		// MDRawContextAMD64: the integer registers from Rax at 120 to
+		// Rip at 248, and EFlags at 68.
+		CPUAMD64: {size: amd64ContextSize, flagsSize: 4, pc: "rip", sp: "rsp", regs: append(
+			slots64([]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+				"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}, 120),
+			regSlot{"eflags", 68, 4}, regSlot{"cs", 56, 2}, regSlot{"ds", 58, 2}, regSlot{"es", 60, 2},
+			regSlot{"fs", 62, 2}, regSlot{"gs", 64, 2}, regSlot{"ss", 66, 2})},
+		// MDRawContextX86: from gs at 140 to ss at 200.
+		CPUX86: {size: 716, flagsSize: 4, pc: "eip", sp: "esp", regs: slots32([]string{
+			"gs", "fs", "es", "ds", "edi", "esi", "ebx", "edx", "ecx", "eax",
+			"ebp", "eip", "cs", "eflags", "esp", "ss"}, 140)},
+		// MDRawContextARM: iregs[16] at 4, cpsr at 68.
+		CPUARM: {size: 368, flagsSize: 4, pc: "pc", sp: "sp", regs: slots32([]string{
+			"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12",
+			"sp", "lr", "pc", "cpsr"}, 4)},
+		// MDRawContextARM64 (context_flags, cpsr, iregs[33]).
+		CPUARM64: {size: 912, flagsSize: 4, pc: "pc", sp: "sp",
+			regs: append(arm64[:len(arm64):len(arm64)], regSlot{"cpsr", 4, 4})},
+		// MDRawContextARM64_Old (64-bit context_flags, iregs[33], cpsr;
+		// packed to 4 bytes).
+		CPUARM64Old: {size: arm64OldContextSize, flagsSize: 8, pc: "pc", sp: "sp",
+			regs: append(arm64[:len(arm64):len(arm64)], regSlot{"cpsr", 272, 4})},
+	}
+})
 
 // layoutFor returns the context layout of cpu, nil when this package
 // does not read its contexts.
 func layoutFor(cpu CPU) *cpuRegs {
-	switch cpu {
-	case CPUAMD64:
-		return &amd64Regs
-	case CPUX86:
-		return &x86Regs
-	case CPUARM:
-		return &armRegs
-	case CPUARM64:
-		return &arm64Regs
-	case CPUARM64Old:
-		return &arm64OldRegs
-	}
-	return nil
+	return contextLayouts()[cpu]
 }
 
 // Context flags naming the CPU, for dumps without system information.
@@ -115,7 +120,7 @@ func guessCPU(raw []byte) CPU {
 	}
 	f := le.Uint32(raw)
 	switch {
-	case len(raw) >= 8 && le.Uint64(raw)&0xffffffff00000000 == 0 && f&contextARM64Old != 0 && len(raw) == arm64OldRegs.size:
+	case len(raw) >= 8 && le.Uint64(raw)&0xffffffff00000000 == 0 && f&contextARM64Old != 0 && len(raw) == arm64OldContextSize:
 		return CPUARM64Old
 	case f&contextAMD64 != 0:
 		return CPUAMD64

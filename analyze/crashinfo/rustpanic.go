@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -32,8 +33,9 @@ import (
 // the panic hook.
 var panicHookFunctions = []string{"std::panicking::panic_with_hook", "std::panicking::rust_panic_with_hook"}
 
-// rustHash is the hash suffix of a legacy-mangled Rust symbol.
-var rustHash = regexp.MustCompile(`::h[0-9a-f]{16}$`)
+// rustHash is the hash suffix of a legacy-mangled Rust symbol. This
+// file's regexps are compiled by their first user, not at every start.
+var rustHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`::h[0-9a-f]{16}$`) })
 
 // panicMachinery reports whether fn is a function of std's panic
 // machinery: below the frame that panicked.
@@ -130,7 +132,7 @@ func (p *rustPanicFacts) summary() string {
 }
 
 // rustName is a function name without a legacy mangling's hash.
-func rustName(fn string) string { return rustHash.ReplaceAllString(fn, "") }
+func rustName(fn string) string { return rustHash().ReplaceAllString(fn, "") }
 
 // readOnly reports whether addr is in a mapping the process cannot
 // write.
@@ -284,7 +286,9 @@ var anyTypes = map[string]string{
 
 // payloadMethod is the demangled name of a payload type's method of
 // PanicPayload (BoxMeUp in older std) or of its supertrait Display.
-var payloadMethod = regexp.MustCompile(`^<(.+) as core::(?:panic::PanicPayload|panic::BoxMeUp|fmt::Display)>::[a-z_]+$`)
+var payloadMethod = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<(.+) as core::(?:panic::PanicPayload|panic::BoxMeUp|fmt::Display)>::[a-z_]+$`)
+})
 
 // payloadKind says how the data of a trait object whose vtable is at
 // vtable holds a panic message, "" when it is none of std's payloads:
@@ -309,7 +313,7 @@ func (a *analysis) payloadKind(vtable uint64) (kind, typ string) {
 		if k, ok := anyTypes[name]; ok && slot == 3 {
 			return k, ""
 		}
-		m := payloadMethod.FindStringSubmatch(name)
+		m := payloadMethod().FindStringSubmatch(name)
 		if m == nil {
 			continue
 		}
@@ -329,7 +333,7 @@ func (a *analysis) payloadKind(vtable uint64) (kind, typ string) {
 }
 
 // dropInPlace is the demangled name of the drop glue of a type.
-var dropInPlace = regexp.MustCompile(`^core::ptr::drop_in_place<(.+)>$`)
+var dropInPlace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^core::ptr::drop_in_place<(.+)>$`) })
 
 // dropType is the type whose drop glue is a vtable's first entry. The
 // drop glue's name spells out the type with its type arguments, where
@@ -344,7 +348,7 @@ func (a *analysis) dropType(vtable uint64) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	m := dropInPlace.FindStringSubmatch(rustName(name))
+	m := dropInPlace().FindStringSubmatch(rustName(name))
 	if m == nil {
 		return "", false
 	}

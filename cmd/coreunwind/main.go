@@ -30,9 +30,11 @@ import (
 
 	"github.com/coreunwind/coreunwind/internal/exitcode"
 	"github.com/coreunwind/coreunwind/internal/memlimit"
+	"github.com/coreunwind/coreunwind/internal/stackreserve"
 )
 
 func main() {
+	stackreserve.Grow()
 	if os.Getenv("GOGC") == "" {
 		// A report allocates its indexes once and keeps them to the end:
 		// collecting often buys nothing (measured: 15% of a small core's

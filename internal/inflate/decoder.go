@@ -39,9 +39,14 @@ const (
 	stateEnd            // past the final block
 )
 
-// Reset makes d decode the stream in src from its start.
+// Reset makes d decode the stream in src from its start. It clears d in
+// place and then sets the reader: assigning a composite literal with a
+// field set builds the 44 KiB Decoder on the caller's stack first and
+// copies it, which grows the stack of every caller into which Reset is
+// inlined by that much.
 func (d *Decoder) Reset(src []byte) {
-	*d = Decoder{br: bitReader{src: src, rest: src}}
+	*d = Decoder{}
+	d.br = bitReader{src: src, rest: src}
 }
 
 // Consumed is how many bytes of the input the stream has used so far.
