@@ -42,6 +42,8 @@ type lazyDWARF struct {
 	unlisted unlistedUnits // unlisted.go
 	alt      *altDWARF     // the supplementary file (altlink.go), nil for none
 
+	refAbbrevs refAbbrevs // the tables of units with DW_FORM_ref_addr (refabbrev.go)
+
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
 	allListed  bool
@@ -400,17 +402,21 @@ func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
 	return s
 }
 
-// refAddrUnitData is a dwarf.Data over a copy of the unit at off whose
-// abbreviation table t (copied too, to offset 0) reads DW_FORM_ref_addr
-// as data of the same size.
+// refAddrUnitData is a dwarf.Data over the unit at off whose
+// abbreviation table t reads DW_FORM_ref_addr as data of the same size:
+// the table rewritten in the index's shared copy (refabbrev.go), or,
+// where that cannot hold it, copied to offset 0 with the unit (its
+// header pointing there).
 func (l *lazyDWARF) refAddrUnitData(off uint64, h unitHeader, t abbrevInfo) (*dwarf.Data, error) {
-	form := byte(formData4)
-	switch h.refAddrSize() {
-	case 4:
-	case 8:
-		form = formData8
-	default:
-		return nil, fmt.Errorf("DW_FORM_ref_addr of %d bytes", h.refAddrSize())
+	form, err := refAddrForm(h)
+	if err != nil {
+		return nil, err
+	}
+	sec := append([][]byte(nil), l.sec...)
+	sec[2] = l.line.buf
+	if abbrev, ok := l.refAbbrevs.section(l.abbrev, h.abbrevOff, t, form); ok {
+		sec[0], sec[1] = abbrev, l.info.buf[off:h.end:h.end]
+		return newDWARFData(l.name, sec, false)
 	}
 	abbrev := slices.Clone(l.abbrev.buf[h.abbrevOff:t.end])
 	for _, p := range t.refAddr {
@@ -423,8 +429,7 @@ func (l *lazyDWARF) refAddrUnitData(off uint64, h unitHeader, t abbrevInfo) (*dw
 	} else {
 		l.order.PutUint32(at, 0)
 	}
-	sec := append([][]byte(nil), l.sec...)
-	sec[0], sec[1], sec[2] = abbrev, info, l.line.buf
+	sec[0], sec[1] = abbrev, info
 	return newDWARFData(l.name, sec, false)
 }
 
