@@ -227,3 +227,31 @@ func FuzzDIESkipper(f *testing.F) {
 		}
 	})
 }
+
+// TestDIESkipperAllocations: a skipper is made for each unit a report
+// names a function in (330 in gen-lto's); its allocations must not grow
+// with its table's abbreviations (they were three or more each, and the
+// code table grown one code at a time).
+func TestDIESkipperAllocations(t *testing.T) {
+	var abbrev []byte
+	for code := byte(1); code <= 100; code++ {
+		// DW_TAG_subprogram with children: DW_AT_sibling ref4,
+		// DW_AT_name strp, DW_AT_decl_line udata, DW_AT_low_pc addr.
+		abbrev = append(abbrev, code, 0x2e, 1, 0x01, 0x13, 0x03, 0x0e, 0x3b, 0x0f, 0x11, 0x01, 0, 0)
+	}
+	abbrev = append(abbrev, 0)
+	h := unitHeader{end: 0, version: 4, addrSize: 8}
+	s, err := newDIESkipper(nil, abbrev, h, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh := s.shape(100); sh == nil || len(sh.forms) != 4 || sh.fixed != -1 || !sh.sibling || s.shape(50) == s.shape(51) {
+		t.Fatalf("shape of code 100: %+v", sh)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		newDIESkipper(nil, abbrev, h, binary.LittleEndian)
+	})
+	if allocs > 8 {
+		t.Errorf("a skipper over 100 abbreviations: %.0f allocations", allocs)
+	}
+}
