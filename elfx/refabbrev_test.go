@@ -1,15 +1,9 @@
 package elfx
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // TestRefAddrUnitsReadInPlace opens every unit of a program built with
@@ -18,25 +12,9 @@ import (
 // .debug_info, not in copies (which were most of a big LTO program's
 // peak RSS), so opening them allocates far less than their sizes.
 func TestRefAddrUnitsReadInPlace(t *testing.T) {
-	dir := t.TempDir()
 	// Many small functions, so that the units' DIEs outweigh what
 	// opening a unit allocates whatever its size (its abbreviations).
-	var src strings.Builder
-	src.WriteString("namespace big {\n")
-	for i := range 1000 {
-		fmt.Fprintf(&src, "__attribute__((noinline)) int f%d(int x) { volatile int y = x * %d; return y + %d; }\n", i, i+1, i)
-	}
-	src.WriteString("}\nint main(int argc, char **) {\n\tint s = 0;\n")
-	for i := range 1000 {
-		fmt.Fprintf(&src, "\ts += big::f%d(argc);\n", i)
-	}
-	src.WriteString("\treturn s & 1;\n}\n")
-	file := filepath.Join(dir, "big.cc")
-	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "big")
-	testenv.Build(t, "g++", "-O2", "-g", "-flto", "-o", exe, file)
+	exe := buildManyFunctions(t, 1000, "-O2", "-g", "-flto")
 	o := mustOpen(t, exe)
 	x, err := o.newLazyDWARFIndex()
 	if err != nil || x == nil {
