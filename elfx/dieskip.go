@@ -32,6 +32,12 @@ type dieSkipper struct {
 	// The shapes by abbreviation code: codes are mostly small and dense.
 	small []*dieShape
 	large map[uint64]*dieShape
+	// A lazy skipper's (newLazyDIESkipper) abbreviation table, and
+	// where in it the declaration of each code below len(decls) is,
+	// plus one (0 for none): shapes not made yet.
+	abbrev []byte
+	decls  []uint64
+	made   shapeSlabs // the shapes made since
 }
 
 // smallCodes bounds the codes dieSkipper.small holds.
@@ -140,9 +146,69 @@ func (s *dieSkipper) formSize(f uint64) (size int, ok bool) {
 // unit is then read with debug/dwarf alone. The shapes, their attributes
 // and forms are cut from three arrays sized by a first pass over the
 // table (abbrevCounts): made one by one, their allocations were most of
-// the skippers' cost in gen-lto's report, which makes one for each of
-// 330 units to name one function in it.
+// the skippers' cost in gen-lto's report.
 func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s, err := unitSkipper(info, h, order)
+	if err != nil {
+		return nil, err
+	}
+	n := abbrevCounts(abbrev)
+	slabs := &shapeSlabs{
+		shapes: make([]dieShape, 0, n.shapes),
+		attrs:  make([]dwarf.Attr, 0, n.specs),
+		forms:  make([]uint64, 0, n.specs),
+	}
+	s.small = make([]*dieShape, n.smallCodes)
+	for p := uint64(0); ; {
+		code, sh, next, err := s.readDecl(abbrev, p, slabs)
+		if err != nil || code == 0 {
+			return s.orNil(err)
+		}
+		if s.shape(code) == nil { // debug/dwarf keeps the first too
+			s.setShape(code, sh)
+		}
+		p = next
+	}
+}
+
+// newLazyDIESkipper is newDIESkipper for a walk that meets few of the
+// table's abbreviations (pathQualifier's path to one DIE): the table is
+// checked whole as newDIESkipper does, but each shape is made when a
+// DIE first uses it. gen-lto's report makes one for each of 330
+// early-debug units of ~200 abbreviations, to read a dozen DIEs in each
+// (the eager shapes: 8 of its 41 MB allocated). The skipper changes as
+// it reads: it serves one goroutine.
+func newLazyDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s, err := unitSkipper(info, h, order)
+	if err != nil {
+		return nil, err
+	}
+	n := abbrevCounts(abbrev)
+	s.abbrev = abbrev
+	s.decls = make([]uint64, n.smallCodes)
+	s.small = make([]*dieShape, n.smallCodes)
+	var scratch shapeSlabs // reused: the declarations are only checked
+	for p := uint64(0); ; {
+		scratch.shapes, scratch.attrs, scratch.forms = scratch.shapes[:0], scratch.attrs[:0], scratch.forms[:0]
+		code, _, next, err := s.readDecl(abbrev, p, &scratch)
+		if err != nil || code == 0 {
+			return s.orNil(err)
+		}
+		switch {
+		case code < uint64(len(s.decls)):
+			if s.decls[code] == 0 { // debug/dwarf keeps the first too
+				s.decls[code] = p + 1
+			}
+		case s.shape(code) == nil: // rare: made now
+			_, sh, _, _ := s.readDecl(abbrev, p, &s.made)
+			s.setShape(code, sh)
+		}
+		p = next
+	}
+}
+
+// unitSkipper is a skipper of the unit of header h, without shapes.
+func unitSkipper(info []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
 	s := &dieSkipper{info: info, end: h.end, order: order, version: h.version, addrSize: int(h.addrSize),
 		offSize: 4, refAddrSize: h.refAddrSize()}
 	if h.is64 {
@@ -151,12 +217,29 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 	if h.end > uint64(len(info)) {
 		return nil, fmt.Errorf("unit ends at %#x, past .debug_info's %#x bytes", h.end, len(info))
 	}
-	n := abbrevCounts(abbrev)
-	shapes := make([]dieShape, 0, n.shapes)
-	attrs := make([]dwarf.Attr, 0, n.specs)
-	forms := make([]uint64, 0, n.specs)
-	s.small = make([]*dieShape, n.smallCodes)
-	p := uint64(0)
+	return s, nil
+}
+
+func (s *dieSkipper) orNil(err error) (*dieSkipper, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// shapeSlabs are the arrays shapes, their attributes and forms are cut
+// from; past their capacity append copies, the shapes made so far
+// staying where they are: still right.
+type shapeSlabs struct {
+	shapes []dieShape
+	attrs  []dwarf.Attr
+	forms  []uint64
+}
+
+// readDecl reads the abbreviation declaration at p of abbrev: its code
+// (0 ends the table), its shape, cut from slabs, and where the next one
+// starts.
+func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code uint64, sh *dieShape, next uint64, err error) {
 	uleb := func() (uint64, error) {
 		v, n := readULEB(abbrev[min(p, uint64(len(abbrev))):])
 		if n == 0 {
@@ -165,64 +248,53 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 		p += uint64(n)
 		return v, nil
 	}
-	for {
-		code, err := uleb()
-		if err != nil {
-			return nil, err
-		}
-		if code == 0 {
-			return s, nil
-		}
-		tag, err := uleb()
-		if err != nil {
-			return nil, err
-		}
-		if p >= uint64(len(abbrev)) {
-			return nil, fmt.Errorf("abbreviation table truncated")
-		}
-		// Past the counted capacity (it cannot be: the same bytes
-		// are read) append would copy, the shapes met so far staying
-		// where they are: still right.
-		shapes = append(shapes, dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0})
-		sh := &shapes[len(shapes)-1]
-		first := len(attrs)
-		p++
-		for {
-			attr, err := uleb()
-			if err != nil {
-				return nil, err
-			}
-			form, err := uleb()
-			if err != nil {
-				return nil, err
-			}
-			if attr == 0 && form == 0 {
-				break
-			}
-			size, ok := s.formSize(form)
-			if !ok {
-				return nil, fmt.Errorf("abbreviation %d: unknown form %#x", code, form)
-			}
-			if form == formImplicitConst {
-				if _, err := uleb(); err != nil { // its value: a signed LEB128
-					return nil, err
-				}
-			}
-			if size < 0 {
-				sh.fixed = -1
-			} else if sh.fixed >= 0 {
-				sh.fixed += size
-			}
-			sh.sibling = sh.sibling || dwarf.Attr(attr) == dwarf.AttrSibling
-			attrs = append(attrs, dwarf.Attr(attr))
-			forms = append(forms, form)
-		}
-		sh.attrs = attrs[first:len(attrs):len(attrs)]
-		sh.forms = forms[first:len(forms):len(forms)]
-		if s.shape(code) == nil { // debug/dwarf keeps the first too
-			s.setShape(code, sh)
-		}
+	if code, err = uleb(); err != nil || code == 0 {
+		return code, nil, p, err
 	}
+	tag, err := uleb()
+	if err != nil {
+		return 0, nil, p, err
+	}
+	if p >= uint64(len(abbrev)) {
+		return 0, nil, p, fmt.Errorf("abbreviation table truncated")
+	}
+	slabs.shapes = append(slabs.shapes, dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0})
+	sh = &slabs.shapes[len(slabs.shapes)-1]
+	p++
+	first := len(slabs.attrs)
+	for {
+		attr, err := uleb()
+		if err != nil {
+			return 0, nil, p, err
+		}
+		form, err := uleb()
+		if err != nil {
+			return 0, nil, p, err
+		}
+		if attr == 0 && form == 0 {
+			break
+		}
+		size, ok := s.formSize(form)
+		if !ok {
+			return 0, nil, p, fmt.Errorf("abbreviation %d: unknown form %#x", code, form)
+		}
+		if form == formImplicitConst {
+			if _, err := uleb(); err != nil { // its value: a signed LEB128
+				return 0, nil, p, err
+			}
+		}
+		if size < 0 {
+			sh.fixed = -1
+		} else if sh.fixed >= 0 {
+			sh.fixed += size
+		}
+		sh.sibling = sh.sibling || dwarf.Attr(attr) == dwarf.AttrSibling
+		slabs.attrs = append(slabs.attrs, dwarf.Attr(attr))
+		slabs.forms = append(slabs.forms, form)
+	}
+	n := len(slabs.attrs)
+	sh.attrs, sh.forms = slabs.attrs[first:n:n], slabs.forms[first:n:n]
+	return code, sh, p, nil
 }
 
 // abbrevSizes is what an abbreviation table holds: its abbreviations,
@@ -323,6 +395,11 @@ func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
 		return nil, pos + uint64(n), nil
 	}
 	sh := s.shape(c)
+	if sh == nil && c < uint64(len(s.decls)) && s.decls[c] != 0 {
+		// A lazy skipper's shape met first: its declaration was checked.
+		_, sh, _, _ = s.readDecl(s.abbrev, s.decls[c]-1, &s.made)
+		s.small[c] = sh
+	}
 	if sh == nil {
 		return nil, pos, fmt.Errorf("DIE at %#x: no abbreviation %d: %w", pos, c, errDIESkip)
 	}

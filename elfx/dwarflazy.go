@@ -385,8 +385,10 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 // newSkipper makes the skipper of an opened unit's DIEs (dieskip.go),
 // or nil for debug/dwarf to read them all: when a walk needs it, not
 // when the unit is opened (LTO's early-debug units are opened by the
-// hundred, for the DIEs other units refer to, and never walked).
-func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
+// hundred, for the DIEs other units refer to, and never walked). lazy
+// makes newLazyDIESkipper's, for one goroutine's walk past few kinds of
+// DIE.
+func (l *lazyDWARF) newSkipper(cu *cuIndex, lazy bool) *dieSkipper {
 	h := cu.header
 	if cu.abbrevEnd == 0 {
 		return nil
@@ -395,7 +397,11 @@ func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
 	if err != nil {
 		return nil
 	}
-	s, _ := newDIESkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
+	newSkipper := newDIESkipper
+	if lazy {
+		newSkipper = newLazyDIESkipper
+	}
+	s, _ := newSkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
 	if s != nil {
 		s.unit, s.unitKnown = uint64(cu.off), true
 	}
