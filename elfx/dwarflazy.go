@@ -42,7 +42,8 @@ type lazyDWARF struct {
 	unlisted unlistedUnits // unlisted.go
 	alt      *altDWARF     // the supplementary file (altlink.go), nil for none
 
-	refAbbrevs refAbbrevs // the tables of units with DW_FORM_ref_addr (refabbrev.go)
+	refAbbrevs refAbbrevs   // the tables of units with DW_FORM_ref_addr (refabbrev.go)
+	shapes     sharedShapes // the eager DIE skippers' shapes (skipshapes.go)
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
@@ -397,11 +398,12 @@ func (l *lazyDWARF) newSkipper(cu *cuIndex, lazy bool) *dieSkipper {
 	if err != nil {
 		return nil
 	}
-	newSkipper := newDIESkipper
+	var s *dieSkipper
 	if lazy {
-		newSkipper = newLazyDIESkipper
+		s, _ = newLazyDIESkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
+	} else {
+		s = l.shapes.skipper(l.info.buf, abbrev, h.abbrevOff, cu.abbrevEnd, h, l.order)
 	}
-	s, _ := newSkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
 	if s != nil {
 		s.unit, s.unitKnown = uint64(cu.off), true
 	}
