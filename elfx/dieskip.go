@@ -183,19 +183,21 @@ func newLazyDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder
 	if err != nil {
 		return nil, err
 	}
-	n := abbrevCounts(abbrev)
 	s.abbrev = abbrev
-	s.decls = make([]uint64, n.smallCodes)
-	s.small = make([]*dieShape, n.smallCodes)
-	var scratch shapeSlabs // reused: the declarations are only checked
 	for p := uint64(0); ; {
-		scratch.shapes, scratch.attrs, scratch.forms = scratch.shapes[:0], scratch.attrs[:0], scratch.forms[:0]
-		code, _, next, err := s.readDecl(abbrev, p, &scratch)
-		if err != nil || code == 0 {
-			return s.orNil(err)
+		code, _, next, err := s.readDecl(abbrev, p, nil) // checked only
+		if err != nil {
+			return nil, err
+		}
+		if code == 0 {
+			s.small = make([]*dieShape, len(s.decls))
+			return s, nil
 		}
 		switch {
-		case code < uint64(len(s.decls)):
+		case code < smallCodes:
+			if code >= uint64(len(s.decls)) {
+				s.decls = append(s.decls, make([]uint64, max(code+1, 2*uint64(len(s.decls)))-uint64(len(s.decls)))...)
+			}
 			if s.decls[code] == 0 { // debug/dwarf keeps the first too
 				s.decls[code] = p + 1
 			}
@@ -238,7 +240,7 @@ type shapeSlabs struct {
 
 // readDecl reads the abbreviation declaration at p of abbrev: its code
 // (0 ends the table), its shape, cut from slabs, and where the next one
-// starts.
+// starts. With slabs nil the declaration is only checked: no shape.
 func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code uint64, sh *dieShape, next uint64, err error) {
 	uleb := func() (uint64, error) {
 		v, n := readULEB(abbrev[min(p, uint64(len(abbrev))):])
@@ -258,10 +260,12 @@ func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code 
 	if p >= uint64(len(abbrev)) {
 		return 0, nil, p, fmt.Errorf("abbreviation table truncated")
 	}
-	slabs.shapes = append(slabs.shapes, dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0})
-	sh = &slabs.shapes[len(slabs.shapes)-1]
+	first := 0
+	if slabs != nil {
+		slabs.shapes = append(slabs.shapes, dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0})
+		sh, first = &slabs.shapes[len(slabs.shapes)-1], len(slabs.attrs)
+	}
 	p++
-	first := len(slabs.attrs)
 	for {
 		attr, err := uleb()
 		if err != nil {
@@ -283,6 +287,9 @@ func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code 
 				return 0, nil, p, err
 			}
 		}
+		if sh == nil {
+			continue
+		}
 		if size < 0 {
 			sh.fixed = -1
 		} else if sh.fixed >= 0 {
@@ -291,6 +298,9 @@ func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code 
 		sh.sibling = sh.sibling || dwarf.Attr(attr) == dwarf.AttrSibling
 		slabs.attrs = append(slabs.attrs, dwarf.Attr(attr))
 		slabs.forms = append(slabs.forms, form)
+	}
+	if sh == nil {
+		return code, nil, p, nil
 	}
 	n := len(slabs.attrs)
 	sh.attrs, sh.forms = slabs.attrs[first:n:n], slabs.forms[first:n:n]
