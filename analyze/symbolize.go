@@ -16,6 +16,9 @@ type symbolizer struct {
 	// targets holds the call targets named by linkage name, resolved
 	// (tailcall.go).
 	targets memo[string, namedTarget]
+	// callees holds the tail-call sites of the functions the search
+	// entered, by runtime entry (tailcall.go).
+	callees memo[uint64, calleeSites]
 }
 
 // memoKey is a lookup address and whether the frame's pc is a return

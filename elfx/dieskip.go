@@ -32,6 +32,12 @@ type dieSkipper struct {
 	// The shapes by abbreviation code: codes are mostly small and dense.
 	small []*dieShape
 	large map[uint64]*dieShape
+	// A lazy skipper's (newLazyDIESkipper) abbreviation table, and
+	// where in it the declaration of each code below len(decls) is,
+	// plus one (0 for none): shapes not made yet.
+	abbrev []byte
+	decls  []uint64
+	made   shapeSlabs // the shapes made since
 }
 
 // smallCodes bounds the codes dieSkipper.small holds.
@@ -137,8 +143,74 @@ func (s *dieSkipper) formSize(f uint64) (size int, ok bool) {
 
 // newDIESkipper reads the abbreviation table at the start of abbrev for
 // the unit of header h in info. It fails on a form it does not know: the
-// unit is then read with debug/dwarf alone.
+// unit is then read with debug/dwarf alone. The shapes, their attributes
+// and forms are cut from three arrays sized by a first pass over the
+// table (abbrevCounts): made one by one, their allocations were most of
+// the skippers' cost in gen-lto's report.
 func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s, err := unitSkipper(info, h, order)
+	if err != nil {
+		return nil, err
+	}
+	n := abbrevCounts(abbrev)
+	slabs := &shapeSlabs{
+		shapes: make([]dieShape, 0, n.shapes),
+		attrs:  make([]dwarf.Attr, 0, n.specs),
+		forms:  make([]uint64, 0, n.specs),
+	}
+	s.small = make([]*dieShape, n.smallCodes)
+	for p := uint64(0); ; {
+		code, sh, next, err := s.readDecl(abbrev, p, slabs)
+		if err != nil || code == 0 {
+			return s.orNil(err)
+		}
+		if s.shape(code) == nil { // debug/dwarf keeps the first too
+			s.setShape(code, sh)
+		}
+		p = next
+	}
+}
+
+// newLazyDIESkipper is newDIESkipper for a walk that meets few of the
+// table's abbreviations (pathQualifier's path to one DIE): the table is
+// checked whole as newDIESkipper does, but each shape is made when a
+// DIE first uses it. gen-lto's report makes one for each of 330
+// early-debug units of ~200 abbreviations, to read a dozen DIEs in each
+// (the eager shapes: 8 of its 41 MB allocated). The skipper changes as
+// it reads: it serves one goroutine.
+func newLazyDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s, err := unitSkipper(info, h, order)
+	if err != nil {
+		return nil, err
+	}
+	s.abbrev = abbrev
+	for p := uint64(0); ; {
+		code, _, next, err := s.readDecl(abbrev, p, nil) // checked only
+		if err != nil {
+			return nil, err
+		}
+		if code == 0 {
+			s.small = make([]*dieShape, len(s.decls))
+			return s, nil
+		}
+		switch {
+		case code < smallCodes:
+			if code >= uint64(len(s.decls)) {
+				s.decls = append(s.decls, make([]uint64, max(code+1, 2*uint64(len(s.decls)))-uint64(len(s.decls)))...)
+			}
+			if s.decls[code] == 0 { // debug/dwarf keeps the first too
+				s.decls[code] = p + 1
+			}
+		case s.shape(code) == nil: // rare: made now
+			_, sh, _, _ := s.readDecl(abbrev, p, &s.made)
+			s.setShape(code, sh)
+		}
+		p = next
+	}
+}
+
+// unitSkipper is a skipper of the unit of header h, without shapes.
+func unitSkipper(info []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
 	s := &dieSkipper{info: info, end: h.end, order: order, version: h.version, addrSize: int(h.addrSize),
 		offSize: 4, refAddrSize: h.refAddrSize()}
 	if h.is64 {
@@ -147,7 +219,29 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 	if h.end > uint64(len(info)) {
 		return nil, fmt.Errorf("unit ends at %#x, past .debug_info's %#x bytes", h.end, len(info))
 	}
-	p := uint64(0)
+	return s, nil
+}
+
+func (s *dieSkipper) orNil(err error) (*dieSkipper, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// shapeSlabs are the arrays shapes, their attributes and forms are cut
+// from; past their capacity append copies, the shapes made so far
+// staying where they are: still right.
+type shapeSlabs struct {
+	shapes []dieShape
+	attrs  []dwarf.Attr
+	forms  []uint64
+}
+
+// readDecl reads the abbreviation declaration at p of abbrev: its code
+// (0 ends the table), its shape, cut from slabs, and where the next one
+// starts. With slabs nil the declaration is only checked: no shape.
+func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code uint64, sh *dieShape, next uint64, err error) {
 	uleb := func() (uint64, error) {
 		v, n := readULEB(abbrev[min(p, uint64(len(abbrev))):])
 		if n == 0 {
@@ -156,55 +250,106 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 		p += uint64(n)
 		return v, nil
 	}
+	if code, err = uleb(); err != nil || code == 0 {
+		return code, nil, p, err
+	}
+	tag, err := uleb()
+	if err != nil {
+		return 0, nil, p, err
+	}
+	if p >= uint64(len(abbrev)) {
+		return 0, nil, p, fmt.Errorf("abbreviation table truncated")
+	}
+	first := 0
+	if slabs != nil {
+		slabs.shapes = append(slabs.shapes, dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0})
+		sh, first = &slabs.shapes[len(slabs.shapes)-1], len(slabs.attrs)
+	}
+	p++
 	for {
-		code, err := uleb()
+		attr, err := uleb()
 		if err != nil {
-			return nil, err
+			return 0, nil, p, err
 		}
-		if code == 0 {
-			return s, nil
-		}
-		tag, err := uleb()
+		form, err := uleb()
 		if err != nil {
-			return nil, err
+			return 0, nil, p, err
 		}
-		if p >= uint64(len(abbrev)) {
-			return nil, fmt.Errorf("abbreviation table truncated")
+		if attr == 0 && form == 0 {
+			break
 		}
-		sh := &dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0}
-		p++
-		for {
-			attr, err := uleb()
-			if err != nil {
-				return nil, err
+		size, ok := s.formSize(form)
+		if !ok {
+			return 0, nil, p, fmt.Errorf("abbreviation %d: unknown form %#x", code, form)
+		}
+		if form == formImplicitConst {
+			if _, err := uleb(); err != nil { // its value: a signed LEB128
+				return 0, nil, p, err
 			}
-			form, err := uleb()
-			if err != nil {
-				return nil, err
+		}
+		if sh == nil {
+			continue
+		}
+		if size < 0 {
+			sh.fixed = -1
+		} else if sh.fixed >= 0 {
+			sh.fixed += size
+		}
+		sh.sibling = sh.sibling || dwarf.Attr(attr) == dwarf.AttrSibling
+		slabs.attrs = append(slabs.attrs, dwarf.Attr(attr))
+		slabs.forms = append(slabs.forms, form)
+	}
+	if sh == nil {
+		return code, nil, p, nil
+	}
+	n := len(slabs.attrs)
+	sh.attrs, sh.forms = slabs.attrs[first:n:n], slabs.forms[first:n:n]
+	return code, sh, p, nil
+}
+
+// abbrevSizes is what an abbreviation table holds: its abbreviations,
+// their attribute specifications, and one more than the largest code
+// below smallCodes.
+type abbrevSizes struct {
+	shapes, specs, smallCodes int
+}
+
+// abbrevCounts counts the abbreviations of the table at the start of
+// abbrev, as far as it reads: errors are newDIESkipper's to report.
+func abbrevCounts(abbrev []byte) abbrevSizes {
+	var n abbrevSizes
+	p := 0
+	uleb := func() (uint64, bool) {
+		v, k := readULEB(abbrev[min(p, len(abbrev)):])
+		p += k
+		return v, k > 0
+	}
+	for {
+		code, ok := uleb()
+		if !ok || code == 0 {
+			return n
+		}
+		if _, ok := uleb(); !ok || p >= len(abbrev) { // tag
+			return n
+		}
+		p++ // has children
+		n.shapes++
+		if code < smallCodes {
+			n.smallCodes = max(n.smallCodes, int(code)+1)
+		}
+		for {
+			attr, ok1 := uleb()
+			form, ok2 := uleb()
+			if !ok1 || !ok2 {
+				return n
 			}
 			if attr == 0 && form == 0 {
 				break
 			}
-			size, ok := s.formSize(form)
-			if !ok {
-				return nil, fmt.Errorf("abbreviation %d: unknown form %#x", code, form)
-			}
 			if form == formImplicitConst {
-				if _, err := uleb(); err != nil { // its value: a signed LEB128
-					return nil, err
-				}
+				uleb()
 			}
-			if size < 0 {
-				sh.fixed = -1
-			} else if sh.fixed >= 0 {
-				sh.fixed += size
-			}
-			sh.sibling = sh.sibling || dwarf.Attr(attr) == dwarf.AttrSibling
-			sh.attrs = append(sh.attrs, dwarf.Attr(attr))
-			sh.forms = append(sh.forms, form)
-		}
-		if s.shape(code) == nil { // debug/dwarf keeps the first too
-			s.setShape(code, sh)
+			n.specs++
 		}
 	}
 }
@@ -260,6 +405,11 @@ func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
 		return nil, pos + uint64(n), nil
 	}
 	sh := s.shape(c)
+	if sh == nil && c < uint64(len(s.decls)) && s.decls[c] != 0 {
+		// A lazy skipper's shape met first: its declaration was checked.
+		_, sh, _, _ = s.readDecl(s.abbrev, s.decls[c]-1, &s.made)
+		s.small[c] = sh
+	}
 	if sh == nil {
 		return nil, pos, fmt.Errorf("DIE at %#x: no abbreviation %d: %w", pos, c, errDIESkip)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -212,11 +214,19 @@ func FuzzDIESkipper(f *testing.F) {
 	f.Fuzz(func(t *testing.T, info, abbrev []byte, version uint8) {
 		h := unitHeader{end: uint64(len(info)), version: uint16(version), addrSize: 8}
 		s, err := newDIESkipper(info, abbrev, h, binary.LittleEndian)
+		lazy, lerr := newLazyDIESkipper(info, abbrev, h, binary.LittleEndian)
+		if (err == nil) != (lerr == nil) {
+			t.Fatalf("eager skipper: %v; lazy: %v", err, lerr)
+		}
 		if err != nil {
 			return
 		}
 		for pos := uint64(0); pos < s.end; {
 			next, err := s.tree(pos)
+			lnext, lerr := lazy.tree(pos)
+			if next != lnext || (err == nil) != (lerr == nil) {
+				t.Fatalf("DIE at %#x: eager skipper to %#x (%v), lazy to %#x (%v)", pos, next, err, lnext, lerr)
+			}
 			if err != nil {
 				return
 			}
@@ -226,4 +236,80 @@ func FuzzDIESkipper(f *testing.F) {
 			pos = next
 		}
 	})
+}
+
+// TestDIESkipperAllocations: a skipper is made for each unit a report
+// names a function in (330 in gen-lto's); its allocations must not grow
+// with its table's abbreviations (they were three or more each, and the
+// code table grown one code at a time).
+func TestDIESkipperAllocations(t *testing.T) {
+	var abbrev []byte
+	for code := byte(1); code <= 100; code++ {
+		// DW_TAG_subprogram with children: DW_AT_sibling ref4,
+		// DW_AT_name strp, DW_AT_decl_line udata, DW_AT_low_pc addr.
+		abbrev = append(abbrev, code, 0x2e, 1, 0x01, 0x13, 0x03, 0x0e, 0x3b, 0x0f, 0x11, 0x01, 0, 0)
+	}
+	abbrev = append(abbrev, 0)
+	h := unitHeader{end: 0, version: 4, addrSize: 8}
+	s, err := newDIESkipper(nil, abbrev, h, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh := s.shape(100); sh == nil || len(sh.forms) != 4 || sh.fixed != -1 || !sh.sibling || s.shape(50) == s.shape(51) {
+		t.Fatalf("shape of code 100: %+v", sh)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		newDIESkipper(nil, abbrev, h, binary.LittleEndian)
+	})
+	if allocs > 8 {
+		t.Errorf("a skipper over 100 abbreviations: %.0f allocations", allocs)
+	}
+}
+
+// TestLazyDIESkipper: a lazy skipper (pathQualifier's, one per early-
+// debug unit of an LTO program) checks its whole table as the eager one
+// does, but makes only the shapes its DIEs use.
+func TestLazyDIESkipper(t *testing.T) {
+	var abbrev []byte
+	for code := byte(1); code <= 100; code++ {
+		abbrev = append(abbrev, code, 0x2e, 1, 0x01, 0x13, 0x03, 0x0e, 0x3b, 0x0f, 0x11, 0x01, 0, 0)
+	}
+	// A unit of two DIEs using code 7 (sibling, name, line, low_pc),
+	// each with no children but the null entry ending them.
+	die := []byte{7, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8, 0}
+	info := append(slices.Clone(die), die...)
+	h := unitHeader{end: uint64(len(info)), version: 4, addrSize: 8}
+	table := append(slices.Clone(abbrev), 0)
+	read := func(newSkipper func(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*dieSkipper, error)) {
+		s, err := newSkipper(info, table, h, binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next, err := s.tree(0); err != nil || next != uint64(len(die)) {
+			t.Fatalf("first DIE: next %#x, %v", next, err)
+		}
+		if next, err := s.tree(uint64(len(die))); err != nil || next != uint64(2*len(die)) {
+			t.Fatalf("second DIE: next %#x, %v", next, err)
+		}
+	}
+	eager, lazy := allocatedBytes(func() { read(newDIESkipper) }), allocatedBytes(func() { read(newLazyDIESkipper) })
+	t.Logf("bytes allocated: eager skipper %d, lazy %d", eager, lazy)
+	if lazy*3 > eager {
+		t.Errorf("a lazy skipper over 100 abbreviations reading 2 DIEs allocated %d bytes, the eager one %d", lazy, eager)
+	}
+	bad := append(slices.Clone(abbrev), 101, 0x2e, 0, 0x03, 0x7f, 0, 0, 0) // unknown form 0x7f
+	if _, err := newLazyDIESkipper(info, bad, h, binary.LittleEndian); err == nil {
+		t.Error("a table with an unknown form in a code no DIE uses: accepted")
+	}
+}
+
+// allocatedBytes is what f allocates, the mean of 50 runs.
+func allocatedBytes(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 50 {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / 50
 }

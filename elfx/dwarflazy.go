@@ -42,6 +42,9 @@ type lazyDWARF struct {
 	unlisted unlistedUnits // unlisted.go
 	alt      *altDWARF     // the supplementary file (altlink.go), nil for none
 
+	refAbbrevs refAbbrevs   // the tables of units with DW_FORM_ref_addr (refabbrev.go)
+	shapes     sharedShapes // the eager DIE skippers' shapes (skipshapes.go)
+
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
 	allListed  bool
@@ -383,8 +386,10 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 // newSkipper makes the skipper of an opened unit's DIEs (dieskip.go),
 // or nil for debug/dwarf to read them all: when a walk needs it, not
 // when the unit is opened (LTO's early-debug units are opened by the
-// hundred, for the DIEs other units refer to, and never walked).
-func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
+// hundred, for the DIEs other units refer to, and never walked). lazy
+// makes newLazyDIESkipper's, for one goroutine's walk past few kinds of
+// DIE.
+func (l *lazyDWARF) newSkipper(cu *cuIndex, lazy bool) *dieSkipper {
 	h := cu.header
 	if cu.abbrevEnd == 0 {
 		return nil
@@ -393,24 +398,33 @@ func (l *lazyDWARF) newSkipper(cu *cuIndex) *dieSkipper {
 	if err != nil {
 		return nil
 	}
-	s, _ := newDIESkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
+	var s *dieSkipper
+	if lazy {
+		s, _ = newLazyDIESkipper(l.info.buf, abbrev[h.abbrevOff:cu.abbrevEnd], h, l.order)
+	} else {
+		s = l.shapes.skipper(l.info.buf, abbrev, h.abbrevOff, cu.abbrevEnd, h, l.order)
+	}
 	if s != nil {
 		s.unit, s.unitKnown = uint64(cu.off), true
 	}
 	return s
 }
 
-// refAddrUnitData is a dwarf.Data over a copy of the unit at off whose
-// abbreviation table t (copied too, to offset 0) reads DW_FORM_ref_addr
-// as data of the same size.
+// refAddrUnitData is a dwarf.Data over the unit at off whose
+// abbreviation table t reads DW_FORM_ref_addr as data of the same size:
+// the table rewritten in the index's shared copy (refabbrev.go), or,
+// where that cannot hold it, copied to offset 0 with the unit (its
+// header pointing there).
 func (l *lazyDWARF) refAddrUnitData(off uint64, h unitHeader, t abbrevInfo) (*dwarf.Data, error) {
-	form := byte(formData4)
-	switch h.refAddrSize() {
-	case 4:
-	case 8:
-		form = formData8
-	default:
-		return nil, fmt.Errorf("DW_FORM_ref_addr of %d bytes", h.refAddrSize())
+	form, err := refAddrForm(h)
+	if err != nil {
+		return nil, err
+	}
+	sec := append([][]byte(nil), l.sec...)
+	sec[2] = l.line.buf
+	if abbrev, ok := l.refAbbrevs.section(l.abbrev, h.abbrevOff, t, form); ok {
+		sec[0], sec[1] = abbrev, l.info.buf[off:h.end:h.end]
+		return newDWARFData(l.name, sec, false)
 	}
 	abbrev := slices.Clone(l.abbrev.buf[h.abbrevOff:t.end])
 	for _, p := range t.refAddr {
@@ -423,8 +437,7 @@ func (l *lazyDWARF) refAddrUnitData(off uint64, h unitHeader, t abbrevInfo) (*dw
 	} else {
 		l.order.PutUint32(at, 0)
 	}
-	sec := append([][]byte(nil), l.sec...)
-	sec[0], sec[1], sec[2] = abbrev, info, l.line.buf
+	sec[0], sec[1] = abbrev, info
 	return newDWARFData(l.name, sec, false)
 }
 

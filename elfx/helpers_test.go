@@ -3,6 +3,7 @@ package elfx
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -298,4 +299,28 @@ func undoubleDir(p string) string {
 		}
 	}
 	return p
+}
+
+// buildManyFunctions compiles a C++ program of n small functions in
+// namespace big, each called once from main, with flags, and returns
+// its path.
+func buildManyFunctions(t testing.TB, n int, flags ...string) string {
+	dir := t.TempDir()
+	var src strings.Builder
+	src.WriteString("namespace big {\n")
+	for i := range n {
+		fmt.Fprintf(&src, "__attribute__((noinline)) int f%d(int x) { volatile int y = x * %d; return y + %d; }\n", i, i+1, i)
+	}
+	src.WriteString("}\nint main(int argc, char **) {\n\tint s = 0;\n")
+	for i := range n {
+		fmt.Fprintf(&src, "\ts += big::f%d(argc);\n", i)
+	}
+	src.WriteString("\treturn s & 1;\n}\n")
+	file := filepath.Join(dir, "big.cc")
+	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "big")
+	testenv.Build(t, "g++", append(append([]string{"-o", exe}, flags...), file)...)
+	return exe
 }

@@ -43,7 +43,7 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 	if !cu.entry.Children || off <= cu.entry.Offset {
 		return "", true
 	}
-	s := cu.lazy.newSkipper(cu)
+	s := cu.lazy.newSkipper(cu, true)
 	if s == nil {
 		return "", false
 	}

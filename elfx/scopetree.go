@@ -169,7 +169,7 @@ func (w *scopeWalk) walk(parent, qual int32) error {
 // children left for expand.
 func (cu *cuIndex) loadScopes(x *dwarfIndex) error {
 	if cu.lazy != nil {
-		cu.skip = cu.lazy.newSkipper(cu)
+		cu.skip = cu.lazy.newSkipper(cu, false)
 	}
 	c, err := cu.newCursor(cu.entry.Offset)
 	if err != nil {

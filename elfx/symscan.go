@@ -48,9 +48,9 @@ func (o *Object) scanSymbol(addr uint64) (batchAnswer, bool) {
 		return batchAnswer{}, false
 	}
 	addrs := []uint64{addr}
-	cands := o.batchCandidates(addrs, tables, false)
+	cands, _ := o.batchCandidates(addrs, tables, false)
 	if !allNamesOK(cands) {
-		cands = o.batchCandidates(addrs, tables, true)
+		cands, _ = o.batchCandidates(addrs, tables, true)
 	}
 	ans := o.batchAnswer(addr, cands[0])
 	for {
