@@ -72,8 +72,11 @@ type cuIndex struct {
 	seqPC     intervalIndex // over seqs
 	lineMu    sync.Mutex    // serializes lr: lookups decode sequences
 	lr        *dwarf.LineReader
-	fileTab   []*dwarf.LineFile // indexed by DW_AT_call_file
-	paths     map[*dwarf.LineFile]string
+	// prog decodes the line program where it can (lineprogram.go);
+	// nil: lr does.
+	prog    *lineProgram
+	fileTab []*dwarf.LineFile // indexed by DW_AT_call_file
+	paths   map[*dwarf.LineFile]string
 	// scopes are the unit's subprograms with code outside any other;
 	// the inlined calls inside each are read when a lookup reaches it
 	// (scopetree.go).
@@ -104,10 +107,11 @@ type lineSeq struct {
 
 // lineMark is a place in a sequence to decode rows from.
 type lineMark struct {
-	key  uint64 // the address of the first row kept from here
-	last uint64 // the last row kept before here (the monotonic filter's state)
-	any  bool   // whether a row was kept before here
-	pos  dwarf.LineReaderPos
+	key  uint64               // the address of the first row kept from here
+	last uint64               // the last row kept before here (the monotonic filter's state)
+	any  bool                 // whether a row was kept before here
+	at   lineState            // where prog decodes from
+	pos  *dwarf.LineReaderPos // where lr decodes from, without prog
 }
 
 // lineMarkEvery is how many rows apart marks are: a lookup decodes at
@@ -252,48 +256,19 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 	if lr == nil {
 		return nil
 	}
-	var le dwarf.LineEntry
-	var ivs []interval
-	var seq lineSeq
-	var mark lineMark
-	n, marking := 0, false // rows of the sequence read; a mark waits for its key
-	for {
-		if n%lineMarkEvery == 0 {
-			// The first row is always kept: a sequence has a mark
-			// once it has a row, and seq.end is the last row kept.
-			mark, marking = lineMark{last: seq.end, any: len(seq.marks) > 0, pos: lr.Tell()}, true
+	if prog := cu.lineProgram(); prog != nil {
+		switch err := cu.splitSequences(&lineRows{p: prog, s: lineStart(0)}); {
+		case err == nil:
+			cu.prog = prog
+		case !errors.Is(err, errLineRefused):
+			return err
 		}
-		err := lr.Next(&le)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("line table: %w", err)
-		}
-		if le.EndSequence {
-			if len(seq.marks) > 0 && le.Address > seq.start {
-				ivs = append(ivs, interval{lo: seq.start, hi: le.Address, idx: int32(len(cu.seqs))})
-				seq.end = le.Address
-				cu.seqs = append(cu.seqs, &lineSeq{start: seq.start, end: seq.end, marks: seq.marks})
-			}
-			seq, n, marking = lineSeq{}, 0, false
-			continue
-		}
-		n++
-		if len(seq.marks) > 0 && le.Address < seq.end {
-			continue // not monotonic: corrupt; ignore the row
-		}
-		if len(seq.marks) == 0 {
-			seq.start = le.Address
-		}
-		if marking {
-			mark.key = le.Address
-			seq.marks = append(seq.marks, mark)
-			marking = false
-		}
-		seq.end = le.Address // the last row kept, until the sequence ends
 	}
-	cu.seqPC = newIntervalIndex(ivs)
+	if cu.prog == nil {
+		if err := cu.splitSequences(&lineRows{lr: lr}); err != nil {
+			return err
+		}
+	}
 	cu.lr = lr
 	cu.fileTab = lr.Files()
 	cu.paths = make(map[*dwarf.LineFile]string, len(cu.fileTab))
@@ -316,6 +291,55 @@ func (cu *cuIndex) loadLines(x *dwarfIndex) error {
 		}
 		cu.paths[f] = name
 	}
+	return nil
+}
+
+// splitSequences reads every row of the unit's line program and splits
+// them into sequences, with a mark every lineMarkEvery rows.
+func (cu *cuIndex) splitSequences(rows *lineRows) error {
+	cu.seqs = nil
+	var ivs []interval
+	var seq lineSeq
+	var mark lineMark
+	n, marking := 0, false // rows of the sequence read; a mark waits for its key
+	for {
+		if n%lineMarkEvery == 0 {
+			// The first row is always kept: a sequence has a mark
+			// once it has a row, and seq.end is the last row kept.
+			mark, marking = rows.mark(), true
+			mark.last, mark.any = seq.end, len(seq.marks) > 0
+		}
+		addr, end, err := rows.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if end {
+			if len(seq.marks) > 0 && addr > seq.start {
+				ivs = append(ivs, interval{lo: seq.start, hi: addr, idx: int32(len(cu.seqs))})
+				seq.end = addr
+				cu.seqs = append(cu.seqs, &lineSeq{start: seq.start, end: seq.end, marks: seq.marks})
+			}
+			seq, n, marking = lineSeq{}, 0, false
+			continue
+		}
+		n++
+		if len(seq.marks) > 0 && addr < seq.end {
+			continue // not monotonic: corrupt; ignore the row
+		}
+		if len(seq.marks) == 0 {
+			seq.start = addr
+		}
+		if marking {
+			mark.key = addr
+			seq.marks = append(seq.marks, mark)
+			marking = false
+		}
+		seq.end = addr // the last row kept, until the sequence ends
+	}
+	cu.seqPC = newIntervalIndex(ivs)
 	return nil
 }
 
@@ -348,22 +372,29 @@ func (cu *cuIndex) rowAt(s *lineSeq, pc uint64) (lineRow, bool) {
 		return lineRow{}, false
 	}
 	mk := &s.marks[m]
-	cu.lineMu.Lock()
-	defer cu.lineMu.Unlock()
-	cu.lr.Seek(mk.pos)
+	rows := lineRows{p: cu.prog, s: mk.at, lr: cu.lr}
+	if cu.prog == nil {
+		cu.lineMu.Lock()
+		defer cu.lineMu.Unlock()
+		cu.lr.Seek(*mk.pos)
+	}
 	last, any := mk.last, mk.any
 	var row lineRow
 	found := false
-	var le dwarf.LineEntry
-	for cu.lr.Next(&le) == nil && !le.EndSequence {
-		if any && le.Address < last {
-			continue
-		}
-		any, last = true, le.Address
-		if le.Address > pc {
+	for {
+		addr, end, err := rows.next()
+		if err != nil || end {
 			break
 		}
-		row, found = lineRow{addr: le.Address, file: le.File, line: int32(le.Line), col: int32(le.Column)}, true
+		if any && addr < last {
+			continue
+		}
+		any, last = true, addr
+		if addr > pc {
+			break
+		}
+		file, line, col := rows.row()
+		row, found = lineRow{addr: addr, file: cu.fileAt(file), line: int32(line), col: int32(col)}, true
 	}
 	return row, found
 }
