@@ -3,6 +3,7 @@ package elfx
 import (
 	"encoding/binary"
 	"errors"
+	"sync"
 )
 
 // lineProgram decodes a unit's line program opcodes straight from
@@ -25,12 +26,36 @@ type lineProgram struct {
 	lineRange  int
 	opcodeBase int
 	opLens     []byte // standard opcodes' operand counts, opLens[op-1]
-	// special are the special opcodes' operation and line advances,
-	// worked out once: two divisions per row were a third of a decode.
-	special [256]struct {
-		ops  uint8
-		line int16
+	special    *specialOps
+}
+
+// specialOps are the special opcodes' operation and line advances,
+// worked out once: two divisions per row were a third of a decode.
+// Units of one compiler share them (specialTables).
+type specialOps [256]struct {
+	ops  uint8
+	line int16
+}
+
+// specialTables are the specialOps made, by opcode_base, line_base
+// and line_range.
+var specialTables sync.Map // [3]int -> *specialOps
+
+// specialOpsFor returns the specialOps of a header's opcode_base,
+// line_base and line_range (lineRange > 0).
+func specialOpsFor(opcodeBase, lineBase, lineRange int) *specialOps {
+	key := [3]int{opcodeBase, lineBase, lineRange}
+	if t, ok := specialTables.Load(key); ok {
+		return t.(*specialOps)
 	}
+	t := new(specialOps)
+	for op := opcodeBase; op < 256; op++ {
+		adj := op - opcodeBase
+		t[op].ops = uint8(adj / lineRange)
+		t[op].line = int16(lineBase + adj%lineRange)
+	}
+	v, _ := specialTables.LoadOrStore(key, t)
+	return v.(*specialOps)
 }
 
 // errLineRefused: the program holds what lineProgram leaves to
@@ -108,11 +133,7 @@ func newLineProgram(sec []byte, off uint64, order binary.ByteOrder, cuAddrSize i
 		}
 	}
 	p.ops = b[progStart:end]
-	for op := p.opcodeBase; op < 256; op++ {
-		adj := op - p.opcodeBase
-		p.special[op].ops = uint8(adj / p.lineRange)
-		p.special[op].line = int16(p.lineBase + adj%p.lineRange)
-	}
+	p.special = specialOpsFor(p.opcodeBase, p.lineBase, p.lineRange)
 	return p, nil
 }
 
