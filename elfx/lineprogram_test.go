@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -188,4 +189,47 @@ func craftedLineProgram(version uint16, ops []byte) []byte {
 	body = binary.LittleEndian.AppendUint32(body, uint32(len(hdr)))
 	body = append(append(body, hdr...), ops...)
 	return append(binary.LittleEndian.AppendUint32(nil, uint32(len(body))), body...)
+}
+
+// TestLazyUnitsDecodeWithLineProgram: a lazy index's units read their
+// line programs with lineProgram, not LineReader (the decoder would
+// otherwise be bypassed without any answer changing), and its rows name
+// the lines a lookup wants.
+func TestLazyUnitsDecodeWithLineProgram(t *testing.T) {
+	exe := buildManyFunctions(t, 50, "-O2", "-g")
+	o := mustOpen(t, exe)
+	x, err := o.newLazyDWARFIndex()
+	if err != nil || x == nil {
+		t.Fatalf("lazy index of %s: %v, %v", exe, x, err)
+	}
+	lines := 0
+	for _, a := range instructionAddrs(t, exe, func(string) bool { return true }) {
+		frames, err := x.sourceFrames(a, o)
+		if err != nil {
+			t.Fatalf("%#x: %v", a, err)
+		}
+		for _, f := range frames {
+			if f.Line > 0 && strings.HasSuffix(f.File, "big.cc") {
+				lines++
+			}
+		}
+	}
+	if lines == 0 {
+		t.Fatal("no frame with a line of big.cc")
+	}
+	x.lazy.unitsMu.Lock()
+	defer x.lazy.unitsMu.Unlock()
+	decoded := 0
+	for _, cu := range x.lazy.units {
+		if len(cu.seqs) == 0 {
+			continue
+		}
+		if cu.prog == nil {
+			t.Errorf("unit %#x: line program read with LineReader", cu.off)
+		}
+		decoded++
+	}
+	if decoded == 0 {
+		t.Error("no unit's line program read")
+	}
 }
