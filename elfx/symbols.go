@@ -187,7 +187,9 @@ func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 	}
 	t := o.symbols()
 	i, ok := t.rawIndex(name)
-	if !ok {
+	if !ok && plainIdentifier(name) {
+		i, ok = t.demangledAs(name)
+	} else if !ok {
 		t.demangledOnce.Do(func() {
 			t.byDemangled = map[string]int{}
 			for i := range t.all {
@@ -205,6 +207,24 @@ func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 		return o.goSymbolByName(name)
 	}
 	return t.all[i].demangled(), true
+}
+
+// demangledAs is the index in all of the first symbol whose demangled
+// name is the plain identifier name, found without demangling the whole
+// table: a mangled name spells its identifiers as they are (Itanium's
+// and Rust's source names; v0's punycode only for non-ASCII ones), so
+// only the names holding name can demangle to it. A tail call's target
+// named in libc's DWARF (`raise`) is looked up in every module, node's
+// executable first: demangling its every C++ name to learn that none is
+// `raise` was most of the CPU of a report of a node core.
+func (t *symbolTable) demangledAs(name string) (int, bool) {
+	for i := range t.all {
+		s := &t.all[i]
+		if strings.Contains(s.Raw, name) && s.Raw != name && Demangle(s.Raw) == name {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // demangled returns the symbol with its demangled name. Names are
