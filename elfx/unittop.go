@@ -5,11 +5,10 @@ import "debug/dwarf"
 // The unlisted walk (unlisted.go) needs four things of each unit's top
 // DIE: its tag, whether it has DW_AT_low_pc or DW_AT_ranges, and its
 // DW_AT_stmt_list. LTO's early-debug units are most of the units a walk
-// meets (gen-lto: 331 of 369) and have no code: opening each as a
-// dwarf.Data of its own, which parses its whole abbreviation table,
-// was a fifth of gen-lto's report. The top DIE is read instead by a
-// lazy DIE skipper (dieskip.go), which checks the table and makes the
-// shape of the one abbreviation the DIE uses; a dwarf.Data is made
+// meets (python3.11-dbg: 179 of its 358) and have no code: opening
+// each as a dwarf.Data of its own parses its whole abbreviation table.
+// The top DIE is read instead by the DIE skipper's form sizes
+// (dieskip.go), from the one declaration it uses; a dwarf.Data is made
 // only for a unit a lookup reads.
 
 // unitTop is what the unlisted walk needs of a unit's top DIE.
@@ -30,26 +29,31 @@ func entryTop(e *dwarf.Entry) unitTop {
 	return top
 }
 
-// readUnitTop reads the top DIE of the unit at off with a lazy DIE
-// skipper. ok is false where the skipper cannot say what debug/dwarf
-// would (a damaged header or table, a form it does not read, a
-// DW_AT_stmt_list of a form other than an offset's): the caller opens
-// the unit then.
+// readUnitTop reads the top DIE of the unit at off by the forms of its
+// abbreviation, whose declaration is found by the pass that finds
+// where the table ends (ensureAbbrevs). ok is false where it cannot
+// say what debug/dwarf would (a damaged header or table, a form it does
+// not read, a DW_AT_stmt_list of a form other than an offset's): the
+// caller opens the unit then.
 func (l *lazyDWARF) readUnitTop(off uint64) (top unitTop, ok bool) {
 	h, err := l.readUnitHeader(off)
 	if err != nil {
 		return top, false
 	}
-	t, err := l.ensureAbbrevs(h.abbrevOff)
-	if err != nil || !t.ok {
+	code, pos := l.topCode(h)
+	if code == 0 {
 		return top, false
 	}
-	s, err := newLazyDIESkipper(l.info.buf, l.abbrev.buf[h.abbrevOff:t.end], h, l.order)
+	t, err := l.ensureAbbrevs(h.abbrevOff, code)
+	if err != nil || !t.parsed || t.declAt == 0 {
+		return top, false
+	}
+	s, err := unitSkipper(l.info.buf, h, l.order)
 	if err != nil {
 		return top, false
 	}
-	sh, pos, err := s.code(h.die)
-	if err != nil || sh == nil {
+	_, sh, _, err := s.readDecl(l.abbrev.buf[:t.end], t.declAt-1, &shapeSlabs{})
+	if err != nil {
 		return top, false
 	}
 	top.tag = sh.tag
