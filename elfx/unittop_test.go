@@ -115,14 +115,39 @@ func bytesLazyDWARF(info, abbrev []byte) *lazyDWARF {
 	}
 }
 
+// A DWARF 4 unit whose top DIE (DW_TAG_compile_unit, abbreviation 2,
+// declared after abbreviation 1) has DW_AT_stmt_list (sec_offset 0x10)
+// and DW_AT_low_pc (addr).
+var (
+	craftedUnitInfo   = []byte{0x14, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 2, 0x10, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0}
+	craftedUnitAbbrev = []byte{1, 0x24, 0, 0x03, 0x08, 0, 0, 2, 0x11, 0, 0x10, 0x17, 0x11, 0x01, 0, 0, 0}
+)
+
+// TestUnitTopCrafted reads the crafted unit's top DIE, and the same
+// with DW_AT_stmt_list as data8, of a form it leaves to debug/dwarf.
+func TestUnitTopCrafted(t *testing.T) {
+	l := bytesLazyDWARF(craftedUnitInfo, craftedUnitAbbrev)
+	top, ok := l.readUnitTop(0)
+	want := unitTop{tag: 0x11, ranged: true, stmtList: 0x10, hasStmt: true}
+	if !ok || top != want {
+		t.Errorf("top DIE read as %+v, %v; want %+v", top, ok, want)
+	}
+	cu := &cuIndex{lazy: l}
+	if err := l.openUnit(cu); err != nil || entryTop(cu.entry) != want {
+		t.Fatalf("debug/dwarf reads %+v (%v); want %+v", cu.entry, err, want)
+	}
+	abbrev := slices.Clone(craftedUnitAbbrev)
+	abbrev[11] = 0x0b // DW_FORM_data1
+	if top, ok := bytesLazyDWARF(craftedUnitInfo, abbrev).readUnitTop(0); ok {
+		t.Errorf("DW_AT_stmt_list of DW_FORM_data1 read as %+v: the unit should be opened", top)
+	}
+}
+
 // FuzzUnitTop holds readUnitTop to debug/dwarf on the first unit of
 // hostile sections: it must not panic, and where both read the top DIE
 // they must agree.
 func FuzzUnitTop(f *testing.F) {
-	// A DWARF 4 unit whose top DIE (DW_TAG_compile_unit) has
-	// DW_AT_stmt_list (sec_offset) and DW_AT_low_pc (addr).
-	f.Add([]byte{0x13, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1, 0x10, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0},
-		[]byte{1, 0x11, 0, 0x10, 0x17, 0x11, 0x01, 0, 0, 0})
+	f.Add(craftedUnitInfo, craftedUnitAbbrev)
 	if info, abbrev, ok := ltoUnitsSections(); ok {
 		f.Add(info, abbrev)
 	}
