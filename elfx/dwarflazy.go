@@ -42,8 +42,10 @@ type lazyDWARF struct {
 	unlisted unlistedUnits // unlisted.go
 	alt      *altDWARF     // the supplementary file (altlink.go), nil for none
 
-	refAbbrevs refAbbrevs   // the tables of units with DW_FORM_ref_addr (refabbrev.go)
-	shapes     sharedShapes // the eager DIE skippers' shapes (skipshapes.go)
+	refAbbrevs refAbbrevs // the tables of units with DW_FORM_ref_addr (refabbrev.go)
+	abbrevsMu  sync.Mutex
+	abbrevs    map[[2]uint64]abbrevInfo // ensureAbbrevs' tables by offset and code wanted
+	shapes     sharedShapes             // the eager DIE skippers' shapes (skipshapes.go)
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
@@ -334,7 +336,8 @@ func (l *lazyDWARF) openUnit(cu *cuIndex) error {
 	}
 	d := (*dwarf.Data)(nil)
 	base := cu.off
-	t, err := l.ensureAbbrevs(h.abbrevOff)
+	code, _ := l.topCode(h)
+	t, err := l.ensureAbbrevs(h.abbrevOff, code)
 	if err != nil {
 		return err
 	}
@@ -442,13 +445,30 @@ func (l *lazyDWARF) refAddrUnitData(off uint64, h unitHeader, t abbrevInfo) (*dw
 }
 
 // ensureAbbrevs inflates .debug_abbrev over the abbreviation table at off
-// and parses it. Where it ends is known only once it is parsed: the
-// window read doubles until it holds the table, or the rest of the
-// section.
-func (l *lazyDWARF) ensureAbbrevs(off uint64) (abbrevInfo, error) {
+// and parses it, finding the declaration of code want (0: none). Where
+// it ends is known only once it is parsed: the window read doubles
+// until it holds the table, or the rest of the section.
+//
+// A table is parsed once for each code wanted: the unlisted walk reads
+// a unit's top DIE by it (unittop.go), and opening the unit later (LTO's
+// early-debug units, for the names their DIEs hold) wants the same.
+func (l *lazyDWARF) ensureAbbrevs(off, want uint64) (abbrevInfo, error) {
 	size := uint64(len(l.abbrev.buf))
 	if off >= size {
 		return abbrevInfo{}, nil
+	}
+	key := [2]uint64{off, want}
+	l.abbrevsMu.Lock()
+	t, ok := l.abbrevs[key]
+	l.abbrevsMu.Unlock()
+	if ok {
+		// Inflated again where the stream gave its pages back.
+		end := size
+		if t.parsed {
+			end = t.end
+		}
+		_, err := l.abbrev.ensure(off, end)
+		return t, err
 	}
 	for n := uint64(4 << 10); ; n *= 2 {
 		end := min(size, off+n)
@@ -456,10 +476,24 @@ func (l *lazyDWARF) ensureAbbrevs(off uint64) (abbrevInfo, error) {
 		if err != nil {
 			return abbrevInfo{}, err
 		}
-		if t := abbrevTable(abbrev[:end], off); t.parsed || end == size {
+		if t := abbrevTableFinding(abbrev[:end], off, want); t.parsed || end == size {
+			l.abbrevsMu.Lock()
+			if l.abbrevs == nil {
+				l.abbrevs = map[[2]uint64]abbrevInfo{}
+			}
+			l.abbrevs[key] = t
+			l.abbrevsMu.Unlock()
 			return t, nil
 		}
 	}
+}
+
+// topCode is the abbreviation code of the top DIE of the unit of header
+// h (read: its unit is inflated) and where its attributes start; code
+// 0 where it cannot be read.
+func (l *lazyDWARF) topCode(h unitHeader) (code, attrs uint64) {
+	code, n := readULEB(l.info.buf[h.die:h.end])
+	return code, h.die + uint64(n)
 }
 
 // ensureLines inflates .debug_line up to the end of the unit's line
@@ -602,6 +636,11 @@ type abbrevInfo struct {
 	// that refers outside the unit but DW_FORM_ref_addr and references
 	// into a supplementary file.
 	parsed, ok bool
+	// declAt is where the declaration debug/dwarf takes for the code
+	// the table was parsed to find is in .debug_abbrev, plus one (0 for
+	// none): the last of that code, truncated to 32 bits as it does.
+	// readUnitTop reads a top DIE so, without a pass of its own.
+	declAt uint64
 }
 
 // selfContained reports whether the abbreviation table at off in
@@ -614,6 +653,13 @@ func selfContained(abbrev []byte, off uint64) bool {
 
 // abbrevTable parses the abbreviation table at off.
 func abbrevTable(abbrev []byte, off uint64) abbrevInfo {
+	return abbrevTableFinding(abbrev, off, 0)
+}
+
+// abbrevTableFinding parses the abbreviation table at off, finding
+// where the declaration of code want is (abbrevInfo.declAt; want 0:
+// none).
+func abbrevTableFinding(abbrev []byte, off, want uint64) abbrevInfo {
 	var t abbrevInfo
 	if off >= uint64(len(abbrev)) {
 		return t
@@ -633,6 +679,7 @@ func abbrevTable(abbrev []byte, off uint64) abbrevInfo {
 		return 0, false
 	}
 	for {
+		decl := uint64(len(abbrev) - len(b))
 		code, ok := uleb()
 		if !ok {
 			return abbrevInfo{}
@@ -641,6 +688,9 @@ func abbrevTable(abbrev []byte, off uint64) abbrevInfo {
 			t.end, t.parsed = uint64(len(abbrev)-len(b)), true
 			t.ok = !other
 			return t
+		}
+		if want != 0 && uint32(code) == uint32(want) {
+			t.declAt = decl + 1
 		}
 		if _, ok := uleb(); !ok { // tag
 			return abbrevInfo{}

@@ -1,11 +1,8 @@
 package elfx
 
 import (
-	"encoding/binary"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -97,37 +94,11 @@ func TestLazyDWARFCrossUnitReferences(t *testing.T) {
 // g++ is there.
 func FuzzCrossUnitRefs(f *testing.F) {
 	f.Add([]byte{0x10, 0, 0, 0, 5, 0, 1, 8, 0, 0, 0, 0, 1, 0x10, 0, 0, 0, 0}, []byte{1, 0x11, 0, 0x31, 0x10, 0, 0, 0}, uint64(12))
-	if _, err := exec.LookPath("g++"); err == nil {
-		src := filepath.Join("..", "e2e", "testdata", "progs")
-		exe := filepath.Join(f.TempDir(), "units")
-		args := []string{"-O2", "-g", "-flto", "-o", exe}
-		for _, s := range []string{"units_main.cc", "units_walk.cc", "units_leaf.cc"} {
-			args = append(args, filepath.Join(src, s))
-		}
-		if exec.Command("g++", args...).Run() == nil {
-			if o, err := Open(exe); err == nil {
-				if sec, err := o.sectionsData([]string{".debug_info", ".debug_abbrev"}); err == nil && len(sec[0]) > 0 {
-					// Copies: the sections lie in the mapping Close unmaps.
-					f.Add(slices.Clone(sec[0]), slices.Clone(sec[1]), uint64(len(sec[0])/2))
-				}
-				o.Close()
-			}
-		}
+	if info, abbrev, ok := ltoUnitsSections(); ok {
+		f.Add(info, abbrev, uint64(len(info)/2))
 	}
 	f.Fuzz(func(t *testing.T, info, abbrev []byte, off uint64) {
-		stream := func(name string, b []byte) *sectionStream {
-			return &sectionStream{name: name, buf: b, done: len(b)}
-		}
-		l := &lazyDWARF{
-			name:         "fuzz",
-			order:        binary.LittleEndian,
-			info:         stream(".debug_info", info),
-			line:         stream(".debug_line", nil),
-			abbrev:       stream(".debug_abbrev", abbrev),
-			sec:          make([][]byte, len(dwarfSections)),
-			units:        map[uint64]*cuIndex{},
-			listedStarts: []uint64{0},
-		}
+		l := bytesLazyDWARF(info, abbrev)
 		first := &cuIndex{lazy: l}
 		l.units[0] = first
 		follow := func(cu *cuIndex) {

@@ -37,18 +37,26 @@ func (l *lazyDWARF) unlistedIndex() *dwarfIndex {
 			if _, listed := l.listed[uint64(cu.off)]; listed {
 				continue
 			}
-			if cu.open() != nil {
-				continue
+			top, ok := l.readUnitTop(uint64(cu.off))
+			if !ok {
+				if cu.open() != nil {
+					continue
+				}
+				top = entryTop(cu.entry)
 			}
-			switch cu.entry.Tag {
+			switch top.tag {
 			case dwarf.TagCompileUnit, dwarf.TagSkeletonUnit, dwarf.TagPartialUnit:
 			default:
 				continue // type units
 			}
+			code := !l.noCode(top)
+			if code && cu.open() != nil {
+				continue
+			}
 			idx := int32(len(x.cus))
 			x.cus = append(x.cus, cu)
-			if l.noCode(cu) {
-				continue
+			if !code {
+				continue // opened when a reference reaches it
 			}
 			for _, rg := range cu.codeRanges(x) {
 				ivs = append(ivs, interval{lo: rg[0], hi: rg[1], idx: idx})
@@ -84,12 +92,12 @@ func (l *lazyDWARF) walkUnits() []*cuIndex {
 // program with rows: LTO's early-debug units, whose line programs are a
 // header and a file table. Their headers are read, not their file tables
 // (hundreds of files each).
-func (l *lazyDWARF) noCode(cu *cuIndex) bool {
-	if cu.entry.Val(dwarf.AttrLowpc) != nil || cu.entry.Val(dwarf.AttrRanges) != nil {
+func (l *lazyDWARF) noCode(top unitTop) bool {
+	if top.ranged {
 		return false
 	}
-	off, ok := cu.entry.Val(dwarf.AttrStmtList).(int64)
-	if !ok {
+	off := top.stmtList
+	if !top.hasStmt {
 		return true
 	}
 	size := uint64(len(l.line.buf))
