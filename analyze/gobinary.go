@@ -17,10 +17,17 @@ import (
 // The DWARF, where there is one, still gives the whole layout of a
 // release the table does not have; it is not read for one it has.
 func goReader(t *target, m *module, obj *elfx.Object) (*goruntime.Reader, []string) {
+	version, goarch, isGo := obj.GoBuildInfo()
+	if !isGo && (obj.ELF() == nil || obj.ELF().Section(".gopclntab") == nil) {
+		// No Go program: every gc-built one has its function table, and
+		// build info since Go 1.13. Looking the runtime's names up in a
+		// big C++ program's symbol strings (node's) was a tenth of its
+		// report.
+		return nil, nil
+	}
 	// A copy: the object keeps the map it returns.
 	syms := maps.Clone(obj.SymbolValues(goruntime.SymbolNames...))
 	bin := goruntime.Binary{Symbols: syms, Bias: m.bias, PtrSize: t.PtrSize(), Order: t.ByteOrder()}
-	version, goarch, isGo := obj.GoBuildInfo()
 	if !goruntime.IsGo(syms) {
 		if !isGo {
 			return nil, nil

@@ -176,19 +176,33 @@ func (t *symbolTable) rawIndex(name string) (int, bool) {
 }
 
 func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
-	if !o.mayHoldSymbol(name) {
-		return o.goSymbolByName(name)
+	plain, built := plainIdentifier(name), o.state().symsBuilt.Load()
+	// Whether a mangled name can spell a plain identifier, from the string
+	// tables before the table is built (symnamecheck.go); the built table
+	// answers for less.
+	mayDemangle := true
+	if plain && !built {
+		whole, mangled := o.spellings(name)
+		if !whole && !mangled {
+			return o.goSymbolByName(name)
+		}
+		mayDemangle = mangled
 	}
-	if !o.state().symsBuilt.Load() && o.fewScans() {
+	if !built && o.fewScans() {
 		// Without building the table (symscan.go).
 		if e, ok := o.symbolByRawName(name); ok {
 			return e.demangled(), true
 		}
+		if !mayDemangle {
+			return o.goSymbolByName(name)
+		}
 	}
 	t := o.symbols()
 	i, ok := t.rawIndex(name)
-	if !ok && plainIdentifier(name) {
-		i, ok = t.demangledAs(name)
+	if !ok && plain {
+		if mayDemangle {
+			i, ok = t.demangledAs(name)
+		}
 	} else if !ok {
 		t.demangledOnce.Do(func() {
 			t.byDemangled = map[string]int{}
@@ -218,9 +232,11 @@ func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 // executable first: demangling its every C++ name to learn that none is
 // `raise` was most of the CPU of a report of a node core.
 func (t *symbolTable) demangledAs(name string) (int, bool) {
+	mangled := mangledSpellings(name)
 	for i := range t.all {
 		s := &t.all[i]
-		if strings.Contains(s.Raw, name) && s.Raw != name && Demangle(s.Raw) == name {
+		if (strings.Contains(s.Raw, mangled[0]) || strings.Contains(s.Raw, mangled[1])) &&
+			s.Raw != name && Demangle(s.Raw) == name {
 			return i, true
 		}
 	}

@@ -48,3 +48,23 @@ func wholeTableLookup(tab *symbolTable, name string) (Symbol, bool) {
 	}
 	return Symbol{}, false
 }
+
+// A name a library's string tables hold only whole (a function it
+// imports: node's pthread_cond_wait), and no mangled name spells, is
+// answered without building the library's symbol table.
+func TestImportedNameLookupBuildsNoTable(t *testing.T) {
+	paths, _ := filepath.Glob("/usr/lib/*-linux-gnu/libstdc++.so.6")
+	if len(paths) == 0 {
+		testenv.Unavailable(t, "no libstdc++.so.6")
+	}
+	o := mustOpen(t, paths[0])
+	const name = "pthread_once" // libstdc++ imports it
+	got, ok := o.LookupSymbol(name)
+	if o.state().symsBuilt.Load() {
+		t.Errorf("looking the import %q up built the symbol table", name)
+	}
+	want, wantOK := wholeTableLookup(o.symbols(), name)
+	if ok != wantOK || got != want {
+		t.Errorf("LookupSymbol(%q) = %+v, %v; the whole table gives %+v, %v", name, got, ok, want, wantOK)
+	}
+}
