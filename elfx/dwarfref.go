@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"fmt"
 	"slices"
@@ -74,13 +75,7 @@ func (l *lazyDWARF) unitStartingAt(off uint64) *cuIndex {
 // addSpan records a unit's extent, keeping l.spans sorted by start.
 func (l *lazyDWARF) addSpan(s unitSpan) {
 	i, found := slices.BinarySearchFunc(l.spans, s.start, func(a unitSpan, start uint64) int {
-		switch {
-		case a.start < start:
-			return -1
-		case a.start > start:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.start, start)
 	})
 	if !found {
 		l.spans = slices.Insert(l.spans, i, s)

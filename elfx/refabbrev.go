@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -46,13 +47,7 @@ func (r *refAbbrevs) section(abbrev *sectionStream, off uint64, t abbrevInfo, fo
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i, found := slices.BinarySearchFunc(r.tables, off, func(a refAbbrevTable, start uint64) int {
-		switch {
-		case a.start < start:
-			return -1
-		case a.start > start:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.start, start)
 	})
 	if found {
 		same := r.tables[i] == refAbbrevTable{start: off, end: t.end, form: form}
