@@ -176,8 +176,8 @@ func (c *Cache) open(path string, debugDirs []string) (*Object, error) {
 	sc := c.symbols
 	c.mu.Unlock()
 	o.attachSymbolCache(sc)
-	if batch && o.state().memo.Load() == nil {
-		o.keepLookups()
+	if batch {
+		o.keepLookups() // the symbol cache's memo, if attached, stays
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -456,18 +457,9 @@ func (c *SymbolCache) trim() {
 // (lookups' fields in order) sorted by query, integers as uvarints,
 // strings length-prefixed, flags as one byte.
 func encodeLookups(key string, l lookups) []byte {
-	e := cacheEncoder{p: appendString(nil, key)}
-	addrs := slices.Sorted(maps.Keys(l.syms))
-	e.uvarint(uint64(len(addrs)))
-	for _, a := range addrs {
-		e.uvarint(a)
-		e.symbol(l.syms[a])
-	}
-	addrs = slices.Sorted(maps.Keys(l.frames))
-	e.uvarint(uint64(len(addrs)))
-	for _, a := range addrs {
-		fs := l.frames[a]
-		e.uvarint(a)
+	e := &cacheEncoder{p: appendString(nil, key)}
+	encodeSorted(e, l.syms, e.uvarint, e.symbol)
+	encodeSorted(e, l.frames, e.uvarint, func(fs []SourceFrame) {
 		e.uvarint(uint64(len(fs)))
 		for _, f := range fs {
 			e.str(f.Function)
@@ -476,38 +468,23 @@ func encodeLookups(key string, l lookups) []byte {
 			e.uvarint(uint64(f.Column))
 			e.flag(f.Inlined)
 		}
-	}
-	names := slices.Sorted(maps.Keys(l.named))
-	e.uvarint(uint64(len(names)))
-	for _, n := range names {
-		e.str(n)
-		e.symbol(l.named[n])
-	}
-	addrs = slices.Sorted(maps.Keys(l.entries))
-	e.uvarint(uint64(len(addrs)))
-	for _, a := range addrs {
-		e.uvarint(a)
-		e.flag(l.entries[a].ok)
-		e.uvarint(l.entries[a].entry)
-	}
-	addrs = slices.Sorted(maps.Keys(l.calls))
-	e.uvarint(uint64(len(addrs)))
-	for _, a := range addrs {
-		e.uvarint(a)
-		e.flag(l.calls[a].ok)
-		e.callSite(l.calls[a].site)
-	}
-	addrs = slices.Sorted(maps.Keys(l.tails))
-	e.uvarint(uint64(len(addrs)))
-	for _, a := range addrs {
-		r := l.tails[a]
-		e.uvarint(a)
+	})
+	encodeSorted(e, l.named, e.str, e.symbol)
+	encodeSorted(e, l.entries, e.uvarint, func(r entryResult) {
+		e.flag(r.ok)
+		e.uvarint(r.entry)
+	})
+	encodeSorted(e, l.calls, e.uvarint, func(r callSiteResult) {
+		e.flag(r.ok)
+		e.callSite(r.site)
+	})
+	encodeSorted(e, l.tails, e.uvarint, func(r tailCallsResult) {
 		e.flag(r.found)
 		e.uvarint(uint64(len(r.sites)))
 		for _, c := range r.sites {
 			e.callSite(c)
 		}
-	}
+	})
 	p := e.p
 	h := make([]byte, symbolCacheHeader, symbolCacheHeader+len(p))
 	copy(h, symbolCacheMagic)
@@ -515,6 +492,16 @@ func encodeLookups(key string, l lookups) []byte {
 	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(p, castagnoli))
 	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
 	return append(h, p...)
+}
+
+// encodeSorted appends one kind of lookup: how many, then each query
+// (in order, so that equal lookups make equal files) and its answer.
+func encodeSorted[K cmp.Ordered, V any](e *cacheEncoder, m map[K]V, query func(K), answer func(V)) {
+	e.uvarint(uint64(len(m)))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		query(k)
+		answer(m[k])
+	}
 }
 
 // cacheEncoder appends a payload's items.
