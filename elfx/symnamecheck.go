@@ -38,7 +38,7 @@ func (o *Object) spellings(name string) (whole, mangled bool) {
 				whole = true
 			}
 			before := strs[:at]
-			if strings.HasSuffix(before, n) || strings.HasSuffix(before, n+"_") {
+			if strings.HasSuffix(strings.TrimSuffix(before, "_"), n) { // n or n_ before it
 				mangled = true
 			}
 			if whole && mangled {
