@@ -164,9 +164,7 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 		if err != nil || code == 0 {
 			return s.orNil(err)
 		}
-		if s.shape(code) == nil { // debug/dwarf keeps the first too
-			s.setShape(code, sh)
-		}
+		s.setShape(code, sh) // a code declared twice: the last, as debug/dwarf
 		p = next
 	}
 }
@@ -198,10 +196,8 @@ func newLazyDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder
 			if code >= uint64(len(s.decls)) {
 				s.decls = append(s.decls, make([]uint64, max(code+1, 2*uint64(len(s.decls)))-uint64(len(s.decls)))...)
 			}
-			if s.decls[code] == 0 { // debug/dwarf keeps the first too
-				s.decls[code] = p + 1
-			}
-		case s.shape(code) == nil: // rare: made now
+			s.decls[code] = p + 1 // a code declared twice: the last, as debug/dwarf
+		default: // rare: made now
 			_, sh, _, _ := s.readDecl(abbrev, p, &s.made)
 			s.setShape(code, sh)
 		}
@@ -250,8 +246,11 @@ func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code 
 		p += uint64(n)
 		return v, nil
 	}
-	if code, err = uleb(); err != nil || code == 0 {
-		return code, nil, p, err
+	if code, err = uleb(); err != nil {
+		return 0, nil, p, err
+	}
+	if code = uint64(uint32(code)); code == 0 { // debug/dwarf's codes are 32 bits
+		return 0, nil, p, nil
 	}
 	tag, err := uleb()
 	if err != nil {
@@ -401,7 +400,7 @@ func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
 	if n == 0 {
 		return nil, pos, fmt.Errorf("DIE at %#x: %w", pos, errDIESkip)
 	}
-	if c == 0 {
+	if c = uint64(uint32(c)); c == 0 { // debug/dwarf's codes are 32 bits
 		return nil, pos + uint64(n), nil
 	}
 	sh := s.shape(c)

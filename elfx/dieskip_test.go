@@ -313,3 +313,67 @@ func allocatedBytes(f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return (after.TotalAlloc - before.TotalAlloc) / 50
 }
+
+// TestDIESkipperCodesAsDebugDWARF: on a table that declares a code twice,
+// or a code past 32 bits, the skipper steps over DIEs by the declaration
+// debug/dwarf reads them with (the last one; codes truncated to 32
+// bits), so that a walk that skips and one that reads agree on hostile
+// input too. The skipper took the first declaration and whole codes.
+func TestDIESkipperCodesAsDebugDWARF(t *testing.T) {
+	uleb := func(v uint64) []byte { return binary.AppendUvarint(nil, v) }
+	var abbrev []byte
+	// 1: compile unit with children, no attributes.
+	abbrev = append(abbrev, 1, 0x11, 1, 0, 0)
+	// 2, twice: a variable named by a string, then by one byte of data.
+	abbrev = append(abbrev, 2, 0x34, 0, 0x03, 0x08, 0, 0)
+	abbrev = append(abbrev, 2, 0x34, 0, 0x03, 0x0b, 0, 0)
+	// 1<<32 + 3, read as 3: a variable named by one byte of data.
+	abbrev = append(append(abbrev, uleb(1<<32+3)...), 0x34, 0, 0x03, 0x0b, 0, 0)
+	abbrev = append(abbrev, 0)
+	// The unit: its top DIE, a variable of code 2 whose name byte is 'q'
+	// followed by a variable of code 3, then the end of the children.
+	dies := []byte{1, 2, 'q', 3, 'r', 0}
+	h := unitHeader{end: uint64(len(dies)), version: 4, addrSize: 8}
+
+	// What debug/dwarf reads.
+	info := binary.LittleEndian.AppendUint32(nil, uint32(2+4+1+len(dies)))
+	info = append(info, 4, 0, 0, 0, 0, 0, 8)
+	info = append(info, dies...)
+	d, err := dwarf.New(abbrev, nil, nil, info, nil, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Reader()
+	var vars []any
+	for {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == dwarf.TagVariable {
+			vars = append(vars, e.Val(dwarf.AttrName))
+		}
+	}
+	if !reflect.DeepEqual(vars, []any{int64('q'), int64('r')}) {
+		t.Fatalf("debug/dwarf read the variables' names as %v", vars)
+	}
+
+	eager, err := newDIESkipper(dies, abbrev, h, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := newLazyDIESkipper(dies, abbrev, h, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*dieSkipper{"eager": eager, "lazy": lazy} {
+		for _, step := range []struct{ at, next uint64 }{{1, 3}, {3, 5}, {0, 6}} {
+			if next, err := s.tree(step.at); err != nil || next != step.next {
+				t.Errorf("%s skipper: DIE at %d ends at %d (%v), debug/dwarf's at %d", name, step.at, next, err, step.next)
+			}
+		}
+	}
+}
