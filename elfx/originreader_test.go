@@ -1,0 +1,92 @@
+package elfx
+
+import (
+	"debug/dwarf"
+	"os"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// TestOriginReaderAsDWARFData: for every DIE of the units with code that
+// names a frame through DW_AT_abstract_origin or DW_AT_specification,
+// the name funcName reads with the originReaders of the units those
+// refer to (originreader.go) is the one it reads through each unit's
+// dwarf.Data: on the units program built with -flto (compressed DWARF
+// too) and processed by dwz, and on Debian's LTO-built python3.11 with
+// python3.11-dbg. Most chains through DW_FORM_ref_addr must be read so,
+// or the reader does not serve the programs it is for.
+func TestOriginReaderAsDWARFData(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		open  func(t *testing.T) *Object
+		units int // at most this many units with code are read (0: all)
+	}{
+		{"lto", func(t *testing.T) *Object { return mustOpen(t, unitsProgram(t, "lto", false, "-flto")) }, 0},
+		{"lto-zlib", func(t *testing.T) *Object { return mustOpen(t, unitsProgram(t, "ltoz", false, "-flto", "-gz=zlib")) }, 0},
+		{"dwz", func(t *testing.T) *Object { return mustOpen(t, unitsProgram(t, "dwz", true)) }, 0},
+		{"python3.11-dbg", pythonWithDebug, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.open(t)
+			x, err := o.dwarfIndex()
+			if err != nil || x == nil || x.lazy == nil {
+				t.Fatalf("lazy index: %v, %v", x, err)
+			}
+			checked, refAddr, byReader := 0, 0, 0
+			for i, cu := range x.cus {
+				if tc.units > 0 && i >= tc.units {
+					break
+				}
+				if err := cu.open(); err != nil {
+					t.Fatalf("unit at %#x: %v", cu.off, err)
+				}
+				r := cu.d.Reader()
+				r.Seek(cu.entry.Offset)
+				for {
+					e, err := r.Next()
+					if err != nil {
+						t.Fatalf("unit at %#x: %v", cu.off, err)
+					}
+					if e == nil {
+						break
+					}
+					if e.Val(dwarf.AttrAbstractOrigin) == nil && e.Val(dwarf.AttrSpecification) == nil {
+						continue
+					}
+					got, ok := x.readFuncName(cu, e.Offset, true)
+					want, _ := x.readFuncName(cu, e.Offset, false)
+					if ok && got != want {
+						t.Errorf("unit at %#x, DIE %#x: %q read by the origin readers, %q through dwarf.Data", cu.off, e.Offset, got, want)
+					}
+					checked++
+					if _, isRefAddr := cu.refAddrOrigin(e); isRefAddr {
+						refAddr++
+						if ok {
+							byReader++
+						}
+					}
+				}
+			}
+			t.Logf("%d DIEs with origins, %d through DW_FORM_ref_addr, %d of them read by origin readers", checked, refAddr, byReader)
+			if refAddr == 0 || byReader < refAddr*9/10 {
+				t.Errorf("%d of %d chains through DW_FORM_ref_addr read by origin readers", byReader, refAddr)
+			}
+		})
+	}
+}
+
+// pythonWithDebug is Debian's python3.11 with its debug file
+// (python3.11-dbg): LTO-built, its units refer to each other with
+// DW_FORM_ref_addr.
+func pythonWithDebug(t *testing.T) *Object {
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		testenv.Unavailable(t, python+" is not installed (Debian package python3.11)")
+	}
+	o := mustOpen(t, python)
+	if _, err := o.AttachDebugFile(nil); err != nil {
+		testenv.Unavailable(t, "python3.11's debug file (python3.11-dbg) is not installed: "+err.Error())
+	}
+	return o
+}
