@@ -73,7 +73,10 @@ func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
 	if _, err := refAddrForm(h); len(t.refAddr) > 0 && err != nil {
 		return nil
 	}
-	s, err := newLazyDIESkipper(l.info.buf, l.abbrev.buf[h.abbrevOff:t.end], h, l.order)
+	if t.decls == nil {
+		return nil // codes declared twice, or too large: debug/dwarf takes the last of each
+	}
+	s, err := newDeclaredDIESkipper(l.info.buf, l.abbrev.buf[h.abbrevOff:t.end], t.decls, h, l.order)
 	if err != nil {
 		return nil
 	}

@@ -2,7 +2,9 @@ package elfx
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -89,4 +91,49 @@ func pythonWithDebug(t *testing.T) *Object {
 		testenv.Unavailable(t, "python3.11's debug file (python3.11-dbg) is not installed: "+err.Error())
 	}
 	return o
+}
+
+// TestAbbrevDecls: the declarations the pass over a table finds
+// (abbrevInfo.decls, from which an origin reader's skipper makes its
+// shapes) are where a lazy skipper's own pass finds them; a table that
+// declares a code twice has none (debug/dwarf takes the last
+// declaration, the skippers the first), and its unit no origin reader.
+func TestAbbrevDecls(t *testing.T) {
+	var abbrev []byte
+	for code := byte(1); code <= 100; code++ {
+		abbrev = append(abbrev, code, 0x2e, 1, 0x01, 0x13, 0x03, 0x0e, 0x3b, 0x0f, 0x11, 0x01, 0, 0)
+	}
+	table := append(slices.Clone(abbrev), 0)
+	h := unitHeader{end: 0, version: 4, addrSize: 8}
+	lazy, err := newLazyDIESkipper(nil, table, h, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := abbrevTable(table, 0)
+	if !got.parsed || !slices.Equal(got.decls, lazy.decls[:len(got.decls)]) || len(got.decls) != 101 {
+		t.Errorf("declarations %v, the lazy skipper's %v", got.decls, lazy.decls)
+	}
+	// The same table after a prefix: positions from the table's start.
+	prefixed := append([]byte{1, 0x11, 0, 0, 0, 0}, table...)
+	if at := abbrevTable(prefixed, 6); !slices.Equal(at.decls, got.decls) {
+		t.Errorf("declarations of the table at 6: %v, at 0: %v", at.decls, got.decls)
+	}
+	twice := append(slices.Clone(abbrev), 7, 0x11, 1, 0x03, 0x08, 0, 0, 0)
+	if d := abbrevTable(twice, 0); !d.parsed || d.decls != nil {
+		t.Errorf("a table declaring code 7 twice: parsed %v, declarations %v", d.parsed, d.decls)
+	}
+	large := append(slices.Clone(abbrev), 0x80, 0x80, 0x04, 0x11, 1, 0x03, 0x08, 0, 0, 0) // code 65536
+	if d := abbrevTable(large, 0); !d.parsed || d.decls != nil {
+		t.Errorf("a table with code 65536: parsed %v, declarations %v", d.parsed, d.decls)
+	}
+	// A unit whose table declares its top DIE's code twice.
+	info := []byte{0x0c, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1, 0, 0, 0, 0}
+	l := bytesLazyDWARF(info, []byte{1, 0x11, 0, 0, 0, 1, 0x11, 0, 0, 0, 0})
+	if r := l.newOriginReader(0); r != nil {
+		t.Error("an origin reader for a unit whose table declares a code twice")
+	}
+	l = bytesLazyDWARF(info, []byte{1, 0x11, 0, 0, 0, 0})
+	if r := l.newOriginReader(0); r == nil {
+		t.Error("no origin reader for a unit of one DIE")
+	}
 }
