@@ -39,6 +39,9 @@ type dieSkipper struct {
 	abbrev []byte
 	decls  []uint32
 	made   shapeSlabs // the shapes made since
+	// byDecl, where set, holds the shapes of lazy skippers of other
+	// units by their declarations (skipshapes.go).
+	byDecl *declShapes
 }
 
 // smallCodes bounds the codes dieSkipper.small holds.
@@ -454,8 +457,8 @@ func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
 	}
 	sh := s.shape(c)
 	if sh == nil && c < uint64(len(s.decls)) && s.decls[c] != 0 {
-		// A lazy skipper's shape met first: its declaration was checked.
-		_, sh, _, _ = s.readDecl(s.abbrev, uint64(s.decls[c]-1), &s.made)
+		// A lazy skipper's shape met first.
+		sh = s.declShape(uint64(s.decls[c] - 1))
 		s.small[c] = sh
 	}
 	if sh == nil {

@@ -47,6 +47,7 @@ type lazyDWARF struct {
 	abbrevsMu  sync.Mutex
 	abbrevs    map[[2]uint64]abbrevInfo // ensureAbbrevs' tables by offset and code wanted
 	shapes     sharedShapes             // the eager DIE skippers' shapes (skipshapes.go)
+	declShapes declShapes               // the origin readers' shapes (skipshapes.go)
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once

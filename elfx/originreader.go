@@ -80,7 +80,7 @@ func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
 	if err != nil {
 		return nil
 	}
-	s.unit, s.unitKnown = off, true
+	s.unit, s.unitKnown, s.byDecl = off, true, &l.declShapes
 	r := &originReader{s: s, l: l, top: h.die}
 	sh, at, err := s.code(h.die)
 	if err != nil || sh == nil {
