@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
@@ -135,5 +136,50 @@ func TestAbbrevDecls(t *testing.T) {
 	l = bytesLazyDWARF(info, []byte{1, 0x11, 0, 0, 0, 0})
 	if r := l.newOriginReader(0); r == nil {
 		t.Error("no origin reader for a unit of one DIE")
+	}
+}
+
+// TestOriginReadersConcurrent: frames named by several goroutines at
+// once through one lazy index (a report's threads), sharing its units'
+// origin readers and their shapes, are those one goroutine names
+// through another index. Run with -race.
+func TestOriginReadersConcurrent(t *testing.T) {
+	exe := unitsProgram(t, "lto", false, "-flto")
+	o := mustOpen(t, exe)
+	shared, err := o.newLazyDWARFIndex()
+	if err != nil || shared == nil {
+		t.Fatalf("lazy index: %v, %v", shared, err)
+	}
+	alone, err := o.newLazyDWARFIndex()
+	if err != nil || alone == nil {
+		t.Fatalf("lazy index: %v, %v", alone, err)
+	}
+	addrs := instructionAddrs(t, exe, func(string) bool { return true })
+	want := make([][]SourceFrame, len(addrs))
+	for i, a := range addrs {
+		want[i], _ = alone.sourceFrames(a, o)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range addrs {
+				i := (k + g*len(addrs)/4) % len(addrs)
+				got, _ := shared.sourceFrames(addrs[i], o)
+				if !slices.EqualFunc(got, want[i], func(a, b SourceFrame) bool { return a == b }) {
+					t.Errorf("%#x: %+v, alone %+v", addrs[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	readers := 0
+	for _, cu := range shared.lazy.units {
+		if cu.origins != nil {
+			readers++
+		}
+	}
+	if readers == 0 {
+		t.Error("no origin reader was made: the test proves nothing")
 	}
 }
