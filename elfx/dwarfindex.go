@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
@@ -47,6 +48,9 @@ type cuIndex struct {
 	lazy     *lazyDWARF // the lazy index's sections; nil for an eager unit
 	openOnce sync.Once
 	openErr  error
+	// opened: the unit was opened (its pages are not given back:
+	// unitpages.go).
+	opened atomic.Bool
 	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
 	// (section offsets: see openUnit).
 	refAddr bool
@@ -480,6 +484,7 @@ func (x *dwarfIndex) readFuncName(cu *cuIndex, off dwarf.Offset, byReader bool) 
 			if qualified {
 				q, ok = r.qualifier(pos)
 			}
+			r.done()
 			r.mu.Unlock()
 			if !ok {
 				return "", false

@@ -35,6 +35,11 @@ type lazyDWARF struct {
 	line   *sectionStream
 	abbrev *sectionStream
 	sec    [][]byte // dwarfSections' contents, but for the three streamed
+	// release gives back the pages of a part of the object's file
+	// mapping (Object.release; nil for none): .debug_info, where it is
+	// mapped, after reading units a report needs no more (unitpages.go).
+	release func([]byte)
+	pages   unitPages // the units read whose pages wait to be given back
 
 	globalOnce sync.Once
 	global     *dwarf.Data
@@ -77,7 +82,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if !ok || len(units) == 0 {
 		return nil, nil
 	}
-	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder}
+	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder, release: o.release}
 	var rest []string
 	for _, n := range dwarfSections {
 		if !streamedSection(n) {

@@ -28,10 +28,15 @@ type originReader struct {
 	mu     sync.Mutex
 	s      *dieSkipper
 	l      *lazyDWARF
+	cu     *cuIndex  // the unit
 	top    uint64    // the section offset of the unit's top DIE
 	topSh  *dieShape // its shape
 	first  uint64    // where the top DIE's attributes end: its first child
 	scopes bool      // the unit's language may qualify names (hasScopes)
+	// codeless: the top DIE has neither DW_AT_low_pc nor DW_AT_ranges
+	// (an early-debug unit): its pages are given back after each read
+	// (unitpages.go).
+	codeless bool
 }
 
 // originDIE is what funcName needs of a DIE.
@@ -54,13 +59,14 @@ type originDIE struct {
 func (cu *cuIndex) originReader() *originReader {
 	cu.originOnce.Do(func() {
 		if cu.lazy != nil {
-			cu.origins = cu.lazy.newOriginReader(uint64(cu.off))
+			cu.origins = cu.lazy.newOriginReader(cu)
 		}
 	})
 	return cu.origins
 }
 
-func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
+func (l *lazyDWARF) newOriginReader(cu *cuIndex) *originReader {
+	off := uint64(cu.off)
 	h, err := l.readUnitHeader(off)
 	if err != nil || h.version < 2 || h.version > 5 {
 		return nil
@@ -81,7 +87,7 @@ func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
 		return nil
 	}
 	s.unit, s.unitKnown, s.byDecl = off, true, &l.declShapes
-	r := &originReader{s: s, l: l, top: h.die}
+	r := &originReader{s: s, l: l, cu: cu, top: h.die}
 	sh, at, err := s.code(h.die)
 	if err != nil || sh == nil {
 		return nil
@@ -91,6 +97,7 @@ func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
 	// reader too: a form it reads with a section it may not have, a
 	// string it cannot find.
 	lang, hasLang := int64(0), false
+	r.codeless = true
 	for i, f := range sh.forms {
 		next, err := s.value(at, f, 0)
 		if err != nil || !plainForm(f) {
@@ -100,6 +107,9 @@ func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
 			if _, ok := r.str(at, next, f); !ok {
 				return nil
 			}
+		}
+		if a := sh.attrs[i]; a == dwarf.AttrLowpc || a == dwarf.AttrRanges {
+			r.codeless = false
 		}
 		if sh.attrs[i] == dwarf.AttrLanguage && !hasLang {
 			if lang, hasLang = r.constant(at, next, f); !hasLang {
@@ -111,6 +121,14 @@ func (l *lazyDWARF) newOriginReader(off uint64) *originReader {
 	r.first = at
 	r.scopes = languageHasScopes(lang)
 	return r
+}
+
+// done is called after each read, r.mu held: the pages of a unit
+// without code are given back (unitpages.go).
+func (r *originReader) done() {
+	if r.codeless {
+		r.l.giveBackUnit(r.cu, r.s.end)
+	}
 }
 
 // constant reads the value of form f in [pos, next) as debug/dwarf's

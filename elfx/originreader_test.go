@@ -130,11 +130,11 @@ func TestAbbrevDecls(t *testing.T) {
 	// A unit whose table declares its top DIE's code twice.
 	info := []byte{0x0c, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1, 0, 0, 0, 0}
 	l := bytesLazyDWARF(info, []byte{1, 0x11, 0, 0, 0, 1, 0x11, 0, 0, 0, 0})
-	if r := l.newOriginReader(0); r != nil {
+	if r := l.newOriginReader(&cuIndex{lazy: l}); r != nil {
 		t.Error("an origin reader for a unit whose table declares a code twice")
 	}
 	l = bytesLazyDWARF(info, []byte{1, 0x11, 0, 0, 0, 0})
-	if r := l.newOriginReader(0); r == nil {
+	if r := l.newOriginReader(&cuIndex{lazy: l}); r == nil {
 		t.Error("no origin reader for a unit of one DIE")
 	}
 }
