@@ -13,9 +13,10 @@ import (
 // abbreviation table into maps (gen-lto: 330 early-debug units of ~200
 // abbreviations, a fifth of its report's CPU and a good part of its
 // heap) to read a dozen DIEs. funcName reads them instead by their
-// abbreviations' forms with the unit's lazy dieSkipper (dieskip.go),
-// decoding only the attributes a name needs: the names, the origin
-// references, whether the DIE has code. Anything else (a form it does
+// abbreviations' forms with a dieSkipper of the unit (dieskip.go) that
+// makes the shapes of the declarations its DIEs use, decoding only the
+// attributes a name needs: the names, the origin references, whether
+// the DIE has code. Anything else (a form it does
 // not decode for those attributes, a reference it cannot place, a unit
 // debug/dwarf would read otherwise) makes funcName read the chain again
 // through dwarf.Data, as before: the names are the same either way.
@@ -41,7 +42,6 @@ type originReader struct {
 
 // originDIE is what funcName needs of a DIE.
 type originDIE struct {
-	tag                          dwarf.Tag
 	name, linkage, mips          string
 	hasName, hasLinkage, hasMips bool
 	// origin is where DW_AT_abstract_origin, else DW_AT_specification,
@@ -187,7 +187,6 @@ func (r *originReader) die(pos uint64) (d originDIE, ok bool) {
 	if err != nil || sh == nil {
 		return d, false
 	}
-	d.tag = sh.tag
 	var spec uint64
 	hasSpec := false
 	for i, f := range sh.forms {
