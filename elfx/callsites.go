@@ -313,7 +313,7 @@ func callSiteOf(cu *cuIndex, e *dwarf.Entry) (CallSite, bool) {
 	}
 	if lo, ok := t.Val(dwarf.AttrLowpc).(uint64); ok {
 		c.TargetAddr, c.HasTargetAddr = lo, true
-	} else if rs, err := at.d.Ranges(t); err == nil && len(rs) > 0 {
+	} else if rs, err := at.ranges(t); err == nil && len(rs) > 0 {
 		c.TargetAddr, c.HasTargetAddr = rs[0][0], true
 	}
 	return c, true

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Skipping DIEs by their abbreviations. debug/dwarf's Reader decodes
@@ -36,8 +37,11 @@ type dieSkipper struct {
 	// where in it the declaration of each code below len(decls) is,
 	// plus one (0 for none): shapes not made yet.
 	abbrev []byte
-	decls  []uint64
+	decls  []uint32
 	made   shapeSlabs // the shapes made since
+	// byDecl, where set, holds the shapes of lazy skippers of other
+	// units by their declarations (skipshapes.go).
+	byDecl *declShapes
 }
 
 // smallCodes bounds the codes dieSkipper.small holds.
@@ -157,6 +161,7 @@ func newDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder) (*
 		shapes: make([]dieShape, 0, n.shapes),
 		attrs:  make([]dwarf.Attr, 0, n.specs),
 		forms:  make([]uint64, 0, n.specs),
+		sized:  true,
 	}
 	s.small = make([]*dieShape, n.smallCodes)
 	for p := uint64(0); ; {
@@ -194,15 +199,32 @@ func newLazyDIESkipper(info, abbrev []byte, h unitHeader, order binary.ByteOrder
 		switch {
 		case code < smallCodes:
 			if code >= uint64(len(s.decls)) {
-				s.decls = append(s.decls, make([]uint64, max(code+1, 2*uint64(len(s.decls)))-uint64(len(s.decls)))...)
+				s.decls = append(s.decls, make([]uint32, max(code+1, 2*uint64(len(s.decls)))-uint64(len(s.decls)))...)
 			}
-			s.decls[code] = p + 1 // a code declared twice: the last, as debug/dwarf
+			s.decls[code] = 0 // past 4 GiB: refused when a DIE uses it
+			if p < math.MaxUint32 {
+				s.decls[code] = uint32(p + 1) // a code declared twice: the last, as debug/dwarf
+			}
 		default: // rare: made now
 			_, sh, _, _ := s.readDecl(abbrev, p, &s.made)
 			s.setShape(code, sh)
 		}
 		p = next
 	}
+}
+
+// newDeclaredDIESkipper is newLazyDIESkipper for a table whose
+// declarations a pass made before found (abbrevInfo.decls): the
+// skipper makes no pass of its own, and a declaration is checked when
+// a DIE first uses it. decls is only read.
+func newDeclaredDIESkipper(info, abbrev []byte, decls []uint32, h unitHeader, order binary.ByteOrder) (*dieSkipper, error) {
+	s, err := unitSkipper(info, h, order)
+	if err != nil {
+		return nil, err
+	}
+	s.abbrev, s.decls = abbrev, decls
+	s.small = make([]*dieShape, len(decls))
+	return s, nil
 }
 
 // unitSkipper is a skipper of the unit of header h, without shapes.
@@ -232,6 +254,37 @@ type shapeSlabs struct {
 	shapes []dieShape
 	attrs  []dwarf.Attr
 	forms  []uint64
+	// sized: the arrays were made for the whole table. Else they grow
+	// by chunks (room): a lazy skipper makes shapes one by one, and
+	// append's copies, each keeping the arrays before it alive (the
+	// shapes made point into them), were half of the 5 MB of shapes
+	// gen-lto's origin readers made.
+	sized bool
+}
+
+// The largest chunks a lazy skipper's slabs grow by: shapes, and
+// attribute specifications (a shape with more than the chunk has room
+// for copies it). Each chunk is twice the one before, from a few: a
+// skipper that reads two DIEs makes little.
+const (
+	shapeChunk = 32
+	specChunk  = 256
+)
+
+// room starts new chunks where the slabs cannot take another shape of
+// a few attributes without copying.
+func (slabs *shapeSlabs) room() {
+	if slabs.sized {
+		return
+	}
+	if len(slabs.shapes) == cap(slabs.shapes) {
+		slabs.shapes = make([]dieShape, 0, min(shapeChunk, max(2, 2*cap(slabs.shapes))))
+	}
+	if cap(slabs.attrs)-len(slabs.attrs) < 8 {
+		n := min(specChunk, max(16, 2*cap(slabs.attrs)))
+		slabs.attrs = make([]dwarf.Attr, 0, n)
+		slabs.forms = make([]uint64, 0, n)
+	}
 }
 
 // readDecl reads the abbreviation declaration at p of abbrev: its code
@@ -261,6 +314,7 @@ func (s *dieSkipper) readDecl(abbrev []byte, p uint64, slabs *shapeSlabs) (code 
 	}
 	first := 0
 	if slabs != nil {
+		slabs.room()
 		slabs.shapes = append(slabs.shapes, dieShape{tag: dwarf.Tag(tag), children: abbrev[p] != 0})
 		sh, first = &slabs.shapes[len(slabs.shapes)-1], len(slabs.attrs)
 	}
@@ -405,8 +459,8 @@ func (s *dieSkipper) code(pos uint64) (*dieShape, uint64, error) {
 	}
 	sh := s.shape(c)
 	if sh == nil && c < uint64(len(s.decls)) && s.decls[c] != 0 {
-		// A lazy skipper's shape met first: its declaration was checked.
-		_, sh, _, _ = s.readDecl(s.abbrev, s.decls[c]-1, &s.made)
+		// A lazy skipper's shape met first.
+		sh = s.declShape(uint64(s.decls[c] - 1))
 		s.small[c] = sh
 	}
 	if sh == nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
@@ -47,6 +48,9 @@ type cuIndex struct {
 	lazy     *lazyDWARF // the lazy index's sections; nil for an eager unit
 	openOnce sync.Once
 	openErr  error
+	// opened: the unit was opened (its pages are not given back:
+	// unitpages.go).
+	opened atomic.Bool
 	// refAddr: d reads the unit's DW_FORM_ref_addr values as constants
 	// (section offsets: see openUnit).
 	refAddr bool
@@ -63,6 +67,10 @@ type cuIndex struct {
 	skip      *dieSkipper
 	header    unitHeader
 	abbrevEnd uint64
+	// origins reads the unit's DIEs for funcName without opening it
+	// (originreader.go), made on first use; nil where it cannot.
+	originOnce sync.Once
+	origins    *originReader
 
 	once      sync.Once
 	err       error
@@ -419,7 +427,14 @@ const attrMIPSLinkageName dwarf.Attr = 0x2007
 // hasScopes reports whether the unit's language may put functions inside
 // namespaces, classes or modules: any but C.
 func hasScopes(cu *cuIndex) bool {
-	switch lang, _ := cu.entry.Val(dwarf.AttrLanguage).(int64); lang {
+	lang, _ := cu.entry.Val(dwarf.AttrLanguage).(int64)
+	return languageHasScopes(lang)
+}
+
+// languageHasScopes is hasScopes for the unit's DW_AT_language (0 for
+// none).
+func languageHasScopes(lang int64) bool {
+	switch lang {
 	case 0x1, 0x2, 0xc, 0x1d, 0x2c: // DW_LANG_C89, C, C99, C11, C17
 		return false
 	}
@@ -442,9 +457,55 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 	if v, ok := x.names.Load(cu.base + off); ok {
 		return v.(string)
 	}
+	name, ok := x.readFuncName(cu, off, true)
+	if !ok {
+		name, _ = x.readFuncName(cu, off, false)
+	}
+	x.names.Store(cu.base+off, name)
+	return name
+}
+
+// readFuncName reads funcName's answer along the chain from the DIE at
+// off of cu. byReader: the DIEs of other units the chain reaches by
+// DW_FORM_ref_addr are read by their units' originReader, without
+// opening those units (originreader.go); ok is false where one could
+// not be, for the caller to read the chain again with byReader false,
+// every DIE through a dwarf.Data.
+func (x *dwarfIndex) readFuncName(cu *cuIndex, off dwarf.Offset, byReader bool) (string, bool) {
 	name, linkage, qual := "", "", ""
 	at, next := cu, off
+	var r *originReader // where the chain is read by at's reader, at section offset pos
+	var pos uint64
 	for depth := 0; depth < 8; depth++ {
+		if r != nil {
+			r.mu.Lock()
+			d, ok := r.die(pos)
+			q, qualified := "", ok && d.hasName && name == "" && r.scopes
+			if qualified {
+				q, ok = r.qualifier(pos)
+			}
+			r.done()
+			r.mu.Unlock()
+			if !ok {
+				return "", false
+			}
+			if d.hasLinkage && d.linkage != "" {
+				linkage = d.linkage
+			} else if d.hasMips && d.mips != "" {
+				linkage = d.mips
+			}
+			if d.hasName && name == "" {
+				name, qual = d.name, q
+			}
+			if linkage != "" || !d.hasOrigin || d.origin == pos {
+				break
+			}
+			if at, r = x.originUnit(cu, at, d.origin); r == nil {
+				return "", false
+			}
+			pos = d.origin
+			continue
+		}
 		e, err := at.entryAt(next)
 		if err != nil || e == nil {
 			break
@@ -466,6 +527,13 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 		if linkage != "" {
 			break
 		}
+		if v, ok := at.refAddrOrigin(e); ok && byReader {
+			if at, r = x.originUnit(cu, at, v); r == nil {
+				return "", false
+			}
+			pos = v
+			continue
+		}
 		t, ref, ok := at.origin(e)
 		if !ok || (t == at && ref == next) {
 			break
@@ -484,6 +552,5 @@ func (x *dwarfIndex) funcName(cu *cuIndex, off dwarf.Offset) string {
 			name = d
 		}
 	}
-	x.names.Store(cu.base+off, name)
-	return name
+	return name, true
 }

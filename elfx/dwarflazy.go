@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -34,6 +35,11 @@ type lazyDWARF struct {
 	line   *sectionStream
 	abbrev *sectionStream
 	sec    [][]byte // dwarfSections' contents, but for the three streamed
+	// release gives back the pages of a part of the object's file
+	// mapping (Object.release; nil for none): .debug_info, where it is
+	// mapped, after reading units a report needs no more (unitpages.go).
+	release func([]byte)
+	pages   unitPages // the units read whose pages wait to be given back
 
 	globalOnce sync.Once
 	global     *dwarf.Data
@@ -46,6 +52,7 @@ type lazyDWARF struct {
 	abbrevsMu  sync.Mutex
 	abbrevs    map[[2]uint64]abbrevInfo // ensureAbbrevs' tables by offset and code wanted
 	shapes     sharedShapes             // the eager DIE skippers' shapes (skipshapes.go)
+	declShapes declShapes               // the origin readers' shapes (skipshapes.go)
 
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
@@ -75,7 +82,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if !ok || len(units) == 0 {
 		return nil, nil
 	}
-	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder}
+	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder, release: o.release}
 	var rest []string
 	for _, n := range dwarfSections {
 		if !streamedSection(n) {
@@ -641,6 +648,11 @@ type abbrevInfo struct {
 	// none): the last of that code, truncated to 32 bits as it does.
 	// readUnitTop reads a top DIE so, without a pass of its own.
 	declAt uint64
+	// decls holds where the declaration of each code is, from the
+	// table's start, plus one (0 for none), where every code is below
+	// smallCodes and declared once: an origin reader's skipper
+	// (originreader.go) makes its shapes from them; nil otherwise.
+	decls []uint32
 }
 
 // selfContained reports whether the abbreviation table at off in
@@ -664,7 +676,8 @@ func abbrevTableFinding(abbrev []byte, off, want uint64) abbrevInfo {
 	if off >= uint64(len(abbrev)) {
 		return t
 	}
-	other := false // a form refers outside the unit otherwise than by DW_FORM_ref_addr
+	other := false   // a form refers outside the unit otherwise than by DW_FORM_ref_addr
+	declared := true // t.decls holds every declaration
 	b := abbrev[off:]
 	uleb := func() (uint64, bool) {
 		var v uint64
@@ -687,10 +700,25 @@ func abbrevTableFinding(abbrev []byte, off, want uint64) abbrevInfo {
 		if code == 0 {
 			t.end, t.parsed = uint64(len(abbrev)-len(b)), true
 			t.ok = !other
+			if !declared {
+				t.decls = nil
+			}
 			return t
 		}
 		if want != 0 && uint32(code) == uint32(want) {
 			t.declAt = decl + 1
+		}
+		switch {
+		case !declared:
+		case code >= smallCodes || decl-off >= math.MaxUint32:
+			declared = false
+		case code < uint64(len(t.decls)) && t.decls[code] != 0:
+			declared = false // which one a reader takes is its own
+		default:
+			if code >= uint64(len(t.decls)) {
+				t.decls = append(t.decls, make([]uint32, code+1-uint64(len(t.decls)))...)
+			}
+			t.decls[code] = uint32(decl-off) + 1
 		}
 		if _, ok := uleb(); !ok { // tag
 			return abbrevInfo{}

@@ -85,6 +85,8 @@ func (l *lazyDWARF) addSpan(s unitSpan) {
 // open reads the unit's top DIE once (a lazy unit's first use).
 func (cu *cuIndex) open() error {
 	cu.openOnce.Do(func() {
+		// Set first: the unit's pages stay from now on (unitpages.go).
+		cu.opened.Store(true)
 		if cu.entry == nil {
 			cu.openErr = cu.lazy.openUnit(cu)
 		}

@@ -89,7 +89,8 @@ func TestLazyDWARFCrossUnitReferences(t *testing.T) {
 // on its own (its DW_FORM_ref_addr read as data), every reference of its
 // DIEs followed to the unit found by offset, the unit holding off, and
 // the index over the units .debug_aranges does not list; the names
-// around each referenced DIE are found along the path to it.
+// around each referenced DIE are found along the path to it, and read
+// by the origin readers of the units the references land in.
 // Seeded with the sections of the units program built with -flto when
 // g++ is there.
 func FuzzCrossUnitRefs(f *testing.F) {
@@ -101,6 +102,7 @@ func FuzzCrossUnitRefs(f *testing.F) {
 		l := bytesLazyDWARF(info, abbrev)
 		first := &cuIndex{lazy: l}
 		l.units[0] = first
+		x := &dwarfIndex{name: "fuzz", lazy: l}
 		follow := func(cu *cuIndex) {
 			r := cu.d.Reader()
 			for i := 0; i < 1000; i++ {
@@ -112,10 +114,21 @@ func FuzzCrossUnitRefs(f *testing.F) {
 					at.entryAt(ref)
 					at.pathQualifier(ref) // the names around it (scopepath.go)
 				}
+				// The chain read by the units' origin readers
+				// (originreader.go).
+				x.readFuncName(cu, e.Offset, true)
 			}
 		}
 		if first.open() == nil {
 			follow(first)
+		}
+		if cu, err := l.findUnit(off); err == nil {
+			if r := cu.originReader(); r != nil {
+				r.mu.Lock()
+				r.die(off)
+				r.qualifier(off)
+				r.mu.Unlock()
+			}
 		}
 		if cu, err := l.unitAt(off); err == nil {
 			if uint64(cu.off) > off {
@@ -126,7 +139,6 @@ func FuzzCrossUnitRefs(f *testing.F) {
 		// The first walk over the first unit's DIEs, the subtree of the
 		// function at off and the subtrees around each function's
 		// first child (scopetree.go).
-		x := &dwarfIndex{name: "fuzz", lazy: l}
 		if first.load(x) == nil {
 			first.functionAt(x, off)
 			for _, b := range first.bodies {

@@ -41,6 +41,7 @@ func (c readerCursor) ranges(e *dwarf.Entry) ([][2]uint64, error) { return c.d.R
 type skipCursor struct {
 	r    *dwarf.Reader
 	d    *dwarf.Data
+	cu   *cuIndex // whose ranges decodes DW_AT_ranges (rangelist.go)
 	s    *dieSkipper
 	base dwarf.Offset // the section offset of the Reader's offset 0
 	pos  uint64       // the section offset of the next DIE
@@ -77,7 +78,7 @@ func (cu *cuIndex) newCursor(off dwarf.Offset) (dieCursor, error) {
 	if cu.skip == nil {
 		return readerCursor{r, cu.d}, nil
 	}
-	c := &skipCursor{r: r, d: cu.d, s: cu.skip, base: cu.base}
+	c := &skipCursor{r: r, d: cu.d, cu: cu, s: cu.skip, base: cu.base}
 	sh, at, err := c.s.code(uint64(cu.base + off))
 	if err == nil && sh != nil {
 		c.pos, err = c.s.attrs(at, sh)
@@ -156,7 +157,7 @@ func (c *skipCursor) skipChildren() (dwarf.Offset, bool) {
 
 func (c *skipCursor) ranges(e *dwarf.Entry) ([][2]uint64, error) {
 	if e != &c.made {
-		return c.d.Ranges(e)
+		return c.cu.ranges(e)
 	}
 	if !c.pc.hasLow || !c.pc.hasHigh {
 		return nil, nil

@@ -27,11 +27,8 @@ func (x *dwarfIndex) qualifier(cu, at *cuIndex, off dwarf.Offset) string {
 	return h.qualOf(off)
 }
 
-// pathQualifier walks from the unit's top DIE to the DIE at off through
-// the DIEs the scope walk descends into (namespaces, modules, classes,
-// structures, unions, lexical blocks), skipping each subtree that ends
-// before off by its DW_AT_sibling; the unit's dieSkipper (dieskip.go)
-// steps over the DIEs, and only those on the path are decoded. ok is
+// pathQualifier walks from the unit's top DIE to the DIE at off
+// (qualPath), decoding the DIEs on the path with debug/dwarf. ok is
 // false where the answer needs the scope tree: off may lie in a
 // subprogram with code (its body is read with the names around inlined
 // calls), the DIEs could not be read, or the unit has no skipper (an
@@ -47,15 +44,58 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 	if s == nil {
 		return "", false
 	}
-	unit, target := uint64(cu.off), uint64(cu.base+off)
 	sh, at, err := s.code(uint64(cu.base + cu.entry.Offset))
 	if err != nil || sh == nil {
 		return "", false
 	}
-	pos, err := s.attrs(at, sh)
+	first, err := s.attrs(at, sh)
 	if err != nil {
 		return "", false
 	}
+	return qualPath(s, first, uint64(cu.base+off), entryDIEs{cu})
+}
+
+// pathDIEs decodes what qualPath needs of the DIEs on a path.
+type pathDIEs interface {
+	// scopeName is the DW_AT_name of the namespace, module, class,
+	// structure or union at section offset pos; ok is false where it
+	// cannot be read.
+	scopeName(pos uint64) (name string, ok bool)
+	// noCode reports whether the subprogram at pos certainly has no
+	// code (no body for the scope tree to read).
+	noCode(pos uint64) bool
+}
+
+// entryDIEs decodes a unit's DIEs with its dwarf.Data.
+type entryDIEs struct{ cu *cuIndex }
+
+func (d entryDIEs) scopeName(pos uint64) (string, bool) {
+	e, err := d.cu.entryAt(dwarf.Offset(pos) - d.cu.base)
+	if err != nil || e == nil {
+		return "", false
+	}
+	n, _ := d.cu.stringAttr(e, dwarf.AttrName)
+	return n, true
+}
+
+func (d entryDIEs) noCode(pos uint64) bool {
+	e, err := d.cu.entryAt(dwarf.Offset(pos) - d.cu.base)
+	if err != nil || e == nil {
+		return false
+	}
+	ranges, _ := d.cu.d.Ranges(e)
+	return len(ranges) == 0
+}
+
+// qualPath walks from first, where the children of the unit's top DIE
+// start, to the DIE at section offset target through the DIEs the scope
+// walk descends into (namespaces, modules, classes, structures, unions,
+// lexical blocks), skipping each subtree that ends before target by its
+// DW_AT_sibling: s, the unit's skipper, steps over the DIEs, and dies
+// decodes only those on the path. ok is false where the answer needs
+// the scope tree.
+func qualPath(s *dieSkipper, first, target uint64, dies pathDIEs) (qual string, ok bool) {
+	pos := first
 	quals := []string{""} // the names around each open level
 	for len(quals) > 0 && pos < s.end {
 		here := pos
@@ -76,7 +116,7 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 			return "", true
 		}
 		if here > target {
-			return "", true // off is no DIE the walk reaches
+			return "", true // target is no DIE the walk reaches
 		}
 		if pos, err = s.attrs(at, sh); err != nil {
 			return "", false
@@ -84,21 +124,20 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 		if !sh.children {
 			continue
 		}
-		sib, hasSib := s.sibling(at, unit, sh)
+		sib, hasSib := s.sibling(at, s.unit, sh)
 		if hasSib && sib > here && sib <= target {
-			pos = sib // off lies after this DIE's subtree
+			pos = sib // target lies after this DIE's subtree
 			continue
 		}
-		// off may be inside this DIE's subtree.
+		// target may be inside this DIE's subtree.
 		switch sh.tag {
 		case dwarf.TagNamespace, dwarf.TagModule,
 			dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
-			e, err := cu.entryAt(dwarf.Offset(here) - cu.base)
-			if err != nil || e == nil {
+			n, ok := dies.scopeName(here)
+			if !ok {
 				return "", false
 			}
-			n, _ := cu.stringAttr(e, dwarf.AttrName)
-			if n == "" && e.Tag == dwarf.TagNamespace {
+			if n == "" && sh.tag == dwarf.TagNamespace {
 				n = "(anonymous namespace)"
 			}
 			if n != "" {
@@ -110,11 +149,7 @@ func (cu *cuIndex) pathQualifier(off dwarf.Offset) (qual string, ok bool) {
 			quals = append(quals, q)
 			continue
 		case dwarf.TagSubprogram:
-			e, err := cu.entryAt(dwarf.Offset(here) - cu.base)
-			if err != nil || e == nil {
-				return "", false
-			}
-			if ranges, _ := cu.d.Ranges(e); len(ranges) > 0 {
+			if !dies.noCode(here) {
 				return "", false // a body the scope tree reads with expand
 			}
 		}

@@ -53,3 +53,56 @@ func (c *sharedShapes) skipper(info, abbrev []byte, start, end uint64, h unitHea
 	c.mu.Unlock()
 	return s
 }
+
+// An LTO program's early-debug units have tables of their own, whose
+// declarations are mostly the same few hundred (a base type's, a
+// member's, a parameter's): the origin readers (originreader.go) of
+// gen-lto's 330 units made 4.6 MB of shapes, one for each declaration
+// a path walk met in each unit. A shape depends only on the bytes of
+// its declaration after the code and on the sizes the unit's header
+// sets: lazy skippers given a declShapes share them.
+
+// declShapes holds lazy skippers' shapes by their declarations.
+type declShapes struct {
+	mu    sync.Mutex
+	sizes map[formSizes]map[string]*dieShape
+}
+
+// formSizes are the sizes of the forms a shape counts.
+type formSizes struct {
+	addrSize, offSize, refAddrSize int
+}
+
+// declShape makes the shape of the declaration at p of a lazy
+// skipper's table, or finds the one made for the same declaration and
+// sizes; nil where the declaration cannot be read.
+func (s *dieSkipper) declShape(p uint64) *dieShape {
+	if s.byDecl == nil {
+		_, sh, _, _ := s.readDecl(s.abbrev, p, &s.made)
+		return sh
+	}
+	_, _, end, err := s.readDecl(s.abbrev, p, nil) // checked, and its end found
+	if err != nil {
+		return nil
+	}
+	_, n := readULEB(s.abbrev[p:])
+	decl := s.abbrev[p+uint64(n) : end]
+	key := formSizes{s.addrSize, s.offSize, s.refAddrSize}
+	c := s.byDecl
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sh := c.sizes[key][string(decl)]; sh != nil {
+		return sh
+	}
+	_, sh, _, _ := s.readDecl(s.abbrev, p, &s.made)
+	if sh != nil {
+		if c.sizes == nil {
+			c.sizes = map[formSizes]map[string]*dieShape{}
+		}
+		if c.sizes[key] == nil {
+			c.sizes[key] = map[string]*dieShape{}
+		}
+		c.sizes[key][string(decl)] = sh
+	}
+	return sh
+}

@@ -56,7 +56,12 @@ func (l *lazyDWARF) unlistedIndex() *dwarfIndex {
 			idx := int32(len(x.cus))
 			x.cus = append(x.cus, cu)
 			if !code {
-				continue // opened when a reference reaches it
+				// Read when a reference reaches it: its pages are
+				// given back till then (unitpages.go).
+				if h, err := l.readUnitHeader(uint64(cu.off)); err == nil {
+					l.giveBackUnit(cu, h.end)
+				}
+				continue
 			}
 			for _, rg := range cu.codeRanges(x) {
 				ivs = append(ivs, interval{lo: rg[0], hi: rg[1], idx: idx})
