@@ -13,10 +13,10 @@ import (
 // exception, glibc's __abort_msg) are kept with the objects of a batch
 // (one elfx.Cache), so a later core of the same program asks none of
 // its modules again. A name in no dynamic symbol table was searched for
-// in every module's full symbol table, entry by entry, every core: a
-// tenth of a batch of uncaught-exception cores against libstdc++'s
-// debug build. The later core finds what the first found, at its own
-// bias.
+// in every module's full symbol table, entry by entry, every core (7%
+// of a warm batch a third of whose cores were uncaught exceptions
+// against libstdc++'s debug build). The later core finds what the first
+// found, at its own bias.
 func TestDefinedSymbolOncePerObject(t *testing.T) {
 	testenv.NeedCores(t)
 	dir := t.TempDir()

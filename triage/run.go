@@ -33,7 +33,8 @@ type Config struct {
 	// a batch whose output prints no report's registers (the summary,
 	// a profile), not for one that writes each report whole (jsonl).
 	// The signature does not change; a deep stack's unwinding no longer
-	// lists every frame's registers (a tenth of a warm batch's unwind).
+	// lists every frame's registers (4% of a warm batch of the deep
+	// stacks of the generated C++ program, Python and libstdc++).
 	NoFrameRegisters bool
 	// Signer computes signatures.
 	Signer Signer
