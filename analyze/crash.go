@@ -90,12 +90,41 @@ func (t *target) symbolAddr(name string, typ elf.SymType) (uint64, bool) {
 			if obj == nil || obj.ELF() == nil {
 				continue
 			}
-			if v, ok := obj.DefinedSymbol(tab, name, typ); ok {
+			if v, ok := definedSymbol(obj, tab, name, typ); ok {
 				return v + m.bias, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// definedSymbolKey is a lookup of definedSymbol, as an elfx.Object.Keyed
+// key.
+type definedSymbolKey struct {
+	tab  elf.SectionType
+	name string
+	typ  elf.SymType
+}
+
+// definedSymbolValue is a definedSymbol answer, found or not.
+type definedSymbolValue struct {
+	value uint64
+	ok    bool
+}
+
+// definedSymbol is obj.DefinedSymbol, kept with the object: a batch's
+// cores of one program look the same few names up (libstdc++'s
+// __cxa_get_globals for every uncaught exception), and a name that is
+// in no dynamic symbol table is searched for in full symbol tables
+// entry by entry, once per module per core (libstdc++'s debug build:
+// 7% of a warm batch a third of whose cores were uncaught exceptions).
+// The names are crashinfo's own, a few, so the memo stays small.
+func definedSymbol(obj *elfx.Object, tab elf.SectionType, name string, typ elf.SymType) (uint64, bool) {
+	d := obj.Keyed(definedSymbolKey{tab, name, typ}, func() any {
+		v, ok := obj.DefinedSymbol(tab, name, typ)
+		return definedSymbolValue{v, ok}
+	}).(definedSymbolValue)
+	return d.value, d.ok
 }
 
 // functionAt names the function whose symbol starts exactly at addr.

@@ -70,36 +70,50 @@ type goFuncs struct {
 	ranges []goFuncRange
 }
 
-// find looks the functions up in obj's symbol table, once.
+// find looks the functions up in obj's symbol table, once per object:
+// the ranges are the object's (link-time addresses), kept with it
+// (elfx.Object.Keyed), so the cores of a batch that share a Go
+// executable look its dozen runtime functions up once, not once a core
+// (each lookup by name: a twentieth of a warm batch's CPU).
 func (g *goFuncs) find(obj *elfx.Object) []goFuncRange {
 	g.once.Do(func() {
-		if obj.ELF().Section(".gopclntab") == nil {
-			return
-		}
-		for name, f := range goFrames {
-			// Assembly functions are named with their ABI in the
-			// symbol table: runtime.goexit.abi0. The bare name may
-			// then be a wrapper of its own (runtime.asmcgocall), or
-			// the same function found in the function table, whose
-			// addresses are off in a cgo binary: that one overlaps
-			// the .abi0 symbol and is left out.
-			// Go names, looked up as the table spells them.
-			abi0, hasABI0 := obj.LookupRawSymbol(name + ".abi0")
-			if hasABI0 && abi0.Size > 0 {
-				g.ranges = append(g.ranges, goFuncRange{abi0.Addr, abi0.Addr + abi0.Size, f})
-			}
-			if s, ok := obj.LookupRawSymbol(name); ok && s.Size > 0 {
-				if hasABI0 && s.Addr < abi0.Addr+abi0.Size && abi0.Addr < s.Addr+s.Size {
-					continue
-				}
-				g.ranges = append(g.ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
-			}
-		}
-		// In address order: a lookup finds the same range whatever
-		// the map's order.
-		slices.SortFunc(g.ranges, func(a, b goFuncRange) int { return cmp.Compare(a.lo, b.lo) })
+		g.ranges = obj.Keyed(goFuncsKey{}, func() any { return goFuncRanges(obj) }).([]goFuncRange)
 	})
 	return g.ranges
+}
+
+// goFuncsKey is goFuncRanges' elfx.Object.Keyed key.
+type goFuncsKey struct{}
+
+// goFuncRanges looks goFrames' functions up in obj's symbol table, in
+// address order.
+func goFuncRanges(obj *elfx.Object) (ranges []goFuncRange) {
+	if obj.ELF().Section(".gopclntab") == nil {
+		return nil
+	}
+	for name, f := range goFrames {
+		// Assembly functions are named with their ABI in the
+		// symbol table: runtime.goexit.abi0. The bare name may
+		// then be a wrapper of its own (runtime.asmcgocall), or
+		// the same function found in the function table, whose
+		// addresses are off in a cgo binary: that one overlaps
+		// the .abi0 symbol and is left out.
+		// Go names, looked up as the table spells them.
+		abi0, hasABI0 := obj.LookupRawSymbol(name + ".abi0")
+		if hasABI0 && abi0.Size > 0 {
+			ranges = append(ranges, goFuncRange{abi0.Addr, abi0.Addr + abi0.Size, f})
+		}
+		if s, ok := obj.LookupRawSymbol(name); ok && s.Size > 0 {
+			if hasABI0 && s.Addr < abi0.Addr+abi0.Size && abi0.Addr < s.Addr+s.Size {
+				continue
+			}
+			ranges = append(ranges, goFuncRange{s.Addr, s.Addr + s.Size, f})
+		}
+	}
+	// In address order: a lookup finds the same range whatever the
+	// map's order.
+	slices.SortFunc(ranges, func(a, b goFuncRange) int { return cmp.Compare(a.lo, b.lo) })
+	return ranges
 }
 
 // classifyFrame is the walk's unwind.Classifier: the kind of the Go

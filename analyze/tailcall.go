@@ -65,7 +65,7 @@ func (s *symbolizer) tailCallFrames(out []report.Frame, callee, caller *rawFrame
 // tailChain returns the runtime return addresses of the tail calls
 // between the call at ret and the function at callee, innermost first.
 func (s *symbolizer) tailChain(ret, callee uint64) []uint64 {
-	return s.tailMemo.get(tailCallKey{ret, callee}, func() []uint64 { return s.searchTailChain(ret, callee) })
+	return s.tailMemo.get(tailCallKey{ret, callee}, func() []uint64 { return s.moduleTailChain(ret, callee) })
 }
 
 // functionEntry is the runtime entry of the function holding addr.
@@ -88,37 +88,46 @@ type chainNode struct {
 
 // searchTailChain is gdb's call_site_find_chain_1: a depth-first search
 // over tail-call sites from the target of the call at ret to callee,
-// intersecting every chain found.
-func (s *symbolizer) searchTailChain(ret, callee uint64) []uint64 {
+// intersecting every chain found. local: the search met no function
+// outside ret's module and named no target another module could have
+// answered, so its answer depends on that module's object alone
+// (moduleTailChain).
+func (s *symbolizer) searchTailChain(ret, callee uint64) (found []uint64, local bool) {
 	m := s.t.module(ret - 1)
 	obj := m.obj()
 	if obj == nil {
-		return nil
+		return nil, false
 	}
 	first, ok, err := obj.CallSiteAt(ret - m.bias)
 	if err != nil || !ok {
-		return nil
+		return nil, true
 	}
-	target, ok := s.callTarget(tailCallSite{m: m, site: first})
+	local = true
+	callTarget := func(c tailCallSite) (uint64, bool) {
+		addr, ok := s.callTarget(c)
+		local = local && s.localTarget(m, c, addr, ok)
+		return addr, ok
+	}
+	target, ok := callTarget(tailCallSite{m: m, site: first})
 	if !ok {
-		return nil
+		return nil, local
 	}
 	var chain []chainNode
 	onPath := map[uint64]bool{}
 	var result *callChain
 	for steps := 0; ; steps++ {
 		if steps > maxTailCallSearch {
-			return nil
+			return nil, local
 		}
 		var next []tailCallSite
 		if target == callee {
 			if result = result.intersect(chain); result == nil {
-				return nil // paths with nothing in common
+				return nil, local // paths with nothing in common
 			}
 		} else {
 			sites, ok := s.tailCallsOf(target)
 			if !ok {
-				return nil // gdb gives up on a target it cannot name
+				return nil, local // gdb gives up on a target it cannot name
 			}
 			next = sites
 		}
@@ -148,11 +157,11 @@ func (s *symbolizer) searchTailChain(ret, callee uint64) []uint64 {
 		if len(chain) == 0 {
 			break
 		}
-		if target, ok = s.callTarget(chain[len(chain)-1].site); !ok {
-			return nil
+		if target, ok = callTarget(chain[len(chain)-1].site); !ok {
+			return nil, local
 		}
 	}
-	return result.frames()
+	return result.frames(), local
 }
 
 // callTarget resolves a call site's target to a runtime entry: an

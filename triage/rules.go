@@ -193,6 +193,21 @@ func (rs *Rules) Digest() string {
 	return rs.digest
 }
 
+// marksApp reports whether a frame rule marks frames +app: then a
+// stack's frames are meaningful only if marked, and signing classifies
+// every frame before choosing any.
+func (rs *Rules) marksApp() bool {
+	if rs == nil {
+		return false
+	}
+	for i := range rs.frames {
+		if rs.frames[i].action == "+app" {
+			return true
+		}
+	}
+	return false
+}
+
 // classify applies the frame rules to a frame the skip list classified:
 // the last rule matching decides its skip or prefix, the last +app/-app
 // rule its app mark.

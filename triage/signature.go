@@ -133,18 +133,37 @@ func (s *Signer) topFrames(frames []report.Frame, depth int, also func(name stri
 
 // traceFrames is topFrames, telling trace (when not nil) what became of
 // each frame.
+//
+// Frames are classified as the walk down the stack reaches them: a
+// batch signs every core of a deep stack (a recursion of hundreds of
+// frames) by its first few meaningful ones, and classifying the rest
+// (their rules, their modules' patterns) was a tenth of signing. Only
+// rules that mark frames +app need every frame classified first (one
+// marked anywhere makes the others not meaningful), and only a trace
+// needs the frames beyond the depth.
 func (s *Signer) traceFrames(frames []report.Frame, depth int, also func(name string) bool, trace *frameTrace) (names []string, exact bool) {
-	classes := make([]frameClass, len(frames))
+	var classes []frameClass
 	anyApp := false
-	for i := range frames {
-		classes[i] = s.frame(&frames[i])
-		anyApp = anyApp || classes[i].app > 0
+	if s.Rules.marksApp() {
+		classes = make([]frameClass, len(frames))
+		for i := range frames {
+			classes[i] = s.frame(&frames[i])
+			anyApp = anyApp || classes[i].app > 0
+		}
 	}
 	first := ""
 	counted := 0
 	trusted := true
 	for i := range frames {
-		c := classes[i]
+		if counted == depth && len(names) > 0 && trace == nil {
+			break
+		}
+		var c frameClass
+		if classes != nil {
+			c = classes[i]
+		} else {
+			c = s.frame(&frames[i])
+		}
 		trusted = trusted && exactTrust[frames[i].Trust]
 		if first == "" {
 			first = c.name

@@ -95,7 +95,8 @@ func computeRule(as unwind.AddrSpace, cache *unwind.Cache, lpc, pc uint64) rule 
 		err = derr
 	} else if err == nil {
 		if fde, ok := pi.Info.(*cfi.FDE); ok && pi.Format == unwind.FormatCFI {
-			row, rerr := fde.RowAt(lpc - pi.Bias)
+			// Read only (cfiRule, stepFull): the FDE's shared row.
+			row, rerr := fde.RowAtShared(lpc - pi.Bias)
 			if rerr == nil {
 				return cfiRule(row, fde.CIE.Signal, fde.CIE.RAColumn, unwind.TrustNone)
 			}

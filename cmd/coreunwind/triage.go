@@ -128,6 +128,8 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("%w: %w", errUsage, err))
 	}
 	cfg.Jobs = jobs
+	// Only jsonl writes the reports whole, registers and all.
+	cfg.NoFrameRegisters = format != "jsonl"
 	cfg.Analyze.Debuginfod = client
 	var bar *progressLine
 	if progress {

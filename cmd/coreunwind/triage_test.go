@@ -141,6 +141,15 @@ func TestTriageCLI(t *testing.T) {
 			t.Errorf("jsonl: schema %q bucket %q", r.Schema, r.Bucket)
 		}
 		reports[r.Core.Path], bucketOf[r.Core.Path] = r.Report, r.Bucket
+		// jsonl writes the reports whole: every frame's registers, not
+		// only the crash analysis's two (what json and text keep).
+		for _, th := range r.Threads {
+			for _, f := range th.Frames {
+				if !f.Inlined && f.Trust != report.TrustTailCall && f.Registers == nil {
+					t.Errorf("jsonl: %s: thread %d frame %d has no registers", r.Core.Path, th.TID, f.Index)
+				}
+			}
+		}
 	}
 	if len(reports) != 4 {
 		t.Fatalf("jsonl: %d reports, want 4", len(reports))

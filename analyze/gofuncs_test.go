@@ -1,0 +1,53 @@
+package analyze
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/coreunwind/coreunwind/elfx"
+	"github.com/coreunwind/coreunwind/internal/testenv"
+)
+
+// TestGoFuncsOncePerObject: the Go runtime functions a walk treats
+// specially (goFrames) are looked up by name once per executable in a
+// batch (one elfx.Cache): a later core's module gets the ranges the
+// first core's found, not a new lookup of each name (a twentieth of a
+// warm batch of Go cores).
+func TestGoFuncsOncePerObject(t *testing.T) {
+	gotool := testenv.NeedTool(t, "go")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(goPanicProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "prog")
+	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cores := crashTimes(t, dir, exe, 2, []string{"GOTRACEBACK=crash"})
+	objs := elfx.NewCache()
+	defer objs.Close()
+	var found [][]goFuncRange
+	for _, core := range cores {
+		s, err := Open(core, Options{Executable: exe, Objects: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := s.target.mainModule()
+		found = append(found, m.goFuncs.find(m.obj()))
+		s.Close()
+	}
+	first, later := found[0], found[1]
+	if !slices.ContainsFunc(first, func(r goFuncRange) bool { return r.kind != 0 }) {
+		t.Fatalf("first core: no runtime function found: %+v", first)
+	}
+	if !slices.Equal(first, later) {
+		t.Errorf("later core's ranges %+v, first core's %+v", later, first)
+	}
+	if &later[0] != &first[0] {
+		t.Error("the later core looked the functions up again")
+	}
+}
