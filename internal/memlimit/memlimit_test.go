@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,27 @@ func TestGOMEMLIMITWins(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf("limit %d", 100<<20)) {
 		t.Errorf("child: %v\n%s", err, out)
+	}
+}
+
+// TestMemTotalIsMeminfos: sysinfo(2)'s total is the MemTotal line of
+// /proc/meminfo, which Default read before.
+func TestMemTotalIsMeminfos(t *testing.T) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kb uint64
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err = strconv.ParseUint(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if kb == 0 || memTotal() != kb<<10 {
+		t.Errorf("memTotal() = %d, /proc/meminfo's MemTotal %d kB", memTotal(), kb)
 	}
 }
 
