@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -35,6 +36,34 @@ func TestHeapAboveLimitEnds(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(string(out), "exceeded: ") {
 		t.Errorf("child: %v, want exit status 7 from exceeded\n%s", err, out)
+	}
+}
+
+// TestLimitReadAtFirstCollection: StartDefault's way reads the limit
+// after the first collection, not before, and still ends a child whose
+// heap goes over it (64 MiB here) through exceeded.
+func TestLimitReadAtFirstCollection(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		var reads atomic.Int32
+		startAtFirstCollection(func() uint64 { reads.Add(1); return 64 << 20 }, func(live, limit uint64) {
+			fmt.Printf("exceeded: %d live of %d after %d reads\n", live, limit, reads.Load())
+			os.Exit(7)
+		})
+		fmt.Printf("reads before a collection: %d\n", reads.Load())
+		var keep [][]byte
+		for range 512 {
+			keep = append(keep, make([]byte, 4<<20))
+		}
+		fmt.Println("not stopped", len(keep))
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLimitReadAtFirstCollection$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(string(out), "reads before a collection: 0\n") ||
+		!strings.Contains(string(out), " after 1 reads") {
+		t.Errorf("child: %v, want exit status 7 from exceeded, the limit read once, after a collection\n%s", err, out)
 	}
 }
 
