@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"debug/elf"
+	"strings"
 
 	"github.com/coreunwind/coreunwind/analyze/crashinfo"
 	"github.com/coreunwind/coreunwind/elfx"
@@ -161,18 +162,18 @@ type tlsSymbolsKey struct{}
 
 // readTLSSymbols reads obj's defined thread-local symbols: each name's
 // first offset in the TLS segment. Once per executable: the cores of a
-// batch share it.
+// batch share it. Read in place (elfx.DataSymbols), not through
+// debug/elf, which makes a Symbol and a string of every entry.
 func readTLSSymbols(obj *elfx.Object) map[string]uint64 {
-	syms, _ := obj.ELF().Symbols()
 	offsets := make(map[string]uint64)
-	for _, sym := range syms {
-		if elf.ST_TYPE(sym.Info) != elf.STT_TLS || sym.Section == elf.SHN_UNDEF {
-			continue
+	obj.DataSymbols(func(sym elfx.DataSymbol) {
+		if !sym.TLS {
+			return
 		}
 		if _, seen := offsets[sym.Name]; !seen {
-			offsets[sym.Name] = sym.Value
+			offsets[strings.Clone(sym.Name)] = sym.Value
 		}
-	}
+	})
 	return offsets
 }
 

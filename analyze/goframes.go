@@ -91,6 +91,13 @@ func goFuncRanges(obj *elfx.Object) (ranges []goFuncRange) {
 	if obj.ELF().Section(".gopclntab") == nil {
 		return nil
 	}
+	// In one pass over the raw symbol tables, without building the
+	// sorted one.
+	names := make([]string, 0, 2*len(goFrames))
+	for name := range goFrames {
+		names = append(names, name, name+".abi0")
+	}
+	syms := obj.LookupRawSymbols(names)
 	for name, f := range goFrames {
 		// Assembly functions are named with their ABI in the
 		// symbol table: runtime.goexit.abi0. The bare name may
@@ -99,11 +106,11 @@ func goFuncRanges(obj *elfx.Object) (ranges []goFuncRange) {
 		// addresses are off in a cgo binary: that one overlaps
 		// the .abi0 symbol and is left out.
 		// Go names, looked up as the table spells them.
-		abi0, hasABI0 := obj.LookupRawSymbol(name + ".abi0")
+		abi0, hasABI0 := syms[name+".abi0"]
 		if hasABI0 && abi0.Size > 0 {
 			ranges = append(ranges, goFuncRange{abi0.Addr, abi0.Addr + abi0.Size, f})
 		}
-		if s, ok := obj.LookupRawSymbol(name); ok && s.Size > 0 {
+		if s, ok := syms[name]; ok && s.Size > 0 {
 			if hasABI0 && s.Addr < abi0.Addr+abi0.Size && abi0.Addr < s.Addr+s.Size {
 				continue
 			}

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"debug/elf"
 	"strings"
 
 	"github.com/coreunwind/coreunwind/elfx"
@@ -45,13 +44,10 @@ type rustStatic struct {
 // share it (demangling every static of the symbol table for each core's
 // three lookups was a third of a batch of Rust cores' CPU).
 func readRustStatics(obj *elfx.Object) map[string]rustStatic {
-	syms, _ := obj.ELF().Symbols()
 	statics := make(map[string]rustStatic)
-	for _, sym := range syms {
-		typ := elf.ST_TYPE(sym.Info)
-		if typ != elf.STT_TLS && typ != elf.STT_OBJECT || sym.Section == elf.SHN_UNDEF ||
-			!strings.HasPrefix(sym.Name, "_R") && !strings.HasPrefix(sym.Name, "_ZN") {
-			continue
+	obj.DataSymbols(func(sym elfx.DataSymbol) {
+		if !strings.HasPrefix(sym.Name, "_R") && !strings.HasPrefix(sym.Name, "_ZN") {
+			return
 		}
 		name := sym.Name
 		if i := strings.LastIndexByte(name, '.'); i > 0 && strings.HasPrefix(name, "_R") {
@@ -59,8 +55,8 @@ func readRustStatics(obj *elfx.Object) map[string]rustStatic {
 		}
 		path := elfx.Demangle(name)
 		if _, seen := statics[path]; !seen {
-			statics[path] = rustStatic{value: sym.Value, tls: typ == elf.STT_TLS}
+			statics[strings.Clone(path)] = rustStatic{value: sym.Value, tls: sym.TLS}
 		}
-	}
+	})
 	return statics
 }

@@ -111,6 +111,8 @@ func exerciseParsers(o *Object, data []byte) {
 		o.LookupSymbol("main")
 		o.LookupRawSymbol("main")
 		o.LookupRawSymbol("runtime.goexit")
+		o.LookupRawSymbols([]string{"main", "runtime.goexit", ""})
+		o.DataSymbols(func(DataSymbol) {})
 		o.WarmFor(addrs)
 		_ = o.DWARFRead()
 		o.SymbolValues("main", "f", "_U_dyn_info_list") // .gnu.hash, then a scan

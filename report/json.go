@@ -33,7 +33,11 @@ func (h *Hex) UnmarshalJSON(b []byte) error {
 // encoding/json would (see jsonenc.go).
 func WriteJSON(w io.Writer, r *Report) error {
 	fixNil(r)
-	e := jsonEnc{b: make([]byte, 0, 4096+1024*len(r.Threads)), w: w}
+	// Made once at the size a flush leaves it (the buffer fills to
+	// jsonFlushAt and one frame more): grown from a guess by appending,
+	// it left each smaller copy behind in fresh pages. Pages of it never
+	// written are never touched.
+	e := jsonEnc{b: make([]byte, 0, jsonFlushAt+jsonFlushAt/4), w: w}
 	e.report(r)
 	e.b = append(e.b, '\n')
 	if e.err != nil {

@@ -41,7 +41,7 @@ func main() {
 		// wall time at the default 100).
 		debug.SetGCPercent(400)
 	}
-	memlimit.Start(memlimit.Default(), func(live, limit uint64) {
+	memlimit.StartDefault(func(live, limit uint64) {
 		fmt.Fprintf(os.Stderr, "coreunwind: out of memory: %.1f MiB in use, over the limit of %.1f MiB (GOMEMLIMIT sets it)\n", float64(live)/(1<<20), float64(limit)/(1<<20))
 		os.Exit(exitcode.Memory)
 	})

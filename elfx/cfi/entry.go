@@ -307,18 +307,29 @@ func (t *Table) parseFDEAt(off uint64) (*FDE, error) {
 }
 
 func (t *Table) parseFDE(h entryHeader) (*FDE, error) {
+	f := new(FDE)
+	if err := t.parseFDEInto(h, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// parseFDEInto is parseFDE writing into f: the index of a table without
+// .eh_frame_hdr decodes every FDE for its range (a Go program's 4,000)
+// and keeps none of them.
+func (t *Table) parseFDEInto(h entryHeader, f *FDE) error {
 	off := h.off
 	if h.cieOffs == off {
-		return nil, formatErr(t.section, off, "FDE's CIE pointer points to itself")
+		return formatErr(t.section, off, "FDE's CIE pointer points to itself")
 	}
 	cie, err := t.cieAt(h.cieOffs)
 	if err != nil {
-		return nil, formatErr(t.section, off, "FDE's CIE at %#x: %v", h.cieOffs, err)
+		return formatErr(t.section, off, "FDE's CIE at %#x: %v", h.cieOffs, err)
 	}
-	f := &FDE{Offset: off, CIE: cie}
+	*f = FDE{Offset: off, CIE: cie}
 	r := reader{b: t.data[:h.end], pos: int(h.body), order: t.order}
-	bad := func(msg string, args ...any) (*FDE, error) {
-		return nil, formatErr(t.section, uint64(r.pos), "FDE at %#x: "+msg, append([]any{off}, args...)...)
+	bad := func(msg string, args ...any) error {
+		return formatErr(t.section, uint64(r.pos), "FDE at %#x: "+msg, append([]any{off}, args...)...)
 	}
 	if cie.SegmentSize > 0 {
 		if err := r.skip(uint64(cie.SegmentSize)); err != nil {
@@ -362,5 +373,5 @@ func (t *Table) parseFDE(h entryHeader) (*FDE, error) {
 	}
 	f.Instructions = t.data[r.pos:h.end:h.end]
 	f.instrAddr = t.addr + uint64(r.pos)
-	return f, nil
+	return nil
 }

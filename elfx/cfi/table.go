@@ -181,12 +181,17 @@ func (t *Table) hdrLookup(pc uint64) (*FDE, error) {
 	return f, nil
 }
 
-// buildIndex walks every entry once and sorts the FDEs by address.
+// buildIndex walks every entry once and sorts the FDEs by address. The
+// index is made at its size, counted by a walk over the headers alone:
+// grown by appending, it left twice its size behind in fresh pages.
 func (t *Table) buildIndex() {
 	var errs []error
+	n := 0
+	t.walk(func(entryHeader) { n++ }, new([]error))
+	t.index = make([]indexEntry, 0, n)
+	var f FDE
 	t.walk(func(h entryHeader) {
-		f, err := t.parseFDE(h)
-		if err != nil {
+		if err := t.parseFDEInto(h, &f); err != nil {
 			errs = append(errs, err)
 			return
 		}

@@ -10,7 +10,6 @@
 package memlimit
 
 import (
-	"bufio"
 	"bytes"
 	"math"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"sync"
+	"syscall"
 )
 
 // Start bounds the process's memory to limit bytes, or, when the
@@ -41,9 +41,32 @@ func Start(limit uint64, exceeded func(live, limit uint64)) uint64 {
 	return limit
 }
 
+// StartDefault is Start(Default(), exceeded) with Default read after
+// the first collection instead of now: a run whose heap stays below the
+// first collection's goal (4 MiB times GOGC/100: a warm report,
+// --version) reads no cgroup file, a tenth of the CPU of its start.
+// Before the first collection nothing is checked either way; its goal
+// is below any limit a machine able to run a report gives.
+func StartDefault(exceeded func(live, limit uint64)) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		Start(0, exceeded)
+		return
+	}
+	startAtFirstCollection(Default, exceeded)
+}
+
+// startAtFirstCollection is Start with its limit read, and set, by the
+// watcher after the first collection, before it checks that collection.
+func startAtFirstCollection(limit func() uint64, exceeded func(live, limit uint64)) {
+	w := &watcher{pending: limit, exceeded: exceeded}
+	w.arm()
+}
+
 // watcher checks the live heap after each collection.
 type watcher struct {
-	limit    uint64
+	limit uint64
+	// pending, when set, gives the limit at the first check.
+	pending  func() uint64
 	exceeded func(live, limit uint64)
 	once     sync.Once
 }
@@ -53,13 +76,23 @@ type watcher struct {
 type sentinel struct{ w *watcher }
 
 func (w *watcher) arm() {
-	runtime.SetFinalizer(&sentinel{w: w}, func(s *sentinel) {
-		if live := liveHeap(); live > s.w.limit {
-			s.w.once.Do(func() { s.w.exceeded(live, s.w.limit) })
-			return
+	runtime.SetFinalizer(&sentinel{w: w}, func(s *sentinel) { s.w.check() })
+}
+
+// check runs on the finalizer goroutine after a collection.
+func (w *watcher) check() {
+	if w.pending != nil {
+		w.limit, w.pending = w.pending(), nil
+		if w.limit == 0 {
+			return // unknown: no limit, as Start(0)
 		}
-		s.w.arm()
-	})
+		debug.SetMemoryLimit(int64(min(w.limit, math.MaxInt64)))
+	}
+	if live := liveHeap(); live > w.limit {
+		w.once.Do(func() { w.exceeded(live, w.limit) })
+		return
+	}
+	w.arm()
 }
 
 // liveHeap is the heap the last collection found in use.
@@ -84,24 +117,16 @@ func Default() uint64 {
 	return total / 4 * 3
 }
 
-// memTotal is /proc/meminfo's MemTotal in bytes, 0 if unknown.
+// memTotal is the machine's memory in bytes (/proc/meminfo's MemTotal:
+// both are the kernel's totalram_pages), 0 if unknown. sysinfo(2) is one
+// system call; /proc/meminfo has the kernel add up forty counters into
+// text for us to parse, a tenth of the start of `--version`.
 func memTotal() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
 		return 0
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) >= 2 && string(f[0]) == "MemTotal:" {
-			kb, err := strconv.ParseUint(string(f[1]), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
+	return uint64(si.Totalram) * max(uint64(si.Unit), 1)
 }
 
 // cgroupMax is the memory limit of the process's cgroup in bytes (v2

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -37,6 +39,34 @@ func TestHeapAboveLimitEnds(t *testing.T) {
 	}
 }
 
+// TestLimitReadAtFirstCollection: StartDefault's way reads the limit
+// after the first collection, not before, and still ends a child whose
+// heap goes over it (64 MiB here) through exceeded.
+func TestLimitReadAtFirstCollection(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		var reads atomic.Int32
+		startAtFirstCollection(func() uint64 { reads.Add(1); return 64 << 20 }, func(live, limit uint64) {
+			fmt.Printf("exceeded: %d live of %d after %d reads\n", live, limit, reads.Load())
+			os.Exit(7)
+		})
+		fmt.Printf("reads before a collection: %d\n", reads.Load())
+		var keep [][]byte
+		for range 512 {
+			keep = append(keep, make([]byte, 4<<20))
+		}
+		fmt.Println("not stopped", len(keep))
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLimitReadAtFirstCollection$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(string(out), "reads before a collection: 0\n") ||
+		!strings.Contains(string(out), " after 1 reads") {
+		t.Errorf("child: %v, want exit status 7 from exceeded, the limit read once, after a collection\n%s", err, out)
+	}
+}
+
 // TestGOMEMLIMITWins: the runtime's own knob, when set, is the limit.
 func TestGOMEMLIMITWins(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
@@ -48,6 +78,27 @@ func TestGOMEMLIMITWins(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf("limit %d", 100<<20)) {
 		t.Errorf("child: %v\n%s", err, out)
+	}
+}
+
+// TestMemTotalIsMeminfos: sysinfo(2)'s total is the MemTotal line of
+// /proc/meminfo, which Default read before.
+func TestMemTotalIsMeminfos(t *testing.T) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kb uint64
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err = strconv.ParseUint(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if kb == 0 || memTotal() != kb<<10 {
+		t.Errorf("memTotal() = %d, /proc/meminfo's MemTotal %d kB", memTotal(), kb)
 	}
 }
 

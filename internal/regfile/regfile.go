@@ -141,9 +141,24 @@ func ReadAll(f *os.File, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s: %w (%d bytes, at most %d)", f.Name(), ErrTooLarge, fi.Size(), max)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	// Into a buffer of the size the file system gives, and a byte more
+	// to meet the end (as os.ReadFile): io.ReadAll starts at 512 bytes
+	// and makes a read and a copy for each doubling, for a symbol cache
+	// file of each module in every warm report.
+	lr := io.LimitReader(f, max+1)
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grown since Stat
+		}
 	}
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", f.Name(), ErrTooLarge, max)

@@ -114,3 +114,40 @@ func TestReadAllBound(t *testing.T) {
 		t.Fatalf("ReadAll of a 3 GB sparse file with a 1 MB bound: %d bytes, %v", len(b), err)
 	}
 }
+
+// TestReadAllOneBuffer: ReadAll reads a file into one buffer of its size
+// (io.ReadAll grew one from 512 bytes, a copy for each doubling), the
+// whole file or the rest of it past the offset, byte for byte.
+func TestReadAllOneBuffer(t *testing.T) {
+	want := make([]byte, 100_000)
+	for i := range want {
+		want[i] = byte(i * 7 % 251)
+	}
+	p := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(p, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, off := range []int64{0, 10, int64(len(want))} {
+		if _, err := f.Seek(off, 0); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadAll(f, 1<<20)
+		if err != nil || string(got) != string(want[off:]) {
+			t.Errorf("ReadAll from %d: %d bytes, %v; want %d bytes", off, len(got), err, len(want)-int(off))
+		}
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		f.Seek(0, 0)
+		if b, err := ReadAll(f, 1<<20); err != nil || len(b) != len(want) {
+			t.Fatalf("ReadAll: %d bytes, %v", len(b), err)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("ReadAll of %d bytes made %v allocations, want a buffer and Stat's", len(want), allocs)
+	}
+}
