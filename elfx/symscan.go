@@ -3,6 +3,7 @@ package elfx
 import (
 	"cmp"
 	"debug/elf"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -71,11 +72,34 @@ func (o *Object) scanSymbol(addr uint64) (batchAnswer, bool) {
 // without @VERSION) that buildSymbols' table holds first for that name:
 // the lowest address, then the best rank, sized before unsized, then
 // table order.
-func (o *Object) symbolByRawName(name string) (best symEntry, found bool) {
+func (o *Object) symbolByRawName(name string) (symEntry, bool) {
+	tabs := o.namingTables()
+	if name == "" || strings.ContainsAny(name, "@\x00") {
+		return rawNameIn(name, tabs, nil)
+	}
+	wholeAt := make([][]uint32, len(tabs))
+	for n, tab := range tabs {
+		wholeAt[n], _ = spelledIn(tab.t.strs, name)
+	}
+	return rawNameIn(name, tabs, wholeAt)
+}
+
+// rawNameIn is symbolByRawName over tabs. Where wholeAt is given (by
+// table, the offsets where a search found name whole: spelledIn), only
+// the entries named there are looked at: node's imports
+// (pthread_cond_wait) compared by name with its every entry read 12.8
+// MB of names in no order.
+func rawNameIn(name string, tabs []namingTable, wholeAt [][]uint32) (best symEntry, found bool) {
 	var bestOrder [2]int
-	for n, tab := range o.namingTables() {
+	for n, tab := range tabs {
 		t := tab.t
+		if wholeAt != nil && len(wholeAt[n]) == 0 {
+			continue
+		}
 		for i := 1; i < t.len(); i++ {
+			if wholeAt != nil && !slices.Contains(wholeAt[n], t.nameOffset(i)) {
+				continue
+			}
 			s := t.sym(i)
 			if int(s.name) >= len(t.strs) || !strings.HasPrefix(t.strs[s.name:], name) || symbolName(t.strs, s.name) != name {
 				continue
@@ -94,6 +118,9 @@ func (o *Object) symbolByRawName(name string) (best symEntry, found bool) {
 	}
 	return best, found
 }
+
+// nameOffset is entry i's st_name alone.
+func (t symTable) nameOffset(i int) uint32 { return t.ord.u32(t.data[i*t.entSize:]) }
 
 // symbolBefore reports whether a (at order in the tables) sorts before b
 // in buildSymbols' table.
