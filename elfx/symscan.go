@@ -3,6 +3,7 @@ package elfx
 import (
 	"cmp"
 	"debug/elf"
+	"iter"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -93,13 +94,13 @@ func rawNameIn(name string, tabs []namingTable, wholeAt [][]uint32) (best symEnt
 	var bestOrder [2]int
 	for n, tab := range tabs {
 		t := tab.t
-		if wholeAt != nil && len(wholeAt[n]) == 0 {
-			continue
-		}
-		for i := 1; i < t.len(); i++ {
-			if wholeAt != nil && !slices.Contains(wholeAt[n], t.nameOffset(i)) {
+		var offs []uint32
+		if wholeAt != nil {
+			if offs = wholeAt[n]; len(offs) == 0 {
 				continue
 			}
+		}
+		for i := range t.entriesNamedAt(offs) {
 			s := t.sym(i)
 			if int(s.name) >= len(t.strs) || !strings.HasPrefix(t.strs[s.name:], name) || symbolName(t.strs, s.name) != name {
 				continue
@@ -119,8 +120,24 @@ func rawNameIn(name string, tabs []namingTable, wholeAt [][]uint32) (best symEnt
 	return best, found
 }
 
-// nameOffset is entry i's st_name alone.
-func (t symTable) nameOffset(i int) uint32 { return t.ord.u32(t.data[i*t.entSize:]) }
+// entriesNamedAt yields the entries (from 1 on) whose st_name is one of
+// offs, every entry where offs is nil. Only st_name is read: a pass
+// over node's 185k entries for an import's one or two.
+func (t symTable) entriesNamedAt(offs []uint32) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i, p := 1, t.entSize; p+t.entSize <= len(t.data); i, p = i+1, p+t.entSize {
+			if offs != nil {
+				off := t.ord.u32(t.data[p : p+4])
+				if off != offs[0] && (len(offs) == 1 || !slices.Contains(offs[1:], off)) {
+					continue
+				}
+			}
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
 
 // symbolBefore reports whether a (at order in the tables) sorts before b
 // in buildSymbols' table.
