@@ -78,10 +78,6 @@ func rareByte(strs, name string) (r int, ok bool) {
 	if len(strs) < sampleChunks*sampleChunk*4 {
 		return 0, false
 	}
-	var in [256]bool
-	for i := 0; i < len(name); i++ {
-		in[name[i]] = true
-	}
 	var count [256]int
 	step := len(strs) / sampleChunks
 	for k := 0; k < sampleChunks; k++ {
