@@ -121,35 +121,35 @@ func (o *Object) batchTables() []batchTable {
 // candidates sorted by address, highest first: the preferred alias at
 // each of the nearest addresses at or below it. checkNames false takes
 // every name as a function's (see allNamesOK). offers counts the
-// candidates offered to an address.
+// candidates offered.
+//
+// Each symbol is offered once, to the lowest lookup address at or above
+// it: that address's own candidates are the nearest of the symbols
+// between it and the address below. An address's candidates are then
+// its own, followed by those of the address below (all lower), cut to
+// maxAliasScan. A pass that offered each symbol to every address above
+// it made a table in address order (a linker's, mostly) offer each one
+// to all of them (gen-lto: 8,300 symbols, 330 addresses, 12% of its
+// report); bounding them first by a second pass and a sort of every
+// symbol's address was a fifth of a node core's report.
 func (o *Object) batchCandidates(addrs []uint64, tables []batchTable, checkNames bool) (cands [][]batchCandidate, offers int) {
 	cands = make([][]batchCandidate, len(addrs))
 	highest := uint64(math.MaxUint64)
 	if len(addrs) > 0 {
 		highest = addrs[len(addrs)-1]
 	}
-	var floors []uint64
-	if !checkNames && len(addrs) >= floorsMinAddrs {
-		floors = o.candidateFloors(addrs, tables, highest)
-	}
 	o.eachCandidate(tables, highest, func(c batchCandidate) {
-		// Every lookup address at or above c.addr may take it, up to
-		// the first whose candidates are all above it: the candidates
-		// of a higher address are the nearest among a superset of
-		// symbols, so its lowest is no lower, and it refuses c too;
-		// or up to the first whose floor is above c (floors rise with
-		// the addresses).
-		for i := sort64(addrs, c.addr); i < len(addrs); i++ {
-			if l := cands[i]; len(l) == maxAliasScan && c.addr < l[len(l)-1].addr {
-				break
-			}
-			if floors != nil && c.addr < floors[i] {
-				break
-			}
+		if i := sort64(addrs, c.addr); i < len(addrs) {
 			offer(&cands[i], c, checkNames)
 			offers++
 		}
 	})
+	for i := 1; i < len(addrs); i++ {
+		if n := maxAliasScan - len(cands[i]); n > 0 {
+			below := cands[i-1]
+			cands[i] = append(cands[i], below[:min(n, len(below))]...)
+		}
+	}
 	return cands, offers
 }
 
@@ -166,39 +166,6 @@ func (o *Object) eachCandidate(tables []batchTable, highest uint64, visit func(b
 	}
 	o.eachCodeSymbol(elf.SHT_DYNSYM, order, highest, visit)
 }
-
-// candidateFloors returns, for each of addrs (sorted), the lowest
-// address its candidates can have: the maxAliasScan-th highest symbol
-// address at or below it, 0 where there are fewer. Symbols come in
-// table order, which is mostly address order: each one was the nearest
-// so far of every lookup address above it and offered to all of them,
-// shifting their candidates (gen-lto's 8,300 symbols and 330 addresses:
-// 12% of its report). Offered only to addresses whose floor is at or
-// below it, a symbol goes to about maxAliasScan addresses at most. A
-// floor counts every candidate, so it holds where every name is taken
-// as a function's (checkNames false): judging names may reject some.
-func (o *Object) candidateFloors(addrs []uint64, tables []batchTable, highest uint64) []uint64 {
-	var at []uint64
-	o.eachCandidate(tables, highest, func(c batchCandidate) { at = append(at, c.addr) })
-	slices.Sort(at)
-	at = slices.Compact(at)
-	floors := make([]uint64, len(addrs))
-	for i, a := range addrs {
-		n, found := slices.BinarySearch(at, a)
-		if found {
-			n++ // the symbols at or below a
-		}
-		if n >= maxAliasScan {
-			floors[i] = at[n-maxAliasScan]
-		}
-	}
-	return floors
-}
-
-// floorsMinAddrs is how many addresses a pass looks up before it
-// computes their floors (candidateFloors): with few, each symbol is
-// offered to few addresses anyway, and the floors cost a second pass.
-const floorsMinAddrs = 16
 
 // allNamesOK reports whether every candidate kept has a function's name.
 // Then the candidates chosen without judging names are the ones judging

@@ -136,6 +136,10 @@ func TestPreloadedSymbolsFewOffers(t *testing.T) {
 	if limit := 2 * maxAliasScan * len(addrs); offers > limit {
 		t.Errorf("%d addresses among %d symbols: %d offers, more than %d", len(addrs), len(tab.byAddr), offers, limit)
 	}
+	// Each symbol goes to one address at most.
+	if n := symbolCount(append(tables, batchTable{batch, elf.SHT_DYNSYM})); offers > n {
+		t.Errorf("%d offers of %d symbols", offers, n)
+	}
 	batch.preloadSymbols(addrs)
 	for _, a := range addrs {
 		ws, wok := table.Symbol(a)

@@ -181,16 +181,25 @@ func (o *Object) lookupSymbolByName(name string) (Symbol, bool) {
 	// tables before the table is built (symnamecheck.go); the built table
 	// answers for less.
 	mayDemangle := true
+	var spots *nameSpots
 	if plain && !built {
-		whole, mangled := o.spellings(name)
-		if !whole && !mangled {
+		sp := o.spellings(name)
+		if !sp.whole() && !sp.mangled {
 			return o.goSymbolByName(name)
 		}
-		mayDemangle = mangled
+		spots, mayDemangle = &sp, sp.mangled
 	}
 	if !built && o.fewScans() {
-		// Without building the table (symscan.go).
-		if e, ok := o.symbolByRawName(name); ok {
+		// Without building the table (symscan.go), reading the entries
+		// named where spellings found name whole.
+		var e symEntry
+		var ok bool
+		if spots != nil {
+			e, ok = rawNameIn(name, spots.tabs, spots.wholeAt)
+		} else {
+			e, ok = o.symbolByRawName(name)
+		}
+		if ok {
 			return e.demangled(), true
 		}
 		if !mayDemangle {

@@ -24,30 +24,51 @@ import (
 // and Rust's source names, v0's with an underscore between them when
 // the identifier starts with one). One search for name itself a table:
 // the length's digits are everywhere in mangled names, the name is not.
-func (o *Object) spellings(name string) (whole, mangled bool) {
-	n := strconv.Itoa(len(name))
-	for _, tab := range o.namingTables() {
-		strs := tab.t.strs
-		for from := 0; ; {
-			i := strings.Index(strs[from:], name)
-			if i < 0 {
-				break
-			}
-			at, end := from+i, from+i+len(name)
-			if end == len(strs) || strs[end] == 0 || strs[end] == '@' {
-				whole = true
-			}
-			before := strs[:at]
-			if strings.HasSuffix(strings.TrimSuffix(before, "_"), n) { // n or n_ before it
-				mangled = true
-			}
-			if whole && mangled {
-				return
-			}
-			from = at + 1
+// Where it is whole is kept for symbolByRawName, which then reads no
+// other entry's name.
+func (o *Object) spellings(name string) nameSpots {
+	sp := nameSpots{tabs: o.namingTables()}
+	sp.wholeAt = make([][]uint32, len(sp.tabs))
+	for n, tab := range sp.tabs {
+		var mangled bool
+		sp.wholeAt[n], mangled = spelledIn(tab.t.strs, name)
+		sp.mangled = sp.mangled || mangled
+	}
+	return sp
+}
+
+// nameSpots is what spellings found of a name in the naming tables.
+type nameSpots struct {
+	tabs    []namingTable
+	wholeAt [][]uint32 // by table, the offsets where the name is whole
+	mangled bool
+}
+
+// whole reports whether some table holds the name whole.
+func (sp nameSpots) whole() bool {
+	for _, offs := range sp.wholeAt {
+		if len(offs) > 0 {
+			return true
 		}
 	}
-	return
+	return false
+}
+
+// spelledIn is spellings for one string table: the offsets where name is
+// whole, the ones where symbolName reads it, and whether it is spelled
+// mangled.
+func spelledIn(strs, name string) (wholeAt []uint32, mangled bool) {
+	n := strconv.Itoa(len(name))
+	occurrences(strs, name, func(at int) bool {
+		if end := at + len(name); end == len(strs) || strs[end] == 0 || strs[end] == '@' {
+			wholeAt = append(wholeAt, uint32(at))
+		}
+		if !mangled && strings.HasSuffix(strings.TrimSuffix(strs[:at], "_"), n) { // n or n_ before it
+			mangled = true
+		}
+		return true
+	})
+	return wholeAt, mangled
 }
 
 // mangledSpellings are the strings a mangled name holds where it spells

@@ -3,6 +3,8 @@ package elfx
 import (
 	"cmp"
 	"debug/elf"
+	"iter"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -71,11 +73,34 @@ func (o *Object) scanSymbol(addr uint64) (batchAnswer, bool) {
 // without @VERSION) that buildSymbols' table holds first for that name:
 // the lowest address, then the best rank, sized before unsized, then
 // table order.
-func (o *Object) symbolByRawName(name string) (best symEntry, found bool) {
+func (o *Object) symbolByRawName(name string) (symEntry, bool) {
+	tabs := o.namingTables()
+	if name == "" || strings.ContainsAny(name, "@\x00") {
+		return rawNameIn(name, tabs, nil)
+	}
+	wholeAt := make([][]uint32, len(tabs))
+	for n, tab := range tabs {
+		wholeAt[n], _ = spelledIn(tab.t.strs, name)
+	}
+	return rawNameIn(name, tabs, wholeAt)
+}
+
+// rawNameIn is symbolByRawName over tabs. Where wholeAt is given (by
+// table, the offsets where a search found name whole: spelledIn), only
+// the entries named there are looked at: node's imports
+// (pthread_cond_wait) compared by name with its every entry read 12.8
+// MB of names in no order.
+func rawNameIn(name string, tabs []namingTable, wholeAt [][]uint32) (best symEntry, found bool) {
 	var bestOrder [2]int
-	for n, tab := range o.namingTables() {
+	for n, tab := range tabs {
 		t := tab.t
-		for i := 1; i < t.len(); i++ {
+		var offs []uint32
+		if wholeAt != nil {
+			if offs = wholeAt[n]; len(offs) == 0 {
+				continue
+			}
+		}
+		for i := range t.entriesNamedAt(offs) {
 			s := t.sym(i)
 			if int(s.name) >= len(t.strs) || !strings.HasPrefix(t.strs[s.name:], name) || symbolName(t.strs, s.name) != name {
 				continue
@@ -93,6 +118,25 @@ func (o *Object) symbolByRawName(name string) (best symEntry, found bool) {
 		}
 	}
 	return best, found
+}
+
+// entriesNamedAt yields the entries (from 1 on) whose st_name is one of
+// offs, every entry where offs is nil. Only st_name is read: a pass
+// over node's 185k entries for an import's one or two.
+func (t symTable) entriesNamedAt(offs []uint32) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i, p := 1, t.entSize; p+t.entSize <= len(t.data); i, p = i+1, p+t.entSize {
+			if offs != nil {
+				off := t.ord.u32(t.data[p : p+4])
+				if off != offs[0] && (len(offs) == 1 || !slices.Contains(offs[1:], off)) {
+					continue
+				}
+			}
+			if !yield(i) {
+				return
+			}
+		}
+	}
 }
 
 // symbolBefore reports whether a (at order in the tables) sorts before b
