@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
@@ -47,6 +48,10 @@ type lazyDWARF struct {
 	abbrevs    map[[2]uint64]abbrevInfo // ensureAbbrevs' tables by offset and code wanted
 	shapes     sharedShapes             // the eager DIE skippers' shapes (skipshapes.go)
 
+	prefetch bool // inflate ahead of the lookups (prefetch.go)
+	// prefetched counts the units a prefetch read ahead (tests).
+	prefetched atomic.Int32
+
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
 	allListed  bool
@@ -75,7 +80,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if !ok || len(units) == 0 {
 		return nil, nil
 	}
-	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder}
+	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder, prefetch: !o.keepInflated.Load()}
 	var rest []string
 	for _, n := range dwarfSections {
 		if !streamedSection(n) {
@@ -500,7 +505,16 @@ func (l *lazyDWARF) topCode(h unitHeader) (code, attrs uint64) {
 // program.
 func (l *lazyDWARF) ensureLines(e *dwarf.Entry) error {
 	off, ok := e.Val(dwarf.AttrStmtList).(int64)
-	if !ok || off < 0 {
+	if !ok {
+		return nil
+	}
+	return l.ensureLinesAt(off)
+}
+
+// ensureLinesAt inflates .debug_line up to the end of the line program
+// at off.
+func (l *lazyDWARF) ensureLinesAt(off int64) error {
+	if off < 0 {
 		return nil
 	}
 	size := uint64(len(l.line.buf))
@@ -567,9 +581,12 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 		})
 	}
 	slices.SortFunc(cus, func(a, b *cuIndex) int { return cmp.Compare(a.off, b.off) })
+	var g mapfault.Group
+	x.lazy.prefetchUnits(&g, cus)
 	for _, cu := range cus {
 		cu.load(x)
 	}
+	g.Wait()
 }
 
 // everyUnitListed reports whether .debug_aranges lists every unit of

@@ -155,16 +155,22 @@ type sectionStream struct {
 		order binary.ByteOrder
 	}
 
-	mu      sync.Mutex
-	buf     []byte // the whole section; valid up to done except in dropped
-	owned   bool   // buf is an anonymous mapping of ours
-	kept    bool   // give nothing back (units refer into each other)
-	done    int
-	floor   int               // end of the furthest range asked for
-	dropped [][2]int          // ranges given back, or inflated and never kept
-	freed   int               // end of the last range given back
-	c       *compressedStream // nil once done or failed
-	err     error
+	mu sync.Mutex
+	// inflated is signalled when the goroutine inflating (busy) has
+	// made more of the stream available or stopped: one goroutine
+	// inflates at a time, with mu released, while others read what is
+	// done (prefetch.go).
+	inflated sync.Cond
+	busy     bool
+	buf      []byte // the whole section; valid up to done except in dropped
+	owned    bool   // buf is an anonymous mapping of ours
+	kept     bool   // give nothing back (units refer into each other)
+	done     int
+	floor    int               // end of the furthest range asked for
+	dropped  [][2]int          // ranges given back, or inflated and never kept
+	freed    int               // end of the last range given back
+	c        *compressedStream // nil once done or failed
+	err      error
 	// release gives back pages of the file mapping raw lies in; raw
 	// is given back up to inFreed.
 	release func([]byte)
@@ -181,6 +187,7 @@ const inflateChunk = 16 << 10
 // absent section gives a stream of no bytes.
 func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	st := &sectionStream{name: name}
+	st.inflated.L = &st.mu
 	s := o.section(name)
 	if s == nil {
 		return st, nil
@@ -228,7 +235,10 @@ func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 // ensure makes [start, end) of the section available (end at most its
 // size) and returns the whole section buffer. Pages between what was
 // asked before and start that nobody asked for are given back. A stream
-// that ends or fails before end gives an error.
+// that ends or fails before end gives an error. While another goroutine
+// inflates (a prefetch), ensure returns at once if the range is there
+// and waits for it otherwise, or inflates on itself once the other
+// stops short of it.
 func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -236,6 +246,13 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		return st.buf, fmt.Errorf("section %s: range [%#x,%#x) past its end (%#x)", st.name, start, end, len(st.buf))
 	}
 	lo, hi := int(start), int(end)
+	for st.busy {
+		if hi <= st.done && !st.overlapsDropped(lo, hi) {
+			st.floor = max(st.floor, hi)
+			return st.buf, nil
+		}
+		st.inflated.Wait()
+	}
 	if st.overlapsDropped(lo, hi) {
 		if err := st.refill(); err != nil {
 			return st.buf, err
@@ -256,7 +273,11 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		st.skipTo(lo)
 	}
 	for st.done < hi && st.c != nil {
-		n, err := st.c.read(st.buf[:min(len(st.buf), st.done+inflateChunk)], st.done)
+		var n int
+		var err error
+		st.unlocked(func(c *compressedStream, done int) {
+			n, err = c.read(st.buf[:min(len(st.buf), done+inflateChunk)], done)
+		})
 		st.advance(n, err)
 		if st.owned && !st.kept && lo > dropFrom {
 			st.drop(dropFrom, min(lo, st.done))
@@ -266,6 +287,23 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		return st.buf, st.err
 	}
 	return st.buf, nil
+}
+
+// unlocked runs inflate, which reads c from done on and writes only
+// past done (or into ranges counted as given back), with mu released
+// and the stream marked busy: readers of what is done go on meanwhile,
+// anyone else waits. mu is held again when it returns, or panics (a
+// fault on a truncated file).
+func (st *sectionStream) unlocked(inflate func(c *compressedStream, done int)) {
+	c, done := st.c, st.done
+	st.busy = true
+	st.mu.Unlock()
+	defer func() {
+		st.mu.Lock()
+		st.busy = false
+		st.inflated.Broadcast()
+	}()
+	inflate(c, done)
 }
 
 // historySize is how far back a deflate match may reach: while the
@@ -300,19 +338,28 @@ func inflateThrough(c *compressedStream, history []byte, n int, use func(piece [
 
 // skipTo inflates the stream up to lo without keeping what it yields:
 // only the last historySize bytes before lo go into buf, for the stream
-// to go on from there.
+// to go on from there. It runs unlocked, its progress recorded under mu
+// piece by piece.
 func (st *sectionStream) skipTo(lo int) {
-	scratch := inflateThrough(st.c, st.buf[max(0, st.done-historySize):st.done], lo-st.done, func(piece []byte, err error) {
-		st.skipped(st.done, st.done+len(piece))
-		st.advance(len(piece), err)
+	st.unlocked(func(c *compressedStream, done int) {
+		scratch := inflateThrough(c, st.buf[max(0, done-historySize):done], lo-done, func(piece []byte, err error) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.skipped(st.done, st.done+len(piece))
+			st.advance(len(piece), err)
+		})
+		defer scratchPool.Put(scratch)
+		st.mu.Lock()
+		done, open := st.done, st.c != nil
+		st.mu.Unlock()
+		if open {
+			// These pages stay (they count as given back:
+			// conservative), so no reader looks at them.
+			tail := *scratch
+			h := min(len(tail), historySize)
+			copy(st.buf[done-h:done], tail[len(tail)-h:])
+		}
 	})
-	if st.c != nil {
-		// These pages stay (they count as given back: conservative).
-		tail := *scratch
-		h := min(len(tail), historySize)
-		copy(st.buf[st.done-h:st.done], tail[len(tail)-h:])
-	}
-	scratchPool.Put(scratch)
 }
 
 // inputSlack is how far behind the inflater's read position compressed
@@ -358,6 +405,13 @@ func (st *sectionStream) keep() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.kept = true
+}
+
+// keeps reports whether the stream gives nothing back.
+func (st *sectionStream) keeps() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.kept || st.raw == nil
 }
 
 // drop gives back the whole pages inside [lo, hi) not given back yet,

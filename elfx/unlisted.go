@@ -4,6 +4,8 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"sync"
+
+	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
 
 // An address .debug_aranges does not cover (_start, the PLT, code
@@ -31,6 +33,10 @@ func (l *lazyDWARF) unlistedIndex() *dwarfIndex {
 		// cost more than keeping them).
 		l.info.keep()
 		l.line.keep()
+		// It reads every unit header and abbreviation table.
+		var g mapfault.Group
+		defer g.Wait()
+		l.prefetchWhole(&g, l.info, l.abbrev)
 		x := &dwarfIndex{name: l.name, lazy: l, unlisted: true}
 		var ivs []interval
 		for _, cu := range l.walkUnits() {
