@@ -165,12 +165,15 @@ type sectionStream struct {
 	buf      []byte // the whole section; valid up to done except in dropped
 	owned    bool   // buf is an anonymous mapping of ours
 	kept     bool   // give nothing back (units refer into each other)
-	done     int
-	floor    int               // end of the furthest range asked for
-	dropped  [][2]int          // ranges given back, or inflated and never kept
-	freed    int               // end of the last range given back
-	c        *compressedStream // nil once done or failed
-	err      error
+	// wholeClaimed: a prefetch of the whole stream was started
+	// (prefetchWhole).
+	wholeClaimed bool
+	done         int
+	floor        int               // end of the furthest range asked for
+	dropped      [][2]int          // ranges given back, or inflated and never kept
+	freed        int               // end of the last range given back
+	c            *compressedStream // nil once done or failed
+	err          error
 	// release gives back pages of the file mapping raw lies in; raw
 	// is given back up to inFreed.
 	release func([]byte)
@@ -412,6 +415,16 @@ func (st *sectionStream) keeps() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.kept || st.raw == nil
+}
+
+// claimWhole reports whether nobody asked before to prefetch the
+// whole stream, and makes it so.
+func (st *sectionStream) claimWhole() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	claimed := st.wholeClaimed
+	st.wholeClaimed = true
+	return !claimed
 }
 
 // drop gives back the whole pages inside [lo, hi) not given back yet,

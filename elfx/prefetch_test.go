@@ -143,34 +143,77 @@ func TestPrefetchMatchesSerial(t *testing.T) {
 		for i := 0; i < len(all); i += len(all) / 40 {
 			addrs = append(addrs, all[i])
 		}
-		index := func(prefetch bool) *dwarfIndex {
-			x, err := dbg.newLazyDWARFIndex()
-			if err != nil || x == nil {
-				t.Fatalf("lazy index of %s: %v, %v", dbg.name, x, err)
+		serial := dbg.mustLazyIndex(t, nil)
+		serial.lazy.prefetch = false
+		serial.preload(addrs)
+		if serial.lazy.prefetched.Load() != 0 {
+			t.Fatalf("%s: %d units read ahead without the prefetch", dbg.name, serial.lazy.prefetched.Load())
+		}
+		// The prefetch a preload starts, and the one the index starts
+		// when it is built for the batch's addresses (Object.WarmFor).
+		late := dbg.mustLazyIndex(t, nil)
+		late.preload(addrs)
+		early := dbg.mustLazyIndex(t, addrs)
+		if early.lazy.early.Load() == nil {
+			t.Fatalf("%s: the index built for a batch started no prefetch", dbg.name)
+		}
+		early.preload(addrs)
+		if early.lazy.early.Load() != nil {
+			t.Errorf("%s: the preload left the index's prefetch behind", dbg.name)
+		}
+		for _, par := range []*dwarfIndex{late, early} {
+			if par.lazy.prefetched.Load() == 0 {
+				t.Fatalf("%s: the prefetch read nothing ahead", dbg.name)
 			}
-			x.lazy.prefetch = prefetch
-			x.preload(addrs)
-			return x
-		}
-		serial, par := index(false), index(true)
-		if serial.lazy.prefetched.Load() != 0 || par.lazy.prefetched.Load() == 0 {
-			t.Fatalf("%s: units read ahead: %d without the prefetch, %d with it", dbg.name, serial.lazy.prefetched.Load(), par.lazy.prefetched.Load())
-		}
-		for _, a := range addrs {
-			want, werr := serial.sourceFrames(a, dbg)
-			got, gerr := par.sourceFrames(a, dbg)
-			if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
-				t.Errorf("%s %#x: prefetched %+v, %v; serial %+v, %v", dbg.name, a, got, gerr, want, werr)
+			for _, a := range addrs {
+				want, werr := serial.sourceFrames(a, dbg)
+				got, gerr := par.sourceFrames(a, dbg)
+				if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %#x: prefetched %+v, %v; serial %+v, %v", dbg.name, a, got, gerr, want, werr)
+				}
+			}
+			for i, st := range []*sectionStream{par.lazy.info, par.lazy.line, par.lazy.abbrev} {
+				s := []*sectionStream{serial.lazy.info, serial.lazy.line, serial.lazy.abbrev}[i]
+				checkKeptBytes(t, dbg, st)
+				t.Logf("%s %s: %d of %d bytes inflated, %d pages given back (serial: %d, %d)", dbg.name, st.name, st.done, len(st.buf), droppedPages(st), s.done, droppedPages(s))
+				if got, want := droppedPages(st), droppedPages(s); got < want*9/10 {
+					t.Errorf("%s %s: the prefetch gave back %d pages, the lookups alone %d", dbg.name, st.name, got, want)
+				}
 			}
 		}
-		for i, st := range []*sectionStream{par.lazy.info, par.lazy.line, par.lazy.abbrev} {
-			s := []*sectionStream{serial.lazy.info, serial.lazy.line, serial.lazy.abbrev}[i]
-			checkKeptBytes(t, dbg, st)
-			t.Logf("%s %s: %d of %d bytes inflated, %d pages given back (serial: %d, %d)", dbg.name, st.name, st.done, len(st.buf), droppedPages(st), s.done, droppedPages(s))
-			if got, want := droppedPages(st), droppedPages(s); got < want*9/10 {
-				t.Errorf("%s %s: the prefetch gave back %d pages, the lookups alone %d", dbg.name, st.name, got, want)
-			}
-		}
+	}
+}
+
+// mustLazyIndex builds o's lazy index for a batch at addrs (nil: none).
+func (o *Object) mustLazyIndex(t *testing.T, addrs []uint64) *dwarfIndex {
+	t.Helper()
+	x, err := o.newLazyDWARFIndexFor(addrs)
+	if err != nil || x == nil {
+		t.Fatalf("lazy index of %s: %v, %v", o.name, x, err)
+	}
+	return x
+}
+
+// A batch (triage) runs reports in parallel: its objects' indexes
+// prefetch nothing.
+func TestBatchDoesNotPrefetch(t *testing.T) {
+	libc := libcWithDebug(t)
+	c := NewCache()
+	defer c.Close()
+	c.SetBatch(true)
+	o, err := c.Open(libc.Path(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbg := o.debugObject()
+	if dbg == nil {
+		t.Fatal("no debug file attached through the cache")
+	}
+	addrs := sampleAddrs(t, dbg.ELF(), 300)
+	x := dbg.mustLazyIndex(t, addrs)
+	x.preload(addrs[:len(addrs)/2])
+	if n := x.lazy.prefetched.Load(); n != 0 || x.lazy.early.Load() != nil {
+		t.Errorf("a batch's index read %d units or streams ahead", n)
 	}
 }
 
