@@ -157,11 +157,13 @@ type sectionStream struct {
 
 	mu sync.Mutex
 	// inflated is signalled when the goroutine inflating (busy) has
-	// made more of the stream available or stopped: one goroutine
-	// inflates at a time, with mu released, while others read what is
-	// done (prefetch.go).
+	// inflated as far as a waiter asked (waitFor, the nearest end one
+	// waits for; 0: none waits) or stopped: one goroutine inflates at
+	// a time, with mu released, while others read what is done
+	// (prefetch.go).
 	inflated sync.Cond
 	busy     bool
+	waitFor  int
 	buf      []byte // the whole section; valid up to done except in dropped
 	owned    bool   // buf is an anonymous mapping of ours
 	kept     bool   // give nothing back (units refer into each other)
@@ -254,8 +256,16 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 			st.floor = max(st.floor, hi)
 			return st.buf, nil
 		}
+		// Woken with some slack past its range, a reader (the unit
+		// walks) has work for a while: not a context switch per unit.
+		if want := min(len(st.buf), hi+wakeSlack); st.waitFor == 0 || want < st.waitFor {
+			st.waitFor = want
+		}
 		st.inflated.Wait()
 	}
+	// Whoever waits once this stops inflating looks again (and may go
+	// on inflating itself).
+	defer st.wake(true)
 	if st.overlapsDropped(lo, hi) {
 		if err := st.refill(); err != nil {
 			return st.buf, err
@@ -282,6 +292,7 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 			n, err = c.read(st.buf[:min(len(st.buf), done+inflateChunk)], done)
 		})
 		st.advance(n, err)
+		st.wake(false)
 		if st.owned && !st.kept && lo > dropFrom {
 			st.drop(dropFrom, min(lo, st.done))
 		}
@@ -304,9 +315,23 @@ func (st *sectionStream) unlocked(inflate func(c *compressedStream, done int)) {
 	defer func() {
 		st.mu.Lock()
 		st.busy = false
-		st.inflated.Broadcast()
 	}()
 	inflate(c, done)
+}
+
+// wakeSlack is how far past the end of its range a reader waits for
+// the stream to inflate.
+const wakeSlack = 4 * inflateChunk
+
+// wake wakes the goroutines waiting for the stream once it has inflated
+// as far as the nearest of them asked, or stopped (final: its inflating
+// goroutine is done with it). Waking each at every chunk was a context
+// switch per 16 KiB.
+func (st *sectionStream) wake(final bool) {
+	if st.waitFor != 0 && (final || st.done >= st.waitFor || st.c == nil) {
+		st.waitFor = 0
+		st.inflated.Broadcast()
+	}
 }
 
 // historySize is how far back a deflate match may reach: while the
