@@ -167,6 +167,13 @@ func (o *Object) newLazyDWARFIndexFor(addrs []uint64) (*dwarfIndex, error) {
 	return x, nil
 }
 
+// release gives back what the streams inflated: the object is closed.
+func (l *lazyDWARF) release() {
+	l.info.unmap()
+	l.line.unmap()
+	l.abbrev.unmap()
+}
+
 // streamedSection reports whether the lazy index inflates section name
 // only as far as the units it reads need (the others are read whole).
 func streamedSection(name string) bool {

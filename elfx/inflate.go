@@ -166,7 +166,8 @@ type sectionStream struct {
 	waitFor  int
 	buf      []byte // the whole section; valid up to done except in dropped
 	owned    bool   // buf is an anonymous mapping of ours
-	kept     bool   // give nothing back (units refer into each other)
+	mapping  *anonMapping
+	kept     bool // give nothing back (units refer into each other)
 	// wholeClaimed: a prefetch of the whole stream was started
 	// (prefetchWhole).
 	wholeClaimed bool
@@ -233,8 +234,47 @@ func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	st.buf, st.owned = buf, true
 	// The dwarf.Data values over the buffer belong to the index that
 	// holds the stream: once the stream is unreachable, so are they.
-	runtime.AddCleanup(st, func(b []byte) { unix.Munmap(b) }, buf)
+	// Closing the object gives it back at once (sectionStream.unmap).
+	st.mapping = &anonMapping{b: buf}
+	runtime.AddCleanup(st, (*anonMapping).unmap, st.mapping)
 	return st, nil
+}
+
+// anonMapping is an anonymous mapping unmapped once: when its object is
+// closed or its stream found unreachable, whichever comes first. The
+// garbage collector alone runs after the Go heap grows, which the
+// mapping is no part of: a process making report after report (a
+// batch's caches, one after another) would hold every closed report's
+// inflated sections until then.
+type anonMapping struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (m *anonMapping) unmap() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.b != nil {
+		unix.Munmap(m.b)
+		m.b = nil
+	}
+}
+
+// unmap gives back the stream's inflated bytes: its object is closed,
+// nobody reads them any more.
+func (st *sectionStream) unmap() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for st.busy {
+		st.inflated.Wait()
+	}
+	if st.c != nil {
+		st.c.close()
+		st.c = nil
+	}
+	if st.mapping != nil {
+		st.mapping.unmap()
+	}
 }
 
 // ensure makes [start, end) of the section available (end at most its

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // compressedDebugFiles are debug files with zlib-compressed DWARF that
@@ -305,4 +306,48 @@ func fmt0err(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// Closing an object gives back the memory its compressed sections were
+// inflated into at once, not when the garbage collector next finds the
+// streams unreachable (which the Go heap's growth paces, and these
+// mappings are no part of): here the object is still referenced.
+func TestCloseGivesBackInflatedSections(t *testing.T) {
+	libc := libcWithDebug(t)
+	o, err := Open(libc.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.AttachDebugFile(nil); err != nil {
+		t.Fatal(err)
+	}
+	addrs := sampleAddrs(t, libc.debugObject().ELF(), 300)
+	o.WarmFor(addrs[:len(addrs)/3])
+	x, err := o.dwarfIndex()
+	if err != nil || x == nil || x.lazy == nil {
+		t.Fatalf("no lazy DWARF index for %s: %v", o.name, err)
+	}
+	var inflated [][]byte
+	for _, st := range []*sectionStream{x.lazy.info, x.lazy.line, x.lazy.abbrev} {
+		if !st.owned {
+			t.Fatalf("%s of %s is not compressed", st.name, o.name)
+		}
+		inflated = append(inflated, st.buf)
+	}
+	// msync fails with ENOMEM on a range not mapped.
+	mapped := func(b []byte) bool { return unix.Msync(b, unix.MS_ASYNC) == nil }
+	for _, b := range inflated {
+		if !mapped(b) {
+			t.Fatal("an inflated section is not mapped before Close")
+		}
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range inflated {
+		if mapped(b) {
+			t.Errorf("section %d's %d inflated bytes are still mapped after Close", i, len(b))
+		}
+	}
+	runtime.KeepAlive(x)
 }
