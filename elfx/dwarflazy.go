@@ -151,9 +151,7 @@ func (o *Object) newLazyDWARFIndexFor(addrs []uint64) (*dwarfIndex, error) {
 	}
 	g.Wait()
 	if restErr != nil {
-		if p := l.early.Swap(nil); p != nil {
-			p.wait()
-		}
+		x.endEarlyPrefetch()
 		return nil, restErr
 	}
 	l.sec = make([][]byte, len(dwarfSections))

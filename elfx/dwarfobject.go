@@ -23,8 +23,10 @@ func (o *Object) dwarfIndexFor(addrs []uint64) (*dwarfIndex, error) {
 			return
 		}
 		o.dwarfRead.Store(true)
+		var x *dwarfIndex
 		defer func() {
 			if p := recover(); p != nil {
+				x.endEarlyPrefetch() // the index is dropped: nobody's preload ends it
 				mapfault.Reraise(p)
 				d.dwarf, d.dwarfErr = nil, errorf("%s: malformed DWARF (%v)", src.name, p)
 			}

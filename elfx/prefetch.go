@@ -114,6 +114,17 @@ func (x *dwarfIndex) startPrefetch(addrs []uint64) *prefetcher {
 	return p
 }
 
+// endEarlyPrefetch ends the prefetch the index started when it was
+// built, if no preload has taken it over (x may be nil).
+func (x *dwarfIndex) endEarlyPrefetch() {
+	if x == nil || x.lazy == nil {
+		return
+	}
+	if p := x.lazy.early.Swap(nil); p != nil {
+		p.wait()
+	}
+}
+
 // prefetchUnits starts inflating what reading cus (sorted by offset)
 // needs of the compressed streams. The caller reads the units, then
 // waits for p.
