@@ -210,15 +210,27 @@ func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
 	}
-	st.raw, st.release = raw, o.release
-	st.meta.class, st.meta.order = o.ef.Class, o.ef.ByteOrder
-	c, size, err := openCompressed(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
+	st, err = newCompressedStream(s.Name, raw, o.ef.Class, o.ef.ByteOrder, o.release)
 	if err != nil {
 		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
 	}
+	return st, nil
+}
+
+// newCompressedStream opens a stream over raw, a SHF_COMPRESSED
+// section's bytes (Elf_Chdr and stream). release, if not nil, gives back
+// pages of the file mapping raw lies in.
+func newCompressedStream(name string, raw []byte, class elf.Class, order binary.ByteOrder, release func([]byte)) (*sectionStream, error) {
+	st := &sectionStream{name: name, raw: raw, release: release}
+	st.inflated.L = &st.mu
+	st.meta.class, st.meta.order = class, order
+	c, size, err := openCompressed(raw, class, order, name)
+	if err != nil {
+		return nil, err
+	}
 	if uint64(int(size)) != size {
 		c.close()
-		return nil, fmt.Errorf("elfx: %s: section %s claims %d bytes", o.name, s.Name, size)
+		return nil, fmt.Errorf("section %s claims %d bytes", name, size)
 	}
 	st.c = c
 	if size == 0 {
@@ -229,7 +241,7 @@ func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	buf, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		c.close()
-		return nil, fmt.Errorf("elfx: %s: section %s: %w", o.name, s.Name, err)
+		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	st.buf, st.owned = buf, true
 	// The dwarf.Data values over the buffer belong to the index that

@@ -2,8 +2,10 @@ package elfx
 
 import (
 	"bytes"
+	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -350,4 +352,74 @@ func TestCloseGivesBackInflatedSections(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(x)
+}
+
+// FuzzSectionStreamConcurrent reads a crafted compressed section (an
+// ELF64 compression header claiming size bytes, then stream) by the
+// same ranges alone and beside a goroutine inflating it from its start,
+// as a prefetch does: the two give the same bytes and fail on the same
+// ranges, without a panic or a hang.
+func FuzzSectionStreamConcurrent(f *testing.F) {
+	var text bytes.Buffer
+	for i := range 3000 {
+		fmt.Fprintf(&text, "unit %d: %x\n", i, i*i*2654435761)
+	}
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write(text.Bytes())
+	w.Close()
+	stream := z.Bytes()
+	f.Add(stream, uint32(text.Len()), uint16(0x1234))
+	f.Add(stream[:len(stream)/2], uint32(text.Len()), uint16(0x4321))
+	bad := bytes.Clone(stream)
+	bad[len(bad)/3] ^= 0x55
+	f.Add(bad, uint32(text.Len()), uint16(7))
+	f.Add(stream, uint32(text.Len()+100), uint16(999))
+	f.Add(stream, uint32(1<<30), uint16(999))
+	f.Fuzz(func(t *testing.T, stream []byte, size uint32, split uint16) {
+		raw := make([]byte, 24, 24+len(stream))
+		binary.LittleEndian.PutUint32(raw, uint32(elf.COMPRESS_ZLIB))
+		binary.LittleEndian.PutUint64(raw[8:], uint64(size))
+		raw = append(raw, stream...)
+		// Three ranges with gaps, from split.
+		n := int(size)
+		a, b := int(split)*n/0x10000, (int(split)*7%0x10000)*n/0x10000
+		ranges := [][2]int{{0, a / 2}, {a, a + (n-a)/3}, {max(b, a+(n-a)/2), n}}
+		read := func(prefetch bool) []string {
+			st, err := newCompressedStream(".debug_info", raw, elf.ELFCLASS64, binary.LittleEndian, nil)
+			if err != nil {
+				return []string{"open: " + err.Error()}
+			}
+			var wg sync.WaitGroup
+			if prefetch {
+				wg.Go(func() {
+					for end := 4 << 10; ; end += 4 << 10 {
+						if _, err := st.ensure(0, uint64(min(end, n))); err != nil || end >= n {
+							return
+						}
+					}
+				})
+			}
+			var out []string
+			for _, r := range ranges {
+				if r[0] > r[1] {
+					continue
+				}
+				buf, err := st.ensure(uint64(r[0]), uint64(r[1]))
+				if err != nil {
+					out = append(out, "error")
+				} else {
+					out = append(out, string(buf[r[0]:r[1]]))
+				}
+			}
+			wg.Wait()
+			if st.busy {
+				t.Fatal("stream still busy")
+			}
+			return out
+		}
+		if serial, par := read(false), read(true); !reflect.DeepEqual(serial, par) {
+			t.Fatalf("ranges %v: alone %.80q, beside a prefetch %.80q", ranges, serial, par)
+		}
+	})
 }
