@@ -284,6 +284,9 @@ func (st *sectionStream) unmap() {
 		st.c.close()
 		st.c = nil
 	}
+	if st.err == nil && st.done < len(st.buf) {
+		st.err = fmt.Errorf("section %s: its object is closed", st.name)
+	}
 	if st.mapping != nil {
 		st.mapping.unmap()
 	}
