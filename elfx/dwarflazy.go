@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
@@ -54,6 +55,14 @@ type lazyDWARF struct {
 	shapes     sharedShapes             // the eager DIE skippers' shapes (skipshapes.go)
 	declShapes declShapes               // the origin readers' shapes (skipshapes.go)
 
+	prefetch bool // inflate ahead of the lookups (prefetch.go)
+	// early is the prefetch started for the first lookup batch when
+	// the index was built, which that batch's preload ends.
+	early atomic.Pointer[prefetcher]
+	// prefetched counts the units and whole streams a prefetch read
+	// ahead (tests).
+	prefetched atomic.Int32
+
 	listed     map[uint64]int32 // offsets of the units .debug_aranges lists
 	listedOnce sync.Once
 	allListed  bool
@@ -71,6 +80,14 @@ type lazyDWARF struct {
 // when o has no usable .debug_aranges (or is relocatable, or has
 // .zdebug sections), for the eager index to take over.
 func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
+	return o.newLazyDWARFIndexFor(nil)
+}
+
+// newLazyDWARFIndexFor is newLazyDWARFIndex for a lookup batch at addrs
+// (nil: none known): what their units need of the compressed streams
+// starts inflating as soon as the index can say which units those are,
+// beside the other sections' inflating (prefetch.go).
+func (o *Object) newLazyDWARFIndexFor(addrs []uint64) (*dwarfIndex, error) {
 	if o.ef.Type == elf.ET_REL || o.section(".zdebug_info") != nil || o.section(".debug_aranges") == nil {
 		return nil, nil
 	}
@@ -82,7 +99,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if !ok || len(units) == 0 {
 		return nil, nil
 	}
-	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder, release: o.release}
+	l := &lazyDWARF{name: o.name, order: o.ef.ByteOrder, release: o.release, prefetch: !o.keepInflated.Load()}
 	var rest []string
 	for _, n := range dwarfSections {
 		if !streamedSection(n) {
@@ -100,25 +117,14 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	if err == nil {
 		l.abbrev, err = o.newSectionStream(".debug_abbrev")
 	}
-	g.Wait()
-	if err == nil {
-		err = restErr
+	if err != nil {
+		g.Wait()
+		return nil, err
 	}
-	if err == nil && o.keepInflated.Load() {
+	if o.keepInflated.Load() {
 		l.info.keep()
 		l.line.keep()
 		l.abbrev.keep()
-	}
-	if err != nil {
-		return nil, err
-	}
-	l.sec = make([][]byte, len(dwarfSections))
-	j := 0
-	for i, n := range dwarfSections {
-		if !streamedSection(n) {
-			l.sec[i] = restData[j]
-			j++
-		}
 	}
 	x := &dwarfIndex{name: o.name, lazy: l}
 	byOff := map[uint64]int32{}
@@ -136,6 +142,7 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 		ivs = append(ivs, interval{lo: u.lo, hi: u.hi, idx: idx})
 	}
 	if len(x.cus) == 0 {
+		g.Wait()
 		return nil, nil
 	}
 	l.listed = byOff
@@ -146,7 +153,31 @@ func (o *Object) newLazyDWARFIndex() (*dwarfIndex, error) {
 	}
 	slices.Sort(l.listedStarts)
 	x.byPC = newIntervalIndex(ivs)
+	if addrs != nil && l.prefetch {
+		l.early.Store(x.startPrefetch(addrs))
+	}
+	g.Wait()
+	if restErr != nil {
+		x.endEarlyPrefetch()
+		return nil, restErr
+	}
+	l.sec = make([][]byte, len(dwarfSections))
+	j := 0
+	for i, n := range dwarfSections {
+		if !streamedSection(n) {
+			l.sec[i] = restData[j]
+			j++
+		}
+	}
 	return x, nil
+}
+
+// unmapInflated gives back what the streams inflated: the object is
+// closed.
+func (l *lazyDWARF) unmapInflated() {
+	l.info.unmap()
+	l.line.unmap()
+	l.abbrev.unmap()
 }
 
 // streamedSection reports whether the lazy index inflates section name
@@ -507,7 +538,16 @@ func (l *lazyDWARF) topCode(h unitHeader) (code, attrs uint64) {
 // program.
 func (l *lazyDWARF) ensureLines(e *dwarf.Entry) error {
 	off, ok := e.Val(dwarf.AttrStmtList).(int64)
-	if !ok || off < 0 {
+	if !ok {
+		return nil
+	}
+	return l.ensureLinesAt(off)
+}
+
+// ensureLinesAt inflates .debug_line up to the end of the line program
+// at off.
+func (l *lazyDWARF) ensureLinesAt(off int64) error {
+	if off < 0 {
 		return nil
 	}
 	size := uint64(len(l.line.buf))
@@ -555,15 +595,34 @@ func (l *lazyDWARF) globalData() (*dwarf.Data, error) {
 
 // preload reads, in section order, the units that cover addrs: the
 // streams then inflate each section once, from its start to the last
-// unit needed, keeping only what those units need.
+// unit needed, keeping only what those units need. The prefetch the
+// index started for addrs when it was built goes on beside it, or one
+// starts now.
 func (x *dwarfIndex) preload(addrs []uint64) {
+	p := x.lazy.early.Swap(nil)
+	if p == nil {
+		p = x.startPrefetch(addrs)
+	}
+	defer p.wait()
+	cus, walk := x.unitsAt(addrs)
+	if walk {
+		// First, in section order: reading the units after it
+		// inflates nothing again.
+		x.lazy.unlistedIndex()
+	}
+	for _, cu := range cus {
+		cu.load(x)
+	}
+}
+
+// unitsAt returns the listed units that cover addrs in section order,
+// and whether an address lies outside them all where the unlisted walk
+// must look for its unit.
+func (x *dwarfIndex) unitsAt(addrs []uint64) (cus []*cuIndex, walk bool) {
 	seen := map[int32]bool{}
-	var cus []*cuIndex
 	for _, a := range addrs {
-		if !x.byPC.covers(a) && !x.lazy.everyUnitListed() {
-			// First, in section order: reading the units after it
-			// inflates nothing again.
-			x.lazy.unlistedIndex()
+		if !walk && !x.byPC.covers(a) && !x.lazy.everyUnitListed() {
+			walk = true
 		}
 		x.byPC.each(a, func(i int32) bool {
 			if !seen[i] {
@@ -574,9 +633,7 @@ func (x *dwarfIndex) preload(addrs []uint64) {
 		})
 	}
 	slices.SortFunc(cus, func(a, b *cuIndex) int { return cmp.Compare(a.off, b.off) })
-	for _, cu := range cus {
-		cu.load(x)
-	}
+	return cus, walk
 }
 
 // everyUnitListed reports whether .debug_aranges lists every unit of

@@ -155,16 +155,28 @@ type sectionStream struct {
 		order binary.ByteOrder
 	}
 
-	mu      sync.Mutex
-	buf     []byte // the whole section; valid up to done except in dropped
-	owned   bool   // buf is an anonymous mapping of ours
-	kept    bool   // give nothing back (units refer into each other)
-	done    int
-	floor   int               // end of the furthest range asked for
-	dropped [][2]int          // ranges given back, or inflated and never kept
-	freed   int               // end of the last range given back
-	c       *compressedStream // nil once done or failed
-	err     error
+	mu sync.Mutex
+	// inflated is signalled when the goroutine inflating (busy) has
+	// inflated as far as a waiter asked (waitFor, the nearest end one
+	// waits for; 0: none waits) or stopped: one goroutine inflates at
+	// a time, with mu released, while others read what is done
+	// (prefetch.go).
+	inflated sync.Cond
+	busy     bool
+	waitFor  int
+	buf      []byte // the whole section; valid up to done except in dropped
+	owned    bool   // buf is an anonymous mapping of ours
+	mapping  *anonMapping
+	kept     bool // give nothing back (units refer into each other)
+	// wholeClaimed: a prefetch of the whole stream was started
+	// (prefetchWhole).
+	wholeClaimed bool
+	done         int
+	floor        int               // end of the furthest range asked for
+	dropped      [][2]int          // ranges given back, or inflated and never kept
+	freed        int               // end of the last range given back
+	c            *compressedStream // nil once done or failed
+	err          error
 	// release gives back pages of the file mapping raw lies in; raw
 	// is given back up to inFreed.
 	release func([]byte)
@@ -181,6 +193,7 @@ const inflateChunk = 16 << 10
 // absent section gives a stream of no bytes.
 func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	st := &sectionStream{name: name}
+	st.inflated.L = &st.mu
 	s := o.section(name)
 	if s == nil {
 		return st, nil
@@ -197,15 +210,27 @@ func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
 	}
-	st.raw, st.release = raw, o.release
-	st.meta.class, st.meta.order = o.ef.Class, o.ef.ByteOrder
-	c, size, err := openCompressed(raw, o.ef.Class, o.ef.ByteOrder, s.Name)
+	st, err = newCompressedStream(s.Name, raw, o.ef.Class, o.ef.ByteOrder, o.release)
 	if err != nil {
 		return nil, fmt.Errorf("elfx: %s: %w", o.name, err)
 	}
+	return st, nil
+}
+
+// newCompressedStream opens a stream over raw, a SHF_COMPRESSED
+// section's bytes (Elf_Chdr and stream). release, if not nil, gives back
+// pages of the file mapping raw lies in.
+func newCompressedStream(name string, raw []byte, class elf.Class, order binary.ByteOrder, release func([]byte)) (*sectionStream, error) {
+	st := &sectionStream{name: name, raw: raw, release: release}
+	st.inflated.L = &st.mu
+	st.meta.class, st.meta.order = class, order
+	c, size, err := openCompressed(raw, class, order, name)
+	if err != nil {
+		return nil, err
+	}
 	if uint64(int(size)) != size {
 		c.close()
-		return nil, fmt.Errorf("elfx: %s: section %s claims %d bytes", o.name, s.Name, size)
+		return nil, fmt.Errorf("section %s claims %d bytes", name, size)
 	}
 	st.c = c
 	if size == 0 {
@@ -216,19 +241,64 @@ func (o *Object) newSectionStream(name string) (*sectionStream, error) {
 	buf, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		c.close()
-		return nil, fmt.Errorf("elfx: %s: section %s: %w", o.name, s.Name, err)
+		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	st.buf, st.owned = buf, true
 	// The dwarf.Data values over the buffer belong to the index that
 	// holds the stream: once the stream is unreachable, so are they.
-	runtime.AddCleanup(st, func(b []byte) { unix.Munmap(b) }, buf)
+	// Closing the object gives it back at once (sectionStream.unmap).
+	st.mapping = &anonMapping{b: buf}
+	runtime.AddCleanup(st, (*anonMapping).unmap, st.mapping)
 	return st, nil
+}
+
+// anonMapping is an anonymous mapping unmapped once: when its object is
+// closed or its stream found unreachable, whichever comes first. The
+// garbage collector alone runs after the Go heap grows, which the
+// mapping is no part of: a process making report after report (a
+// batch's caches, one after another) would hold every closed report's
+// inflated sections until then.
+type anonMapping struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (m *anonMapping) unmap() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.b != nil {
+		unix.Munmap(m.b)
+		m.b = nil
+	}
+}
+
+// unmap gives back the stream's inflated bytes: its object is closed,
+// nobody reads them any more.
+func (st *sectionStream) unmap() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for st.busy {
+		st.inflated.Wait()
+	}
+	if st.c != nil {
+		st.c.close()
+		st.c = nil
+	}
+	if st.err == nil && st.done < len(st.buf) {
+		st.err = fmt.Errorf("section %s: its object is closed", st.name)
+	}
+	if st.mapping != nil {
+		st.mapping.unmap()
+	}
 }
 
 // ensure makes [start, end) of the section available (end at most its
 // size) and returns the whole section buffer. Pages between what was
 // asked before and start that nobody asked for are given back. A stream
-// that ends or fails before end gives an error.
+// that ends or fails before end gives an error. While another goroutine
+// inflates (a prefetch), ensure returns at once if the range is there
+// and waits for it otherwise, or inflates on itself once the other
+// stops short of it.
 func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -236,6 +306,21 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		return st.buf, fmt.Errorf("section %s: range [%#x,%#x) past its end (%#x)", st.name, start, end, len(st.buf))
 	}
 	lo, hi := int(start), int(end)
+	for st.busy {
+		if hi <= st.done && !st.overlapsDropped(lo, hi) {
+			st.floor = max(st.floor, hi)
+			return st.buf, nil
+		}
+		// Woken with some slack past its range, a reader (the unit
+		// walks) has work for a while: not a context switch per unit.
+		if want := min(len(st.buf), hi+wakeSlack); st.waitFor == 0 || want < st.waitFor {
+			st.waitFor = want
+		}
+		st.inflated.Wait()
+	}
+	// Whoever waits once this stops inflating looks again (and may go
+	// on inflating itself).
+	defer st.wake(true)
 	if st.overlapsDropped(lo, hi) {
 		if err := st.refill(); err != nil {
 			return st.buf, err
@@ -256,8 +341,13 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		st.skipTo(lo)
 	}
 	for st.done < hi && st.c != nil {
-		n, err := st.c.read(st.buf[:min(len(st.buf), st.done+inflateChunk)], st.done)
+		var n int
+		var err error
+		st.unlocked(func(c *compressedStream, done int) {
+			n, err = c.read(st.buf[:min(len(st.buf), done+inflateChunk)], done)
+		})
 		st.advance(n, err)
+		st.wake(false)
 		if st.owned && !st.kept && lo > dropFrom {
 			st.drop(dropFrom, min(lo, st.done))
 		}
@@ -266,6 +356,37 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		return st.buf, st.err
 	}
 	return st.buf, nil
+}
+
+// unlocked runs inflate, which reads c from done on and writes only
+// past done (or into ranges counted as given back), with mu released
+// and the stream marked busy: readers of what is done go on meanwhile,
+// anyone else waits. mu is held again when it returns, or panics (a
+// fault on a truncated file).
+func (st *sectionStream) unlocked(inflate func(c *compressedStream, done int)) {
+	c, done := st.c, st.done
+	st.busy = true
+	st.mu.Unlock()
+	defer func() {
+		st.mu.Lock()
+		st.busy = false
+	}()
+	inflate(c, done)
+}
+
+// wakeSlack is how far past the end of its range a reader waits for
+// the stream to inflate.
+const wakeSlack = 4 * inflateChunk
+
+// wake wakes the goroutines waiting for the stream once it has inflated
+// as far as the nearest of them asked, or stopped (final: its inflating
+// goroutine is done with it). Waking each at every chunk was a context
+// switch per 16 KiB.
+func (st *sectionStream) wake(final bool) {
+	if st.waitFor != 0 && (final || st.done >= st.waitFor || st.c == nil) {
+		st.waitFor = 0
+		st.inflated.Broadcast()
+	}
 }
 
 // historySize is how far back a deflate match may reach: while the
@@ -300,19 +421,28 @@ func inflateThrough(c *compressedStream, history []byte, n int, use func(piece [
 
 // skipTo inflates the stream up to lo without keeping what it yields:
 // only the last historySize bytes before lo go into buf, for the stream
-// to go on from there.
+// to go on from there. It runs unlocked, its progress recorded under mu
+// piece by piece.
 func (st *sectionStream) skipTo(lo int) {
-	scratch := inflateThrough(st.c, st.buf[max(0, st.done-historySize):st.done], lo-st.done, func(piece []byte, err error) {
-		st.skipped(st.done, st.done+len(piece))
-		st.advance(len(piece), err)
+	st.unlocked(func(c *compressedStream, done int) {
+		scratch := inflateThrough(c, st.buf[max(0, done-historySize):done], lo-done, func(piece []byte, err error) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.skipped(st.done, st.done+len(piece))
+			st.advance(len(piece), err)
+		})
+		defer scratchPool.Put(scratch)
+		st.mu.Lock()
+		done, open := st.done, st.c != nil
+		st.mu.Unlock()
+		if open {
+			// These pages stay (they count as given back:
+			// conservative), so no reader looks at them.
+			tail := *scratch
+			h := min(len(tail), historySize)
+			copy(st.buf[done-h:done], tail[len(tail)-h:])
+		}
 	})
-	if st.c != nil {
-		// These pages stay (they count as given back: conservative).
-		tail := *scratch
-		h := min(len(tail), historySize)
-		copy(st.buf[st.done-h:st.done], tail[len(tail)-h:])
-	}
-	scratchPool.Put(scratch)
 }
 
 // inputSlack is how far behind the inflater's read position compressed
@@ -358,6 +488,23 @@ func (st *sectionStream) keep() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.kept = true
+}
+
+// keeps reports whether the stream gives nothing back.
+func (st *sectionStream) keeps() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.kept || st.raw == nil
+}
+
+// claimWhole reports whether nobody asked before to prefetch the
+// whole stream, and makes it so.
+func (st *sectionStream) claimWhole() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	claimed := st.wholeClaimed
+	st.wholeClaimed = true
+	return !claimed
 }
 
 // drop gives back the whole pages inside [lo, hi) not given back yet,

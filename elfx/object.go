@@ -151,6 +151,9 @@ func (o *Object) Close() error {
 	if d := o.derived.Load(); d != nil && d.dwarf != nil && d.dwarf.alt != nil {
 		errs = append(errs, d.dwarf.alt.obj.Close())
 	}
+	if d := o.derived.Load(); d != nil && d.dwarf != nil && d.dwarf.lazy != nil {
+		d.dwarf.lazy.unmapInflated()
+	}
 	if o.mapped != nil {
 		errs = append(errs, unmapFile(o.mapped))
 		o.mapped = nil

@@ -25,12 +25,13 @@ type unlistedUnits struct {
 // list, built on first use.
 func (l *lazyDWARF) unlistedIndex() *dwarfIndex {
 	l.unlisted.once.Do(func() {
-		// The walk reads every unit and line program header: the
-		// streams keep what they inflate (the programs between the
-		// headers are another lookup's, and inflating them again would
-		// cost more than keeping them).
-		l.info.keep()
-		l.line.keep()
+		l.keepForWalk()
+		// LTO's early-debug units, which have no ranges, have their
+		// line program headers read: spread over the whole section
+		// (python3.11-dbg's first lies at 98% of it).
+		p := newPrefetcher()
+		defer p.wait()
+		l.prefetchWhole(p, l.info, l.abbrev, l.line)
 		x := &dwarfIndex{name: l.name, lazy: l, unlisted: true}
 		var ivs []interval
 		for _, cu := range l.walkUnits() {
@@ -71,6 +72,16 @@ func (l *lazyDWARF) unlistedIndex() *dwarfIndex {
 		l.unlisted.x = x
 	})
 	return l.unlisted.x
+}
+
+// keepForWalk makes the streams keep what they inflate from now on: the
+// walk reads every unit and line program header (the programs between
+// the headers are another lookup's, and inflating them again would cost
+// more than keeping them), and every abbreviation table.
+func (l *lazyDWARF) keepForWalk() {
+	l.info.keep()
+	l.line.keep()
+	l.abbrev.keep()
 }
 
 // walkUnits returns every unit of .debug_info in section order, up to

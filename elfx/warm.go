@@ -32,7 +32,7 @@ func (o *Object) WarmFor(addrs []uint64) {
 		}
 	}
 	if len(other) > 0 {
-		if x, _ := o.dwarfIndex(); x != nil && x.lazy != nil {
+		if x, _ := o.dwarfIndexFor(other); x != nil && x.lazy != nil {
 			x.preload(other)
 		}
 	}
