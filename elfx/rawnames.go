@@ -46,10 +46,7 @@ func (o *Object) LookupRawSymbols(names []string) map[string]Symbol {
 			if !wanted[name] {
 				continue
 			}
-			e, ok := codeSymbol(t.f, s, t.strs)
-			if ok {
-				e, ok = tab.obj.codePlace(tab.obj.funcDescriptors(), e)
-			}
+			e, ok := tab.codeEntry(s)
 			if !ok {
 				continue
 			}

@@ -105,10 +105,7 @@ func rawNameIn(name string, tabs []namingTable, wholeAt [][]uint32) (best symEnt
 			if int(s.name) >= len(t.strs) || !strings.HasPrefix(t.strs[s.name:], name) || symbolName(t.strs, s.name) != name {
 				continue
 			}
-			e, ok := codeSymbol(t.f, s, t.strs)
-			if ok {
-				e, ok = tab.obj.codePlace(tab.obj.funcDescriptors(), e)
-			}
+			e, ok := tab.codeEntry(s)
 			if !ok {
 				continue
 			}
@@ -180,4 +177,14 @@ func (o *Object) namingTables() []namingTable {
 	}
 	add(o, elf.SHT_DYNSYM)
 	return tabs
+}
+
+// codeEntry is the code symbol that entry s of the table is, where the
+// sorted table would place it (codePlace), as both raw scans take it.
+func (tab namingTable) codeEntry(s rawSym) (symEntry, bool) {
+	e, ok := codeSymbol(tab.t.f, s, tab.t.strs)
+	if ok {
+		e, ok = tab.obj.codePlace(tab.obj.funcDescriptors(), e)
+	}
+	return e, ok
 }
