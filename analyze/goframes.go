@@ -54,6 +54,15 @@ var goFrames = map[string]goFrame{
 	// goroutine's stack (gocallback.go).
 	"runtime.cgocallback": {cgoCallback: true},
 	"crosscall2":          {cCallsGo: true},
+	// A goroutine short of stack calls morestack, which switches to
+	// the system stack and calls newstack there: nothing is above it
+	// on that stack, and its unwind info describes the goroutine's
+	// stack it left, so a walk through it does not move. The runtime's
+	// own traceback jumps from there to the goroutine's saved context
+	// while the thread still runs it; a goroutine preempted there
+	// (gopreempt_m) is descheduled, and its frames are the goroutine's
+	// own (goroutines.go) either way.
+	"runtime.morestack": {kind: unwind.FrameOutermost},
 }
 
 // goFuncRange is one of goFrames' functions in a module, in link-time

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/internal/testenv"
+	"github.com/coreunwind/coreunwind/unwind"
 )
 
 // TestGoFuncsOncePerObject: the Go runtime functions a walk treats
@@ -49,5 +50,40 @@ func TestGoFuncsOncePerObject(t *testing.T) {
 	}
 	if &later[0] != &first[0] {
 		t.Error("the later core looked the functions up again")
+	}
+}
+
+// TestMorestackEndsTheSystemStack: a thread caught in newstack (a
+// goroutine preempted in its prologue's morestack: newstack ->
+// gopreempt_m -> schedule -> stopm) has morestack as its outermost frame
+// on the system stack, not a frame whose unwind info, describing the
+// goroutine's stack, leaves the walk where it was (exit 3, "frame did
+// not move": TestGoCallbackCallersAArch64 once in CI).
+func TestMorestackEndsTheSystemStack(t *testing.T) {
+	gotool := testenv.NeedTool(t, "go")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(goPanicProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "prog")
+	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	core := crashTimes(t, dir, exe, 1, []string{"GOTRACEBACK=crash"})[0]
+	s, err := Open(core, Options{Executable: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m := s.target.mainModule()
+	sym, ok := m.obj().LookupRawSymbol("runtime.morestack.abi0")
+	if !ok || sym.Size < 8 {
+		t.Fatalf("runtime.morestack.abi0: %+v, %v", sym, ok)
+	}
+	// newstack's return address, inside morestack.
+	ret := sym.Addr + sym.Size - 4 + m.bias
+	if k := s.target.classifyFrame(ret, false); k != unwind.FrameOutermost {
+		t.Errorf("a return address in runtime.morestack is a frame of kind %v, want the system stack's outermost", k)
 	}
 }
