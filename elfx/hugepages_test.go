@@ -35,6 +35,11 @@ func TestWholeStreamsAskForHugePages(t *testing.T) {
 		if flags := vmFlags(t, st.buf); !strings.Contains(" "+flags+" ", " hg ") {
 			t.Errorf("%s %s, inflated whole for the walk: VmFlags %q, no hg (MADV_HUGEPAGE)", py.name, st.name, flags)
 		}
+		// Whole huge pages: Linux starts such a mapping at a huge
+		// page boundary, and all of it can be huge pages.
+		if n := len(st.mapping.b); n%hugePageSize != 0 || n < len(st.buf) {
+			t.Errorf("%s %s: %d bytes mapped for %d, not whole huge pages", py.name, st.name, n, len(st.buf))
+		}
 	}
 
 	addrs := sampleAddrs(t, libc.ELF(), 300)
