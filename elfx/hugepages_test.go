@@ -25,7 +25,7 @@ func TestWholeStreamsAskForHugePages(t *testing.T) {
 	entry := []uint64{py.ELF().Entry}
 	x := py.mustLazyIndex(t, entry)
 	x.preload(entry)
-	if !x.lazy.unlisted.x.unlisted {
+	if u := x.lazy.unlisted.x; u == nil || !u.unlisted {
 		t.Fatalf("%s: looking up the entry point did not walk the unlisted units", py.name)
 	}
 	for _, st := range []*sectionStream{x.lazy.info, x.lazy.line} {
