@@ -238,12 +238,12 @@ func newCompressedStream(name string, raw []byte, class elf.Class, order binary.
 	}
 	// The claim is bounded by maxInflation against the compressed bytes;
 	// pages are touched only as far as the stream inflates.
-	buf, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	buf, err := unix.Mmap(-1, 0, hugePageMapLen(int(size)), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		c.close()
 		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
-	st.buf, st.owned = buf, true
+	st.buf, st.owned = buf[:size:size], true
 	// The dwarf.Data values over the buffer belong to the index that
 	// holds the stream: once the stream is unreachable, so are they.
 	// Closing the object gives it back at once (sectionStream.unmap).

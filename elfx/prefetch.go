@@ -194,6 +194,7 @@ func (l *lazyDWARF) prefetchWhole(p *prefetcher, streams ...*sectionStream) {
 			if !st.claimWhole() {
 				return
 			}
+			st.adviseHugePages() // kept whole: hugepages.go
 			l.prefetched.Add(1)
 			for end := prefetchStep; !p.stopped(); end += prefetchStep {
 				if _, err := st.ensure(0, uint64(min(end, len(st.buf)))); err != nil || end >= len(st.buf) {
