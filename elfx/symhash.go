@@ -41,7 +41,7 @@ func (o *Object) DefinedSymbol(tab elf.SectionType, name string, typ elf.SymType
 	// every C++ crash, is in none of them but libc++abi's.
 	var offs []uint32
 	if name != "" && !strings.ContainsRune(name, 0) {
-		if offs, _ = spelledIn(t.strs, name); len(offs) == 0 {
+		if offs, _ = spelledIn(t.strs, t.sample, name); len(offs) == 0 {
 			return 0, false
 		}
 	}
