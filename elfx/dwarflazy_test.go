@@ -157,6 +157,7 @@ func FuzzDWARFHeaders(f *testing.F) {
 	f.Add([]byte{0x2c, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint64(0))
 	f.Add([]byte{1, 0x11, 1, 0x25, 0x0e, 0x13, 0x0b, 0, 0, 2, 0x2e, 0, 0x31, 0x10, 0, 0, 0}, uint64(0))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x20, 0, 0, 0, 0, 0, 0, 0, 2, 0}, uint64(3))
+	f.Add(arangeSets(0, 0x40, 0), uint64(0)) // a unit's sets apart: units A, B, A
 	if paths, _ := filepath.Glob("/lib/*-linux-gnu/libc.so.6"); len(paths) > 0 {
 		if o, err := Open(paths[0]); err == nil {
 			defer o.Close()
@@ -172,10 +173,15 @@ func FuzzDWARFHeaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, off uint64) {
 		units, ok := parseAranges(b, binary.LittleEndian)
 		if ok {
+			distinct := map[uint64]bool{}
 			for _, u := range units {
 				if u.hi <= u.lo {
 					t.Fatalf("empty or wrapping range %+v", u)
 				}
+				distinct[u.info] = true
+			}
+			if len(distinct) > mostUnits(units) {
+				t.Fatalf("%d units named, mostUnits says %d at most", len(distinct), mostUnits(units))
 			}
 		}
 		selfContained(b, off)
@@ -271,5 +277,40 @@ int main(int argc, char **argv) { printf("%d\n", twice(argc)); return helper(arg
 				t.Errorf("index of the unlisted units built: %v (every unit listed: %v)", built, tc.listed)
 			}
 		})
+	}
+}
+
+// arangeSets is a .debug_aranges of one 64-bit set per offset in infos,
+// each with one range.
+func arangeSets(infos ...uint32) []byte {
+	var b []byte
+	for i, info := range infos {
+		set := binary.LittleEndian.AppendUint32(nil, 44) // length after this field
+		set = binary.LittleEndian.AppendUint16(set, 2)
+		set = binary.LittleEndian.AppendUint32(set, info)
+		set = append(set, 8, 0, 0, 0, 0, 0) // address size, segment size, padding to 16
+		set = binary.LittleEndian.AppendUint64(set, uint64(0x1000*(i+1)))
+		set = binary.LittleEndian.AppendUint64(set, 0x10)
+		b = append(b, set...)
+		b = append(b, make([]byte, 16)...) // the terminating tuple
+	}
+	return b
+}
+
+// Units whose sets are apart (A, B, A) are counted once per set: the
+// bound the lazy index sizes its slab of units by (FuzzDWARFHeaders
+// checks that it bounds the units named).
+func TestMostUnitsSetsApart(t *testing.T) {
+	units, ok := parseAranges(arangeSets(0, 0x40, 0), binary.LittleEndian)
+	if !ok || len(units) != 3 {
+		t.Fatalf("parseAranges: %d ranges, %v", len(units), ok)
+	}
+	if n := mostUnits(units); n != 3 {
+		t.Errorf("mostUnits = %d, want 3 (one per set)", n)
+	}
+	// A second range of the last set's unit names no further unit.
+	units = append(units, arangeUnit{info: 0, lo: 0x9000, hi: 0x9010})
+	if n := mostUnits(units); n != 3 {
+		t.Errorf("mostUnits with a second range of A's last set = %d, want 3", n)
 	}
 }

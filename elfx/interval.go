@@ -1,10 +1,6 @@
 package elfx
 
-import (
-	"cmp"
-	"slices"
-	"sort"
-)
+import "sort"
 
 // interval is a half-open address range [lo, hi) tagged with the index of
 // whatever it belongs to (a compile unit, a subprogram, a line sequence).
@@ -31,7 +27,7 @@ func newIntervalIndex(iv []interval) intervalIndex {
 		}
 	}
 	iv = kept
-	slices.SortStableFunc(iv, func(a, b interval) int { return cmp.Compare(a.lo, b.lo) })
+	sortByLo(iv)
 	maxHi := make([]uint64, len(iv))
 	var m uint64
 	for i, r := range iv {

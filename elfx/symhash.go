@@ -3,6 +3,7 @@ package elfx
 import (
 	"debug/elf"
 	"encoding/binary"
+	"strings"
 )
 
 // DefinedSymbol returns the link-time value of the first defined symbol
@@ -34,7 +35,17 @@ func (o *Object) DefinedSymbol(tab elf.SectionType, name string, typ elf.SymType
 			return 0, false
 		}
 	}
-	for i := 1; i < t.len(); i++ {
+	// Only the entries named where the string table holds name whole can
+	// match (symnamecheck.go's search): libc++abi's
+	// __cxa_terminate_handler, looked up in every module's .symtab for
+	// every C++ crash, is in none of them but libc++abi's.
+	var offs []uint32
+	if name != "" && !strings.ContainsRune(name, 0) {
+		if offs, _ = spelledIn(t.strs, t.sample, name); len(offs) == 0 {
+			return 0, false
+		}
+	}
+	for i := range t.entriesNamedAt(offs) {
 		if v, ok := match(i); ok {
 			return v, true
 		}

@@ -261,3 +261,50 @@ func FuzzGNUHash(f *testing.F) {
 		}
 	})
 }
+
+// DefinedSymbol's search of a full symbol table, which reads only the
+// entries named where the string table holds the name whole, answers
+// as the pass over every entry it replaced, on libc's debug .symtab:
+// names there, names only inside others (a suffix, a prefix), names not
+// there, of both types.
+func TestDefinedSymbolTableAsEntryScan(t *testing.T) {
+	testenv.NeedTool(t, "readelf")
+	dbg := libcWithDebug(t).DebugFile()
+	o := mustOpen(t, dbg)
+	tab, ok := o.symbolTable(elf.SHT_SYMTAB)
+	if !ok {
+		t.Fatalf("%s: no .symtab", dbg)
+	}
+	scan := func(name string, typ elf.SymType) (uint64, bool) {
+		for i := 1; i < tab.len(); i++ {
+			s := tab.sym(i)
+			if s.shndx != elf.SHN_UNDEF && elf.ST_TYPE(s.info) == typ && tab.nameIs(s.name, name) {
+				return s.value, true
+			}
+		}
+		return 0, false
+	}
+	names := []string{"", "__cxa_terminate_handler", "__abort_msg", "abort_msg", "__abort_ms", "main_arena"}
+	n := 0
+	for name := range readelfDefined(t, dbg, false) {
+		if n++; n%23 == 0 && len(name) > 2 {
+			names = append(names, name, name[1:], name[:len(name)-1])
+		}
+	}
+	found := 0
+	for _, name := range names {
+		for _, typ := range []elf.SymType{elf.STT_FUNC, elf.STT_OBJECT} {
+			v, ok := o.DefinedSymbol(elf.SHT_SYMTAB, name, typ)
+			wv, wok := scan(name, typ)
+			if v != wv || ok != wok {
+				t.Errorf("DefinedSymbol(SYMTAB, %q, %v) = %#x, %v; every entry read: %#x, %v", name, typ, v, ok, wv, wok)
+			}
+			if ok {
+				found++
+			}
+		}
+	}
+	if found < len(names)/6 {
+		t.Fatalf("only %d of %d names found: the names do not exercise the search", found, 2*len(names))
+	}
+}

@@ -31,7 +31,7 @@ func (o *Object) spellings(name string) nameSpots {
 	sp.wholeAt = make([][]uint32, len(sp.tabs))
 	for n, tab := range sp.tabs {
 		var mangled bool
-		sp.wholeAt[n], mangled = spelledIn(tab.t.strs, name)
+		sp.wholeAt[n], mangled = spelledIn(tab.t.strs, tab.t.sample, name)
 		sp.mangled = sp.mangled || mangled
 	}
 	return sp
@@ -56,10 +56,10 @@ func (sp nameSpots) whole() bool {
 
 // spelledIn is spellings for one string table: the offsets where name is
 // whole, the ones where symbolName reads it, and whether it is spelled
-// mangled.
-func spelledIn(strs, name string) (wholeAt []uint32, mangled bool) {
+// mangled. sample is strs' (nil: taken here).
+func spelledIn(strs string, sample *byteSample, name string) (wholeAt []uint32, mangled bool) {
 	n := strconv.Itoa(len(name))
-	occurrences(strs, name, func(at int) bool {
+	occurrences(strs, sample, name, func(at int) bool {
 		if end := at + len(name); end == len(strs) || strs[end] == 0 || strs[end] == '@' {
 			wholeAt = append(wholeAt, uint32(at))
 		}

@@ -1,6 +1,9 @@
 package elfx
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // A tail call's target named in libc's DWARF is looked up by name in
 // every module, the executable first: node's 12.8 MB of symbol names
@@ -30,12 +33,16 @@ const (
 )
 
 // occurrences calls found with the offset of each occurrence of name in
-// strs, in increasing order, until found returns false.
-func occurrences(strs, name string, found func(at int) bool) {
+// strs, in increasing order, until found returns false. sample is strs'
+// (nil: taken here).
+func occurrences(strs string, sample *byteSample, name string, found func(at int) bool) {
 	if name == "" {
 		return
 	}
-	if r, ok := rareByte(strs, name); ok {
+	if sample == nil {
+		sample = new(byteSample)
+	}
+	if r, ok := sample.take(strs).rarest(name); ok {
 		occurrencesBy(strs, name, r, found)
 		return
 	}
@@ -75,17 +82,46 @@ func occurrencesBy(strs, name string, r int, found func(at int) bool) (compared 
 // by it), too common (maxRareShare) or strs too short for a sample to
 // tell.
 func rareByte(strs, name string) (r int, ok bool) {
-	if len(strs) < sampleChunks*sampleChunk*4 {
+	return new(byteSample).take(strs).rarest(name)
+}
+
+// byteSample counts the bytes of a sample of a string table, what
+// rareByte ranks a name's bytes by. A symbol table keeps its string
+// table's (symTable.sample): a report looks a dozen names up in each
+// module's tables (tail-call targets, crash analysis's), and each search
+// read the 64 stretches again, faulting in pages spread over the table
+// (1% of a cold libstdcxx report's CPU, 2% of a warm one's).
+type byteSample struct {
+	once  sync.Once
+	count [256]int
+	ok    bool // strs is long enough to sample
+}
+
+// take counts strs' sample the first time; later calls (strs must be the
+// same table) return what it counted.
+func (s *byteSample) take(strs string) *byteSample {
+	s.once.Do(func() {
+		if len(strs) < sampleChunks*sampleChunk*4 {
+			return
+		}
+		step := len(strs) / sampleChunks
+		for k := 0; k < sampleChunks; k++ {
+			chunk := strs[k*step : k*step+sampleChunk]
+			for i := 0; i < len(chunk); i++ {
+				s.count[chunk[i]]++
+			}
+		}
+		s.ok = true
+	})
+	return s
+}
+
+// rarest is rareByte by the sample taken.
+func (s *byteSample) rarest(name string) (r int, ok bool) {
+	if !s.ok {
 		return 0, false
 	}
-	var count [256]int
-	step := len(strs) / sampleChunks
-	for k := 0; k < sampleChunks; k++ {
-		chunk := strs[k*step : k*step+sampleChunk]
-		for i := 0; i < len(chunk); i++ {
-			count[chunk[i]]++
-		}
-	}
+	count := &s.count
 	for i := 1; i < len(name); i++ {
 		if count[name[i]] < count[name[r]] {
 			r = i

@@ -121,7 +121,7 @@ func TestNameSearchAgreesWithIndex(t *testing.T) {
 				}
 				for _, name := range names {
 					searches++
-					gotAt, gotMangled := spelledIn(strs, name)
+					gotAt, gotMangled := spelledIn(strs, nil, name)
 					wantAt, wantMangled := indexedSpelledIn(strs, name)
 					if !slices.Equal(gotAt, wantAt) || gotMangled != wantMangled {
 						t.Fatalf("%q in a table of %d bytes: whole at %v, mangled %v; strings.Index finds %v, %v",
@@ -237,7 +237,7 @@ func FuzzNameSearch(f *testing.F) {
 				t.Fatalf("by byte %d of %q: %v, strings.Index finds %v", r, name, got, want)
 			}
 		}
-		gotAt, gotMangled := spelledIn(strs, name)
+		gotAt, gotMangled := spelledIn(strs, nil, name)
 		wantAt, wantMangled := indexedSpelledIn(strs, name)
 		if !slices.Equal(gotAt, wantAt) || gotMangled != wantMangled {
 			t.Fatalf("spelledIn(%q) = %v, %v; want %v, %v", name, gotAt, gotMangled, wantAt, wantMangled)
@@ -246,10 +246,44 @@ func FuzzNameSearch(f *testing.F) {
 			// Big enough for rareByte to sample it.
 			big := strings.Repeat(strs, sampleChunks*sampleChunk*4/len(strs)+1)
 			got := []int{}
-			occurrences(big, name, func(at int) bool { got = append(got, at); return true })
+			occurrences(big, nil, name, func(at int) bool { got = append(got, at); return true })
 			if want := indexOccurrences(big, name); !slices.Equal(got, want) {
 				t.Fatalf("occurrences of %q in %d bytes: %d, strings.Index finds %d", name, len(big), len(got), len(want))
 			}
 		}
 	})
+}
+
+// TestByteSampleKeptPerTable: the sample a search of a string table ranks
+// a name's bytes by is taken once per table and kept by its object (the
+// same for every symbolTable of it, one per string table), and the
+// lookups by name take it there.
+func TestByteSampleKeptPerTable(t *testing.T) {
+	cxx, _ := filepath.Glob("/usr/lib/*-linux-gnu/libstdc++.so.6")
+	if len(cxx) == 0 {
+		testenv.Unavailable(t, "no libstdc++.so.6")
+	}
+	o := mustOpen(t, cxx[0])
+	dyn, ok := o.symbolTable(elf.SHT_DYNSYM)
+	if !ok || len(dyn.strs) < sampleChunks*sampleChunk*4 {
+		t.Fatalf("%s: no .dynstr big enough to sample", cxx[0])
+	}
+	if again, _ := o.symbolTable(elf.SHT_DYNSYM); again.sample != dyn.sample {
+		t.Errorf("a second symbolTable has a sample of its own")
+	}
+	if sym, ok := o.symbolTable(elf.SHT_SYMTAB); ok && sym.sample == dyn.sample {
+		t.Errorf(".strtab and .dynstr share a sample")
+	}
+	if _, ok := o.LookupSymbol("__cxa_not_a_function"); ok {
+		t.Fatalf("__cxa_not_a_function found")
+	}
+	if !dyn.sample.ok {
+		t.Fatalf("the lookup did not take the sample the object keeps")
+	}
+	for _, name := range []string{"__cxa_throw", "_ZSt9terminatev", "pthread_cond_wait"} {
+		r, ok := dyn.sample.rarest(name)
+		if wr, wok := rareByte(dyn.strs, name); r != wr || ok != wok {
+			t.Errorf("%q: the kept sample ranks byte %d (%v), a new one %d (%v)", name, r, ok, wr, wok)
+		}
+	}
 }

@@ -20,7 +20,12 @@ type symTable struct {
 	data    []byte
 	strs    string
 	entSize int
+	sample  *byteSample // of strs, kept by the object (symnamesearch.go)
 }
+
+// byteSampleKey keys, in Object.Keyed, the byteSample of the string table
+// at a section index.
+type byteSampleKey elf.SectionIndex
 
 // symbolTable returns o's first symbol table of type typ (SHT_SYMTAB or
 // SHT_DYNSYM); ok is false when there is none readable.
@@ -44,7 +49,8 @@ func (o *Object) symbolTable(typ elf.SectionType) (t symTable, ok bool) {
 	if err != nil {
 		return t, false
 	}
-	t = symTable{f: f, ord: fixedOrder{big: f.ByteOrder == binary.BigEndian}, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24}
+	t = symTable{f: f, ord: fixedOrder{big: f.ByteOrder == binary.BigEndian}, data: data, strs: bytesString(strData, o.mapped != nil), entSize: 24,
+		sample: o.Keyed(byteSampleKey(tab.Link), func() any { return new(byteSample) }).(*byteSample)}
 	if f.Class == elf.ELFCLASS32 {
 		t.entSize = 16
 	}

@@ -80,7 +80,7 @@ func (o *Object) symbolByRawName(name string) (symEntry, bool) {
 	}
 	wholeAt := make([][]uint32, len(tabs))
 	for n, tab := range tabs {
-		wholeAt[n], _ = spelledIn(tab.t.strs, name)
+		wholeAt[n], _ = spelledIn(tab.t.strs, tab.t.sample, name)
 	}
 	return rawNameIn(name, tabs, wholeAt)
 }
