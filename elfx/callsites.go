@@ -228,8 +228,19 @@ func (o *Object) functionCalls(cu *cuIndex, s *scope) (fc *functionCalls, err er
 }
 
 // readFunctionCalls walks the subprogram DIE at off and its children
-// (lexical blocks, inlined calls, never nested functions) for call sites.
+// (lexical blocks, inlined calls, never nested functions) for call sites:
+// with the unit's skipper where it can (callsiteskip.go), else with
+// debug/dwarf.
 func readFunctionCalls(cu *cuIndex, off dwarf.Offset) (*functionCalls, error) {
+	if fc, ok := skimFunctionCalls(cu, off); ok {
+		return fc, nil
+	}
+	return readFunctionCallsReader(cu, off)
+}
+
+// readFunctionCallsReader is readFunctionCalls reading every DIE with
+// debug/dwarf.
+func readFunctionCallsReader(cu *cuIndex, off dwarf.Offset) (*functionCalls, error) {
 	r := cu.d.Reader()
 	r.Seek(off)
 	fn, err := r.Next()
@@ -303,20 +314,26 @@ func callSiteOf(cu *cuIndex, e *dwarf.Entry) (CallSite, bool) {
 			return c, true
 		}
 	}
+	c.setTarget(at, ref)
+	return c, true
+}
+
+// setTarget sets the called function of c from its DIE, at ref of at:
+// a declaration's name, else a definition's entry.
+func (c *CallSite) setTarget(at *cuIndex, ref dwarf.Offset) {
 	t, err := at.entryAt(ref)
 	if err != nil || t == nil {
-		return c, true
+		return
 	}
 	if decl, _ := t.Val(dwarf.AttrDeclaration).(bool); decl {
 		c.TargetName = linkageNameOnChain(at, t)
-		return c, true
+		return
 	}
 	if lo, ok := t.Val(dwarf.AttrLowpc).(uint64); ok {
 		c.TargetAddr, c.HasTargetAddr = lo, true
 	} else if rs, err := at.ranges(t); err == nil && len(rs) > 0 {
 		c.TargetAddr, c.HasTargetAddr = rs[0][0], true
 	}
-	return c, true
 }
 
 // flagOnChain reports whether e, or a DIE its DW_AT_abstract_origin or
