@@ -173,11 +173,104 @@ func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, dec
 	}
 	for _, o := range origins {
 		if o.has {
-			c.setTarget(o.at, o.ref)
+			if o.at != cu || !c.skimTarget(cu, o.ref) {
+				c.setTarget(o.at, o.ref)
+			}
 			break
 		}
 	}
 	return c, true, true
+}
+
+// skimTarget is setTarget for a called function's DIE in cu, at ref,
+// read with cu's skipper (only cu's: another unit's may be in the making
+// on another goroutine); false where setTarget must read it: a
+// declaration (its name is found along its chain), DW_AT_ranges that
+// rangeList would leave to debug/dwarf, a form not decoded here, a
+// string debug/dwarf would not find.
+func (c *CallSite) skimTarget(cu *cuIndex, ref dwarf.Offset) bool {
+	s := cu.skip
+	pos := uint64(cu.base + ref) // dwarf.Offset's 32 bits, as debug/dwarf seeks
+	if pos < cu.header.die || pos >= s.end {
+		return false
+	}
+	sh, at, err := s.code(pos)
+	if err != nil || sh == nil {
+		return false
+	}
+	// str reads no field of the reader but its skipper's and sections.
+	strs := &originReader{s: s, l: cu.lazy}
+	var low, rangesOff uint64
+	var hasLow, hasHigh, hasDecl, decl, hasRanges bool
+	for i, f := range sh.forms {
+		if !plainForm(f) {
+			return false
+		}
+		next, err := s.value(at, f, 0)
+		if err != nil {
+			return false
+		}
+		if f == formStrp || f == formLineStrp {
+			if _, ok := strs.str(at, next, f); !ok {
+				return false // debug/dwarf fails on the DIE
+			}
+		}
+		switch sh.attrs[i] {
+		case dwarf.AttrDeclaration:
+			if !hasDecl {
+				v, ok := skimFlag(s, at, f)
+				if !ok {
+					return false
+				}
+				decl, hasDecl = v, true
+			}
+		case dwarf.AttrLowpc:
+			if !hasLow {
+				if f != formAddr || (s.addrSize != 4 && s.addrSize != 8) {
+					return false
+				}
+				low, hasLow = s.addr(at), true
+			}
+		case dwarf.AttrHighpc:
+			hasHigh = true
+		case dwarf.AttrRanges:
+			if !hasRanges {
+				if f != formSecOffset { // debug/dwarf's ClassRangeListPtr, an int64
+					return false
+				}
+				rangesOff, hasRanges = s.offset(at), true
+			}
+		}
+		at = next
+	}
+	switch {
+	case decl:
+		return false
+	case hasLow:
+		c.TargetAddr, c.HasTargetAddr = low, true
+	case hasRanges:
+		// cu.ranges's answer: rangeList's, where it decodes the list.
+		if hasHigh || cu.global || cu.abbrevEnd == 0 || sh.tag == dwarf.TagCompileUnit || rangesOff > math.MaxInt64 {
+			return false
+		}
+		rs, ok := cu.rangeListAt(rangesOff, dwarf.ClassRangeListPtr)
+		if !ok {
+			return false
+		}
+		if len(rs) > 0 {
+			c.TargetAddr, c.HasTargetAddr = rs[0][0], true
+		}
+	}
+	return true
+}
+
+// offset reads the section offset (DW_FORM_sec_offset) at pos; the
+// caller knows it is in the unit.
+func (s *dieSkipper) offset(pos uint64) uint64 {
+	if s.offSize == 8 {
+		return s.order.Uint64(s.info[pos:s.end])
+	}
+	return uint64(s.order.Uint32(s.info[pos:s.end]))
 }
 
 // skimFlag reads the flag of form f at pos as debug/dwarf's Val gives

@@ -117,7 +117,7 @@ func compareCallSites(t *testing.T, cu *cuIndex, n *skimCounts) {
 // FuzzSkimmedCallSites: the call sites of each function of a crafted
 // unit read with the skipper are debug/dwarf's, where both read them;
 // neither panics. Seeded with a unit holding a function with a tail call
-// and a call to a declared function, and with the sections of the units
+// of a declared function and a call of itself, and with the sections of the units
 // program built with -flto when g++ is there.
 func FuzzSkimmedCallSites(f *testing.F) {
 	f.Add(craftedCallSiteInfo, craftedCallSiteAbbrev)
@@ -155,7 +155,7 @@ func FuzzSkimmedCallSites(f *testing.F) {
 // function "f" (abbreviation 4), and a function (2) with
 // DW_AT_call_all_calls whose children are a variable (5), a call site
 // (3: return pc, tail call, call origin f) and a lexical block (6)
-// holding a second call site of f.
+// holding a call site of the function itself.
 var (
 	craftedCallSiteAbbrev = []byte{
 		1, 0x11, 1, 0, 0, // compile_unit, children
@@ -177,7 +177,7 @@ var (
 		5, 'v', 0, 2, 0x91, 0x00, // a variable
 		3, 0x08, 0x10, 0, 0, 0, 0, 0, 0, 0x0d, 0, 0, 0, // the tail call of f, returning to 0x1008
 		6,                                     // a lexical block
-		7, 0x04, 0x10, 0, 0, 0, 0, 0, 0, 0x0d, // a call of f, returning to 0x1004
+		7, 0x04, 0x10, 0, 0, 0, 0, 0, 0, 0x10, // a call of the function itself, returning to 0x1004
 		0, // the block's end
 		0, // the function's end
 		0, // the unit's end
@@ -185,7 +185,8 @@ var (
 )
 
 // TestSkimmedCallSitesCrafted reads the crafted unit's function with the
-// skipper: its two call sites, the first a tail call, both of f by name.
+// skipper: its two call sites, a tail call of f by name and a call of
+// itself by its entry.
 func TestSkimmedCallSitesCrafted(t *testing.T) {
 	l := bytesLazyDWARF(craftedCallSiteInfo, craftedCallSiteAbbrev)
 	cu := &cuIndex{lazy: l}
@@ -196,7 +197,7 @@ func TestSkimmedCallSitesCrafted(t *testing.T) {
 	got, ok := skimFunctionCalls(cu, 0x10)
 	want := &functionCalls{complete: true, sites: []CallSite{
 		{ReturnPC: 0x1008, Tail: true, TargetName: "f"},
-		{ReturnPC: 0x1004, TargetName: "f"},
+		{ReturnPC: 0x1004, TargetAddr: 0x1000, HasTargetAddr: true},
 	}}
 	if !ok || !reflect.DeepEqual(got, want) {
 		t.Errorf("skimmed %+v, %v; want %+v", got, ok, want)
