@@ -61,7 +61,7 @@ func skimFunctionCalls(cu *cuIndex, off dwarf.Offset) (*functionCalls, bool) {
 		}
 		switch sh.tag {
 		case dwarf.TagCallSite, tagGNUCallSite:
-			c, isSite, decoded := skimCallSite(cu, at, sh)
+			c, target, isSite, decoded := skimCallSite(cu, at, sh)
 			if !decoded {
 				die := dwarf.Offset(pos) - cu.base
 				r.Seek(die)
@@ -70,9 +70,11 @@ func skimFunctionCalls(cu *cuIndex, off dwarf.Offset) (*functionCalls, bool) {
 					return nil, false
 				}
 				c, isSite = callSiteOf(cu, e)
+				target = siteTarget{}
 			}
 			if isSite && len(fc.sites) < maxCallSitesPerFunction {
 				fc.sites = append(fc.sites, c)
+				fc.targets = append(fc.targets, target)
 			}
 			pos, err = s.tree(pos) // and its parameters
 		case dwarf.TagLexDwarfBlock, dwarf.TagInlinedSubroutine:
@@ -94,11 +96,13 @@ func skimFunctionCalls(cu *cuIndex, off dwarf.Offset) (*functionCalls, bool) {
 }
 
 // skimCallSite is callSiteOf for the call site of shape sh whose
-// attributes start at at, read with cu's skipper. decoded is false
-// where callSiteOf must read it: a form of an attribute it reads that
-// is not decoded here, or any form debug/dwarf reads with a section it
-// may lack (plainForm), so may fail on.
-func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, decoded bool) {
+// attributes start at at, read with cu's skipper, but for its called
+// function: where the site names its DIE, target says where it is, to
+// be read when the site is asked for (functionCalls.site). decoded is
+// false where callSiteOf must read it: a form of an attribute it reads
+// that is not decoded here, or any form debug/dwarf reads with a
+// section it may lack (plainForm), so may fail on.
+func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, target siteTarget, isSite, decoded bool) {
 	s := cu.skip
 	var ret, low uint64
 	var hasRet, hasLow, hasTarget bool
@@ -112,11 +116,11 @@ func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, dec
 	}
 	for i, f := range sh.forms {
 		if !plainForm(f) {
-			return c, false, false
+			return c, target, false, false
 		}
 		next, err := s.value(at, f, 0)
 		if err != nil {
-			return c, false, false
+			return c, target, false, false
 		}
 		switch a := sh.attrs[i]; a {
 		case dwarf.AttrCallReturnPC, dwarf.AttrLowpc:
@@ -124,7 +128,7 @@ func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, dec
 				break
 			}
 			if f != formAddr || (s.addrSize != 4 && s.addrSize != 8) {
-				return c, false, false
+				return c, target, false, false
 			}
 			if a == dwarf.AttrCallReturnPC {
 				ret, hasRet = s.addr(at), true
@@ -134,7 +138,7 @@ func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, dec
 		case dwarf.AttrCallTailCall, attrGNUTailCall:
 			v, ok := skimFlag(s, at, f)
 			if !ok {
-				return c, false, false
+				return c, target, false, false
 			}
 			if a == dwarf.AttrCallTailCall && !hasTail {
 				tail, hasTail = v, true
@@ -153,7 +157,7 @@ func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, dec
 			}
 			t, ref, ok, known := skimRef(cu, at, next, f)
 			if !known {
-				return c, false, false
+				return c, target, false, false
 			}
 			o.at, o.ref, o.has, o.set = t, ref, ok, true
 		}
@@ -165,21 +169,19 @@ func skimCallSite(cu *cuIndex, at uint64, sh *dieShape) (c CallSite, isSite, dec
 	case hasLow:
 		c.ReturnPC = low
 	default:
-		return CallSite{}, false, true
+		return CallSite{}, target, false, true
 	}
 	c.Tail = tail || gnuTail
 	if hasTarget {
-		return c, true, true
+		return c, target, true, true
 	}
 	for _, o := range origins {
 		if o.has {
-			if o.at != cu || !c.skimTarget(cu, o.ref) {
-				c.setTarget(o.at, o.ref)
-			}
+			target = siteTarget{at: o.at, ref: o.ref, has: true, own: o.at == cu}
 			break
 		}
 	}
-	return c, true, true
+	return c, target, true, true
 }
 
 // skimTarget is setTarget for a called function's DIE in cu, at ref,
