@@ -3,6 +3,7 @@ package elfx
 import (
 	"debug/dwarf"
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -226,4 +227,63 @@ func TestSkimmedCallSitesCrafted(t *testing.T) {
 	if read, err := readFunctionCallsReader(cu, 0x10); err != nil || !read.complete || !reflect.DeepEqual(readCalls(read), want) {
 		t.Errorf("debug/dwarf reads %+v, %v; want %+v", readCalls(read), err, want)
 	}
+}
+
+// TestSkimmedCallSitesConcurrent: goroutines asking one object for the
+// same functions' call sites and tail calls (their called functions read
+// when first asked for: functionCalls.site) get what an object asked
+// alone gives. Run with -race.
+func TestSkimmedCallSitesConcurrent(t *testing.T) {
+	exe := dieSkipBinaries(t)["cxx"]
+	alone, shared := mustOpen(t, exe), mustOpen(t, exe)
+	x, err := alone.dwarfIndex()
+	if err != nil || x == nil || x.lazy == nil {
+		t.Fatalf("lazy index: %v, %v", x, err)
+	}
+	var entries, rets []uint64
+	for _, cu := range x.cus {
+		if err := cu.load(x); err != nil {
+			t.Fatalf("unit at %#x: %v", cu.off, err)
+		}
+		for _, s := range cu.scopes {
+			if len(s.ranges) > 0 {
+				entries = append(entries, s.ranges[0][0])
+			}
+		}
+	}
+	wantTails, wantSite := map[uint64][]CallSite{}, map[uint64]CallSite{}
+	for _, e := range entries {
+		wantTails[e], _, _ = alone.TailCalls(e)
+		if fc, _ := alone.callsOf(e); fc != nil {
+			for i := range fc.sites {
+				rets = append(rets, fc.sites[i].ReturnPC)
+			}
+		}
+	}
+	for _, r := range rets {
+		wantSite[r], _, _ = alone.CallSiteAt(r)
+	}
+	if len(rets) == 0 {
+		t.Fatal("no call sites: the test proves nothing")
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range len(entries) + len(rets) {
+				i := (k + g*7) % (len(entries) + len(rets))
+				if i < len(entries) {
+					e := entries[i]
+					if got, _, _ := shared.TailCalls(e); !reflect.DeepEqual(got, wantTails[e]) {
+						t.Errorf("TailCalls(%#x) = %+v, alone %+v", e, got, wantTails[e])
+					}
+					continue
+				}
+				r := rets[i-len(entries)]
+				if got, _, _ := shared.CallSiteAt(r); got != wantSite[r] {
+					t.Errorf("CallSiteAt(%#x) = %+v, alone %+v", r, got, wantSite[r])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
