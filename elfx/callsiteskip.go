@@ -19,7 +19,10 @@ import (
 // decodes as debug/dwarf does; a call site it cannot decode so is read
 // with debug/dwarf and callSiteOf. Where the skipper meets anything it
 // cannot step over, the whole function is read again by
-// readFunctionCallsReader: the answers are the same either way.
+// readFunctionCallsReader: the answers are the same either way. The
+// DIE of a site's called function is read only when the site is asked
+// for (functionCalls.site), by the skipper where it is in the caller's
+// unit (skimTarget).
 
 // skimFunctionCalls is readFunctionCalls with the unit's skipper; ok is
 // false where readFunctionCallsReader must read the function.
