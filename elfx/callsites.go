@@ -3,6 +3,7 @@ package elfx
 import (
 	"debug/dwarf"
 	"fmt"
+	"sync"
 
 	"github.com/coreunwind/coreunwind/internal/mapfault"
 )
@@ -47,11 +48,62 @@ const (
 
 // functionCalls is what one function's DIEs say about its calls.
 type functionCalls struct {
+	// sites are not changed once read; where targets is set, the
+	// called function of each is read when the site is asked for
+	// (site).
 	sites []CallSite
 	// complete: the function carries DW_AT_call_all_calls or
 	// DW_AT_call_all_tail_calls (or their GNU forms), so its tail calls
 	// are all listed. Only then may a chain of tail calls go through it.
 	complete bool
+	// targets, where skimFunctionCalls read the sites, says where each
+	// site's called function is. A search asks for the one site of a
+	// caller a return address names and for a callee's tail calls: the
+	// others' targets were most of the reading (gen-lto: 3,000 DIEs of
+	// called functions, a few hundred used).
+	mu      sync.Mutex
+	targets []siteTarget
+}
+
+// siteTarget is where the DIE of a call site's called function is, and,
+// once read, the site with its target.
+type siteTarget struct {
+	at  *cuIndex
+	ref dwarf.Offset
+	// has: the site names its called function's DIE; own: in the unit
+	// of the caller, which the skipper reads (skimTarget).
+	has, own bool
+	read     bool
+	site     CallSite
+}
+
+// site returns fc.sites[i] with its called function read.
+func (fc *functionCalls) site(i int) CallSite {
+	c := fc.sites[i]
+	if fc.targets == nil || !fc.targets[i].has {
+		return c
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	t := &fc.targets[i]
+	if !t.read {
+		if !t.own || !c.skimTarget(t.at, t.ref) {
+			c.setTarget(t.at, t.ref)
+		}
+		t.site, t.read = c, true
+	}
+	return t.site
+}
+
+// callSite is fc.site, its reading's panics errors, as functionCalls'.
+func (o *Object) callSite(fc *functionCalls, i int) (c CallSite, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			mapfault.Reraise(p)
+			c, err = CallSite{}, fmt.Errorf("elfx: %s: malformed called function of a call site returning to %#x (%v)", o.name, fc.sites[i].ReturnPC, p)
+		}
+	}()
+	return fc.site(i), nil
 }
 
 // FunctionEntry returns the link-time entry of the out-of-line function
@@ -104,8 +156,12 @@ func (o *Object) CallSiteAt(ret uint64) (CallSite, bool, error) {
 	}
 	r := callSiteResult{}
 	if fc != nil {
-		for _, c := range fc.sites {
-			if c.ReturnPC == ret {
+		for i := range fc.sites {
+			if fc.sites[i].ReturnPC == ret {
+				c, err := o.callSite(fc, i)
+				if err != nil {
+					return CallSite{}, false, err
+				}
 				r = callSiteResult{c, true}
 				break
 			}
@@ -150,8 +206,12 @@ func (o *Object) tailCalls(entry uint64) (sites []CallSite, found bool, err erro
 	if !fc.complete {
 		return nil, true, nil
 	}
-	for _, c := range fc.sites {
-		if c.Tail {
+	for i := range fc.sites {
+		if fc.sites[i].Tail {
+			c, err := o.callSite(fc, i)
+			if err != nil {
+				return nil, false, err
+			}
 			sites = append(sites, c)
 		}
 	}
@@ -228,8 +288,19 @@ func (o *Object) functionCalls(cu *cuIndex, s *scope) (fc *functionCalls, err er
 }
 
 // readFunctionCalls walks the subprogram DIE at off and its children
-// (lexical blocks, inlined calls, never nested functions) for call sites.
+// (lexical blocks, inlined calls, never nested functions) for call sites:
+// with the unit's skipper where it can (callsiteskip.go), else with
+// debug/dwarf.
 func readFunctionCalls(cu *cuIndex, off dwarf.Offset) (*functionCalls, error) {
+	if fc, ok := skimFunctionCalls(cu, off); ok {
+		return fc, nil
+	}
+	return readFunctionCallsReader(cu, off)
+}
+
+// readFunctionCallsReader is readFunctionCalls reading every DIE with
+// debug/dwarf.
+func readFunctionCallsReader(cu *cuIndex, off dwarf.Offset) (*functionCalls, error) {
 	r := cu.d.Reader()
 	r.Seek(off)
 	fn, err := r.Next()
@@ -303,20 +374,26 @@ func callSiteOf(cu *cuIndex, e *dwarf.Entry) (CallSite, bool) {
 			return c, true
 		}
 	}
+	c.setTarget(at, ref)
+	return c, true
+}
+
+// setTarget sets the called function of c from its DIE, at ref of at:
+// a declaration's name, else a definition's entry.
+func (c *CallSite) setTarget(at *cuIndex, ref dwarf.Offset) {
 	t, err := at.entryAt(ref)
 	if err != nil || t == nil {
-		return c, true
+		return
 	}
 	if decl, _ := t.Val(dwarf.AttrDeclaration).(bool); decl {
 		c.TargetName = linkageNameOnChain(at, t)
-		return c, true
+		return
 	}
 	if lo, ok := t.Val(dwarf.AttrLowpc).(uint64); ok {
 		c.TargetAddr, c.HasTargetAddr = lo, true
 	} else if rs, err := at.ranges(t); err == nil && len(rs) > 0 {
 		c.TargetAddr, c.HasTargetAddr = rs[0][0], true
 	}
-	return c, true
 }
 
 // flagOnChain reports whether e, or a DIE its DW_AT_abstract_origin or

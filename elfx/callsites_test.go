@@ -60,9 +60,9 @@ func TestCallSites(t *testing.T) {
 				t.Fatalf("calls of main: %v, %v", fc, err)
 			}
 			var call *CallSite
-			for i, c := range fc.sites {
-				if c.HasTargetAddr && c.TargetAddr == cleanup {
-					call = &fc.sites[i]
+			for i := range fc.sites {
+				if c := fc.site(i); c.HasTargetAddr && c.TargetAddr == cleanup {
+					call = &c
 				}
 			}
 			if call == nil || call.Tail {

@@ -125,13 +125,20 @@ func (cu *cuIndex) ref(e *dwarf.Entry, a dwarf.Attr) (*cuIndex, dwarf.Offset, bo
 		if !cu.refAddr || f.Class != dwarf.ClassConstant || v < 0 {
 			return nil, 0, false
 		}
-		t, err := cu.lazy.unitAt(uint64(v))
-		if err != nil || dwarf.Offset(v) < t.base {
-			return nil, 0, false
-		}
-		return t, dwarf.Offset(v) - t.base, true
+		return cu.refAddrTarget(uint64(v))
 	}
 	return nil, 0, false
+}
+
+// refAddrTarget places the DW_FORM_ref_addr value v of a unit whose
+// dwarf.Data reads them as constants (refAddr): the unit holding the
+// section offset v, and v's offset in that unit's dwarf.Data.
+func (cu *cuIndex) refAddrTarget(v uint64) (*cuIndex, dwarf.Offset, bool) {
+	t, err := cu.lazy.unitAt(v)
+	if err != nil || dwarf.Offset(v) < t.base {
+		return nil, 0, false
+	}
+	return t, dwarf.Offset(v) - t.base, true
 }
 
 // origin is where e's attributes continue: its DW_AT_abstract_origin,

@@ -51,14 +51,20 @@ func (cu *cuIndex) rangeList(e *dwarf.Entry) ([][2]uint64, bool) {
 	if !ok || off < 0 {
 		return nil, false
 	}
+	return cu.rangeListAt(uint64(off), f.Class)
+}
+
+// rangeListAt decodes the list at off that a DW_AT_ranges of class
+// class names, for rangeList (whose conditions on the DIE hold).
+func (cu *cuIndex) rangeListAt(off uint64, class dwarf.Class) ([][2]uint64, bool) {
 	h := cu.header
 	// The sections as newDWARFData gave them to debug/dwarf.
 	ranges, rngLists := cu.lazy.sec[3], cu.lazy.sec[8]
 	switch {
-	case h.version >= dwarf5RangesMin && len(rngLists) > 0 && f.Class == dwarf.ClassRangeListPtr:
-		return decodeRngList(rngLists, uint64(off), cu.rangesBase(), int(h.addrSize), cu.lazy.order)
+	case h.version >= dwarf5RangesMin && len(rngLists) > 0 && class == dwarf.ClassRangeListPtr:
+		return decodeRngList(rngLists, off, cu.rangesBase(), int(h.addrSize), cu.lazy.order)
 	case h.version < dwarf5RangesMin && len(ranges) > 0:
-		return decodeRanges(ranges, uint64(off), cu.rangesBase(), int(h.addrSize), cu.lazy.order)
+		return decodeRanges(ranges, off, cu.rangesBase(), int(h.addrSize), cu.lazy.order)
 	}
 	return nil, false
 }
