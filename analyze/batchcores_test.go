@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -23,4 +24,23 @@ func crashTimes(t *testing.T, dir, exe string, n int, env []string) []string {
 		cores = append(cores, core)
 	}
 	return cores
+}
+
+// buildGo builds the Go program source in dir (a new temporary one
+// when empty) and returns dir and the executable.
+func buildGo(t *testing.T, dir, source string) (string, string) {
+	t.Helper()
+	gotool := testenv.NeedTool(t, "go")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "prog")
+	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir, exe
 }

@@ -1,8 +1,6 @@
 package analyze
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -46,16 +44,8 @@ func main() {
 // types and clocks from the table. The report still has what the DWARF
 // gave: inlined frames with files and lines, the goroutine's labels.
 func TestGoReportReadsNoDWARF(t *testing.T) {
-	gotool := testenv.NeedTool(t, "go")
-	dir := t.TempDir()
+	dir, exe := buildGo(t, "", goLabelsPanicProg)
 	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte(goLabelsPanicProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "prog")
-	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	core, _ := testenv.CrashIn(t, dir, exe, []string{"GOTRACEBACK=crash"})
 	objs := elfx.NewCache()
 	defer objs.Close()

@@ -1,14 +1,10 @@
 package analyze
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/elfx"
-	"github.com/coreunwind/coreunwind/internal/testenv"
 	"github.com/coreunwind/coreunwind/unwind"
 )
 
@@ -18,16 +14,7 @@ import (
 // first core's found, not a new lookup of each name (a twentieth of a
 // warm batch of Go cores).
 func TestGoFuncsOncePerObject(t *testing.T) {
-	gotool := testenv.NeedTool(t, "go")
-	dir := t.TempDir()
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte(goPanicProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "prog")
-	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, exe := buildGo(t, "", goPanicProg)
 	cores := crashTimes(t, dir, exe, 2, []string{"GOTRACEBACK=crash"})
 	objs := elfx.NewCache()
 	defer objs.Close()
@@ -60,16 +47,7 @@ func TestGoFuncsOncePerObject(t *testing.T) {
 // goroutine's stack, leaves the walk where it was (exit 3, "frame did
 // not move": TestGoCallbackCallersAArch64 once in CI).
 func TestMorestackEndsTheSystemStack(t *testing.T) {
-	gotool := testenv.NeedTool(t, "go")
-	dir := t.TempDir()
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte(goPanicProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "prog")
-	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, exe := buildGo(t, "", goPanicProg)
 	core := crashTimes(t, dir, exe, 1, []string{"GOTRACEBACK=crash"})[0]
 	s, err := Open(core, Options{Executable: exe})
 	if err != nil {

@@ -1,16 +1,12 @@
 package analyze
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/coreunwind/coreunwind/elfx"
 	"github.com/coreunwind/coreunwind/goruntime"
-	"github.com/coreunwind/coreunwind/internal/testenv"
 )
 
 // goPanicProg panics: with GOTRACEBACK=crash the runtime aborts with a
@@ -36,16 +32,7 @@ func mallocs(f func()) uint64 {
 // later cores, built at once by parallel workers, allocate a small part
 // of what the first did, and read the goroutines as well.
 func TestGoLayoutsOncePerBinary(t *testing.T) {
-	gotool := testenv.NeedTool(t, "go")
-	dir := t.TempDir()
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte(goPanicProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "prog")
-	if out, err := exec.Command(gotool, "build", "-o", exe, src).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, exe := buildGo(t, "", goPanicProg)
 	cores := crashTimes(t, dir, exe, 3, []string{"GOTRACEBACK=crash"})
 	objs := elfx.NewCache()
 	defer objs.Close()
