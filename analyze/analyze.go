@@ -192,10 +192,20 @@ func analyzeCore(c *corefile.Core, opts Options) (*report.Report, error) {
 		if s.own {
 			c.ReleasePages()
 		}
-		warmModules(t, walks)
+		// One batch for every frame a report names, and for the
+		// goroutines' creators: a batch per goroutine made each after
+		// the first build the module's whole symbol table, and the
+		// creators' lookups one after another did (a tenth of a Go
+		// core's report).
+		warm := append(make([][]rawFrame, 0, len(walks)+len(goWalks)+1), walks...)
+		var creators []rawFrame
 		for _, w := range goWalks {
-			warmModules(t, [][]rawFrame{w.frames})
+			warm = append(warm, w.frames)
+			if w.gopc != 0 {
+				creators = append(creators, rawFrame{lookup: w.gopc - 1})
+			}
 		}
+		warmModules(t, append(warm, creators))
 	}
 	sym := newSymbolizer(t, !opts.UnwindOnly)
 	parallel(len(threads), func(i int) {

@@ -43,6 +43,7 @@ func main() {
 // the frames come from .gopclntab, the goroutines' layouts, label
 // types and clocks from the table. The report still has what the DWARF
 // gave: inlined frames with files and lines, the goroutine's labels.
+// Nor does it build the executable's sorted symbol table.
 func TestGoReportReadsNoDWARF(t *testing.T) {
 	dir, exe := buildGo(t, "", goLabelsPanicProg)
 	src := filepath.Join(dir, "main.go")
@@ -62,6 +63,21 @@ func TestGoReportReadsNoDWARF(t *testing.T) {
 	}
 	if obj.DWARFRead() {
 		t.Error("the report read the executable's DWARF")
+	}
+	// The goroutines' frames and creators are looked up in the threads'
+	// batch: a batch per goroutine, and each creator on its own, built
+	// the whole symbol table.
+	if obj.SymbolTableBuilt() {
+		t.Error("the report built the executable's symbol table")
+	}
+	created := 0
+	for _, g := range r.Goroutines {
+		if g.CreatedBy != nil && g.CreatedBy.Function != "" {
+			created++
+		}
+	}
+	if created == 0 {
+		t.Error("no goroutine's creator named")
 	}
 	inlined, labelled := false, false
 	for _, g := range r.Goroutines {

@@ -317,3 +317,11 @@ func (o *Object) batchSymbol(addr uint64) (batchAnswer, bool) {
 	a, ok := b.answers[addr]
 	return a, ok
 }
+
+// SymbolTableBuilt reports whether the object's sorted symbol table has
+// been built: a report whose lookups its batch answered leaves it
+// unbuilt (a Go core's, whose goroutines' frames and creators join the
+// threads' batch).
+func (o *Object) SymbolTableBuilt() bool {
+	return o.state().symsBuilt.Load()
+}
