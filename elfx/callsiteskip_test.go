@@ -85,26 +85,20 @@ func compareCallSites(t *testing.T, cu *cuIndex, n *skimCounts) {
 	if cu.skip == nil {
 		t.Fatalf("unit at %#x: no skipper", cu.off)
 	}
-	r := cu.d.Reader()
-	r.Seek(cu.entry.Offset)
-	for {
-		e, err := r.Next()
-		if err != nil {
-			t.Fatalf("unit at %#x: %v", cu.off, err)
-		}
-		if e == nil || (e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit) && e.Offset != cu.entry.Offset {
-			return // the unit's end
+	readDIEs(t, cu, func(e *dwarf.Entry) bool {
+		if (e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit) && e.Offset != cu.entry.Offset {
+			return false // the unit's end
 		}
 		switch e.Tag {
 		case dwarf.TagSubprogram:
 			if !e.Children {
-				continue
+				return true
 			}
 			n.funcs++
 			want, werr := readFunctionCallsReader(cu, e.Offset)
 			got, ok := skimFunctionCalls(cu, e.Offset)
 			if !ok {
-				continue
+				return true
 			}
 			n.skimmed++
 			if werr != nil || !sameCalls(got, want) {
@@ -119,7 +113,7 @@ func compareCallSites(t *testing.T, cu *cuIndex, n *skimCounts) {
 			}
 			got, target, isSite, decoded := skimCallSite(cu, at, sh)
 			if !decoded {
-				continue
+				return true
 			}
 			if target.has {
 				fc := &functionCalls{sites: []CallSite{got}, targets: []siteTarget{target}}
@@ -133,7 +127,8 @@ func compareCallSites(t *testing.T, cu *cuIndex, n *skimCounts) {
 				t.Errorf("unit at %#x, call site at %#x: skimmed %+v, %v; debug/dwarf %+v, %v", cu.off, e.Offset, got, isSite, want, wantSite)
 			}
 		}
-	}
+		return true
+	})
 }
 
 // FuzzSkimmedCallSites: the call sites of each function of a crafted

@@ -37,40 +37,23 @@ func TestOriginReaderAsDWARFData(t *testing.T) {
 				t.Fatalf("lazy index: %v, %v", x, err)
 			}
 			checked, refAddr, byReader := 0, 0, 0
-			for i, cu := range x.cus {
-				if tc.units > 0 && i >= tc.units {
-					break
+			eachUnitDIE(t, x, tc.units, func(cu *cuIndex, e *dwarf.Entry) {
+				if e.Val(dwarf.AttrAbstractOrigin) == nil && e.Val(dwarf.AttrSpecification) == nil {
+					return
 				}
-				if err := cu.open(); err != nil {
-					t.Fatalf("unit at %#x: %v", cu.off, err)
+				got, ok := x.readFuncName(cu, e.Offset, true)
+				want, _ := x.readFuncName(cu, e.Offset, false)
+				if ok && got != want {
+					t.Errorf("unit at %#x, DIE %#x: %q read by the origin readers, %q through dwarf.Data", cu.off, e.Offset, got, want)
 				}
-				r := cu.d.Reader()
-				r.Seek(cu.entry.Offset)
-				for {
-					e, err := r.Next()
-					if err != nil {
-						t.Fatalf("unit at %#x: %v", cu.off, err)
-					}
-					if e == nil {
-						break
-					}
-					if e.Val(dwarf.AttrAbstractOrigin) == nil && e.Val(dwarf.AttrSpecification) == nil {
-						continue
-					}
-					got, ok := x.readFuncName(cu, e.Offset, true)
-					want, _ := x.readFuncName(cu, e.Offset, false)
-					if ok && got != want {
-						t.Errorf("unit at %#x, DIE %#x: %q read by the origin readers, %q through dwarf.Data", cu.off, e.Offset, got, want)
-					}
-					checked++
-					if _, isRefAddr := cu.refAddrOrigin(e); isRefAddr {
-						refAddr++
-						if ok {
-							byReader++
-						}
+				checked++
+				if _, isRefAddr := cu.refAddrOrigin(e); isRefAddr {
+					refAddr++
+					if ok {
+						byReader++
 					}
 				}
-			}
+			})
 			t.Logf("%d DIEs with origins, %d through DW_FORM_ref_addr, %d of them read by origin readers", checked, refAddr, byReader)
 			if refAddr == 0 || byReader < refAddr*9/10 {
 				t.Errorf("%d of %d chains through DW_FORM_ref_addr read by origin readers", byReader, refAddr)

@@ -29,38 +29,21 @@ func TestRangeListsAsDWARFData(t *testing.T) {
 				t.Fatalf("lazy index: %v, %v", x, err)
 			}
 			withRanges, decoded := 0, 0
-			for i, cu := range x.cus {
-				if tc.units > 0 && i >= tc.units {
-					break
+			eachUnitDIE(t, x, tc.units, func(cu *cuIndex, e *dwarf.Entry) {
+				if e.Tag == dwarf.TagCompileUnit || e.AttrField(dwarf.AttrRanges) == nil {
+					return
 				}
-				if err := cu.open(); err != nil {
-					t.Fatalf("unit at %#x: %v", cu.off, err)
+				withRanges++
+				want, werr := cu.d.Ranges(e)
+				got, ok := cu.rangeList(e)
+				if !ok {
+					return
 				}
-				r := cu.d.Reader()
-				r.Seek(cu.entry.Offset)
-				for {
-					e, err := r.Next()
-					if err != nil {
-						t.Fatalf("unit at %#x: %v", cu.off, err)
-					}
-					if e == nil {
-						break
-					}
-					if e.Tag == dwarf.TagCompileUnit || e.AttrField(dwarf.AttrRanges) == nil {
-						continue
-					}
-					withRanges++
-					want, werr := cu.d.Ranges(e)
-					got, ok := cu.rangeList(e)
-					if !ok {
-						continue
-					}
-					decoded++
-					if werr != nil || !slices.Equal(got, want) {
-						t.Errorf("unit at %#x, DIE %#x: decoded %#x; dwarf.Data %#x, %v", cu.off, e.Offset, got, want, werr)
-					}
+				decoded++
+				if werr != nil || !slices.Equal(got, want) {
+					t.Errorf("unit at %#x, DIE %#x: decoded %#x; dwarf.Data %#x, %v", cu.off, e.Offset, got, want, werr)
 				}
-			}
+			})
 			t.Logf("%d DIEs with DW_AT_ranges, %d decoded without dwarf.Data", withRanges, decoded)
 			if withRanges == 0 || decoded < withRanges*9/10 {
 				t.Errorf("%d of %d DIEs with DW_AT_ranges decoded without dwarf.Data", decoded, withRanges)
