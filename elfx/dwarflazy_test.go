@@ -95,18 +95,7 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 // no page back, so the next core's units in between are not inflated
 // again from the section's start.
 func TestBatchKeepsInflatedDWARF(t *testing.T) {
-	libc := libcWithDebug(t)
-	c := NewCache()
-	defer c.Close()
-	c.SetBatch(true)
-	o, err := c.Open(libc.Path(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbg := o.debugObject()
-	if dbg == nil {
-		t.Fatal("no debug file attached through the cache")
-	}
+	o, dbg := batchLibc(t)
 	x, err := dbg.newLazyDWARFIndex()
 	if err != nil || x == nil {
 		t.Fatalf("lazy index: %v, %v", x, err)
@@ -313,4 +302,22 @@ func TestMostUnitsSetsApart(t *testing.T) {
 	if n := mostUnits(units); n != 3 {
 		t.Errorf("mostUnits with a second range of A's last set = %d, want 3", n)
 	}
+}
+
+// batchLibc opens libc through a batch's (triage's) cache, closed with
+// the test, and returns it and its debug file.
+func batchLibc(t *testing.T) (o, dbg *Object) {
+	t.Helper()
+	libc := libcWithDebug(t)
+	c := NewCache()
+	t.Cleanup(func() { c.Close() })
+	c.SetBatch(true)
+	o, err := c.Open(libc.Path(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dbg = o.debugObject(); dbg == nil {
+		t.Fatal("no debug file attached through the cache")
+	}
+	return o, dbg
 }

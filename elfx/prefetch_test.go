@@ -200,18 +200,7 @@ func (o *Object) mustLazyIndex(t *testing.T, addrs []uint64) *dwarfIndex {
 // A batch (triage) runs reports in parallel: its objects' indexes
 // prefetch nothing.
 func TestBatchDoesNotPrefetch(t *testing.T) {
-	libc := libcWithDebug(t)
-	c := NewCache()
-	defer c.Close()
-	c.SetBatch(true)
-	o, err := c.Open(libc.Path(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbg := o.debugObject()
-	if dbg == nil {
-		t.Fatal("no debug file attached through the cache")
-	}
+	_, dbg := batchLibc(t)
 	addrs := sampleAddrs(t, dbg.ELF(), 300)
 	x := dbg.mustLazyIndex(t, addrs)
 	x.preload(addrs[:len(addrs)/2])
