@@ -15,21 +15,7 @@ import (
 func TestSectionStreamRanges(t *testing.T) {
 	dbg := mustOpen(t, libcWithDebug(t).DebugFile())
 	for _, name := range []string{".debug_info", ".debug_line"} {
-		s := dbg.ELF().Section(name)
-		if s == nil {
-			t.Fatalf("%s has no %s", dbg.name, name)
-		}
-		want, err := s.Data()
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := dbg.newSectionStream(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.raw == nil {
-			t.Fatalf("%s is not compressed in %s", name, dbg.name)
-		}
+		st, want := compressedSectionStream(t, dbg, name)
 		check := func(lo, hi int) {
 			buf, err := st.ensure(uint64(lo), uint64(hi))
 			if err != nil || !bytes.Equal(buf[lo:hi], want[lo:hi]) {
@@ -53,4 +39,26 @@ func TestSectionStreamRanges(t *testing.T) {
 		}
 		check(len(want)-100, len(want))
 	}
+}
+
+// compressedSectionStream is a stream of dbg's compressed section name
+// and the section's bytes as debug/elf inflates them.
+func compressedSectionStream(t *testing.T, dbg *Object, name string) (*sectionStream, []byte) {
+	t.Helper()
+	s := dbg.ELF().Section(name)
+	if s == nil {
+		t.Fatalf("%s has no %s", dbg.name, name)
+	}
+	want, err := s.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := dbg.newSectionStream(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.raw == nil {
+		t.Fatalf("%s is not compressed in %s", name, dbg.name)
+	}
+	return st, want
 }

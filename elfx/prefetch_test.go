@@ -75,17 +75,7 @@ func checkKeptBytes(t *testing.T, o *Object, st *sectionStream) {
 func TestSectionStreamConcurrentReaders(t *testing.T) {
 	for _, dbg := range compressedDebugFiles(t) {
 		for _, name := range []string{".debug_info", ".debug_line", ".debug_abbrev"} {
-			want, err := dbg.ELF().Section(name).Data()
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := dbg.newSectionStream(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.raw == nil {
-				t.Fatalf("%s is not compressed in %s", name, dbg.name)
-			}
+			st, want := compressedSectionStream(t, dbg, name)
 			rng := rand.New(rand.NewPCG(5, 6))
 			var asked, gaps [][2]int
 			for lo := 0; lo < len(want); {
