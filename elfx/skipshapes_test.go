@@ -21,18 +21,7 @@ func TestSkipperShapesShared(t *testing.T) {
 	for _, size := range []byte{8, 8, 4} {
 		info = append(info, unit(size)...)
 	}
-	stream := func(name string, b []byte) *sectionStream {
-		return &sectionStream{name: name, buf: b, done: len(b)}
-	}
-	l := &lazyDWARF{
-		name:   "shapes",
-		order:  binary.LittleEndian,
-		info:   stream(".debug_info", info),
-		line:   stream(".debug_line", nil),
-		abbrev: stream(".debug_abbrev", abbrev),
-		sec:    make([][]byte, len(dwarfSections)),
-		units:  map[uint64]*cuIndex{},
-	}
+	l := bytesLazyDWARF(info, abbrev)
 	var skippers []*dieSkipper
 	for _, cu := range l.walkUnits() {
 		if err := cu.open(); err != nil {

@@ -98,7 +98,8 @@ func TestUnlistedWalkOpensUnitsWithCode(t *testing.T) {
 }
 
 // bytesLazyDWARF is a lazy index's sections over a .debug_info and a
-// .debug_abbrev alone (little-endian), for the fuzz targets.
+// .debug_abbrev alone (little-endian), for the fuzz targets and the
+// tests of crafted units.
 func bytesLazyDWARF(info, abbrev []byte) *lazyDWARF {
 	stream := func(name string, b []byte) *sectionStream {
 		return &sectionStream{name: name, buf: b, done: len(b)}
