@@ -22,8 +22,11 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 	}
 	rest, bits, nbits := d.br.rest, d.br.bits, d.br.nbits
 	litlen, dist := d.litlen, d.dist
-	var err error
-	for uint(out) < uint(len(dst)) { // unsigned: dst[out] needs no bounds check
+	out, rest, bits, nbits, ended, err := decodeFast(dst, out, rest, bits, nbits, litlen, dist)
+	if ended {
+		d.endBlock()
+	}
+	for !ended && err == nil && uint(out) < uint(len(dst)) { // unsigned: dst[out] needs no bounds check
 		if nbits < 48 {
 			rest, bits, nbits = refill(rest, bits, nbits, &d.br.pad)
 			if d.br.pad*8 > int(nbits) { // see pastEnd

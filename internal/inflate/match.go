@@ -29,3 +29,23 @@ func copyBytes(dst []byte, out, distance, length int) int {
 	}
 	return len(to)
 }
+
+// copyRun writes a match of distance 1 (a run of the byte before out) 8
+// bytes at a time, writing up to 7 bytes past its end as copyWords does.
+func copyRun(dst []byte, out, length int) {
+	word := uint64(dst[out-1]) * 0x0101010101010101
+	for i := out; i < out+length; i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], word)
+	}
+}
+
+// copyPattern copies a match whose distance is 2 to 7 by words that
+// advance by distance: each word's first distance bytes are right (they
+// repeat bytes already in place) and the rest is overwritten by the next
+// word, the last one's up to 7 bytes past the match's end, as in
+// copyWords.
+func copyPattern(dst []byte, out, distance, length int) {
+	for i := out; i < out+length; i += distance {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i-distance:]))
+	}
+}

@@ -1,0 +1,146 @@
+package inflate
+
+import "encoding/binary"
+
+// fastRoom is the output room decodeFast keeps free at the top of each
+// round: two literals, the longest match and the 7 bytes a word copy may
+// write past a match's end.
+const fastRoom = 2 + 258 + 8
+
+// fastInput is the input decodeFast keeps at the top of each round: two
+// refills of at most 7 bytes each, each loading 8.
+const fastInput = 16
+
+// decodeFast decodes the bulk of a Huffman block, where neither the end
+// of the input nor the end of dst can come within a round, and returns
+// the decoder's new state where that no longer holds, at the block's end
+// (ended) or at a bad code (err); decodeHuffman does the rest with checks.
+//
+// The shape is libdeflate's: most of a stream is literals and short
+// matches, whose cost is the chain from one table lookup to the next, so
+// that chain is kept short. Refills need no checks; the next code's entry
+// is looked up before the refill that follows it (the bits it needs are
+// there already), so the lookup does not wait for the load; up to three
+// literals come from one refill (a literal of the root table takes at
+// most 11 bits); a match is copied by whole words.
+//
+// nbits is kept modulo 64: a consumed entry is subtracted whole, as its
+// low 6 bits are the bits it takes and bits 6-7 are clear.
+func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litlen *litlenTable, dist *distTable) (int, []byte, uint64, uint, bool, error) {
+	const litlenMask, distMask = 1<<litlenRootBits - 1, 1<<distRootBits - 1
+	end := len(dst) - fastRoom
+	if out >= end || len(rest) < fastInput {
+		return out, rest, bits, nbits, false, nil
+	}
+	bits, rest, nbits = refillFast(bits, rest, nbits)
+	e := litlen[bits&litlenMask]
+	for {
+		// bits holds at least 45 valid bits (one literal was looked up
+		// since the last refill, or a distance of at most 28 bits was
+		// consumed before it): e is the entry of the code they start
+		// with.
+		if e&entryLiteral != 0 {
+			bits >>= e & 63
+			nbits -= uint(e)
+			lit := byte(e >> 16)
+			e = litlen[bits&litlenMask]
+			dst[out] = lit
+			out++
+			if e&entryLiteral != 0 {
+				bits >>= e & 63
+				nbits -= uint(e)
+				lit := byte(e >> 16)
+				e = litlen[bits&litlenMask]
+				dst[out] = lit
+				out++
+				if e&entryLiteral != 0 {
+					bits >>= e & 63
+					nbits -= uint(e)
+					lit := byte(e >> 16)
+					e = litlen[bits&litlenMask]
+					bits, rest, nbits = refillFast(bits, rest, nbits)
+					dst[out] = lit
+					out++
+					if out >= end || len(rest) < fastInput {
+						break
+					}
+					continue
+				}
+			}
+		}
+		// At most two root literals (22 bits) went before e: a code of
+		// up to 15 bits and 5 extra ones still fit in what is left.
+		if e&entrySub != 0 {
+			e = litlen[e>>16+uint32(bits>>(e&63))&(1<<(e>>8&15)-1)]
+			if e&entryLiteral != 0 {
+				bits >>= e & 63
+				nbits -= uint(e)
+				lit := byte(e >> 16)
+				e = litlen[bits&litlenMask]
+				bits, rest, nbits = refillFast(bits, rest, nbits)
+				dst[out] = lit
+				out++
+				if out >= end || len(rest) < fastInput {
+					break
+				}
+				continue
+			}
+		}
+		if e&(entryEOB|entryInvalid) != 0 {
+			if e&entryInvalid != 0 {
+				return out, rest, bits, nbits & 63, false, errBadLitlen
+			}
+			return out, rest, bits >> (e & 63), (nbits - uint(e)) & 63, true, nil
+		}
+		saved := bits
+		bits >>= e & 63
+		nbits -= uint(e)
+		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+
+		// The distance takes up to 15+13 bits: refill first (the round
+		// began with fastInput bytes, so 8 are still there to load).
+		bits, rest, nbits = refillFast(bits, rest, nbits)
+		e = dist[bits&distMask]
+		if e&entrySub != 0 {
+			e = dist[e>>16+uint32(bits>>(e&63))&(1<<(e>>8&15)-1)]
+		}
+		if e&entryInvalid != 0 {
+			return out, rest, bits, nbits & 63, false, errBadDist
+		}
+		saved = bits
+		bits >>= e & 63
+		nbits -= uint(e)
+		distance := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+		if distance > out {
+			return out, rest, bits, nbits & 63, false, errFarDist
+		}
+		e = litlen[bits&litlenMask]
+		bits, rest, nbits = refillFast(bits, rest, nbits)
+		switch {
+		case distance >= 8:
+			// Most matches are at most 8 bytes long (86% of glibc's
+			// .debug_info's): one word, then the rest if there is any.
+			to, from := dst[out:out+fastRoom-2], dst[out-distance:]
+			binary.LittleEndian.PutUint64(to, binary.LittleEndian.Uint64(from))
+			for i := 8; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(to[i:], binary.LittleEndian.Uint64(from[i:]))
+			}
+		case distance == 1:
+			copyRun(dst, out, length)
+		default:
+			copyPattern(dst, out, distance, length)
+		}
+		out += length
+		if out >= end || len(rest) < fastInput {
+			break
+		}
+	}
+	return out, rest, bits, nbits & 63, false, nil
+}
+
+// refillFast is a refill (see bitReader) with at least 8 bytes of input
+// left, for a count of valid bits kept modulo 64.
+func refillFast(bits uint64, rest []byte, nbits uint) (uint64, []byte, uint) {
+	bits |= binary.LittleEndian.Uint64(rest) << (nbits & 63)
+	return bits, rest[7-(nbits>>3)&7:], nbits | 56
+}
