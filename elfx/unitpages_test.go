@@ -1,11 +1,12 @@
 package elfx
 
 import (
+	"debug/dwarf"
 	"testing"
 )
 
 // TestGiveBackUnits: units read and never opened have their pages
-// given back once a batch's worth waits, each its own range, and an
+// given back once a batch's worth waits, neighbours in one range, and an
 // opened unit's are kept; a compressed section's buffer is never given
 // back this way.
 func TestGiveBackUnits(t *testing.T) {
@@ -27,10 +28,28 @@ func TestGiveBackUnits(t *testing.T) {
 	if want := [][2]int{{0, unit}}; len(given) != 1 || given[0] != want[0] {
 		t.Fatalf("given back %v; want the unread unit's %v, not the opened one's", given, want)
 	}
-	l.giveBackUnit(units[2], 3*unit)
+	// Queued out of order, two neighbours are given back in one call.
 	l.giveBackUnit(units[3], 4*unit)
-	if len(given) != 3 || given[1] != [2]int{2 * unit, 3 * unit} || given[2] != [2]int{3 * unit, 4 * unit} {
-		t.Fatalf("given back %v", given)
+	l.giveBackUnit(units[2], 3*unit)
+	if len(given) != 2 || given[1] != [2]int{2 * unit, 4 * unit} {
+		t.Fatalf("given back %v; want the last two units in one range", given)
+	}
+	// An opened unit between others splits their run: four units of a
+	// quarter of a batch each.
+	given = nil
+	for _, u := range units {
+		l.giveBackUnit(u, uint64(u.off)+unit/2)
+	}
+	if want := [][2]int{{0, unit / 2}, {2 * unit, 2*unit + unit/2}, {3 * unit, 3*unit + unit/2}}; len(given) != 3 || given[0] != want[0] || given[1] != want[1] || given[2] != want[2] {
+		t.Fatalf("given back %v; want %v", given, want)
+	}
+	given = nil
+	for i, u := range units {
+		u.off = dwarf.Offset(i * unit / 2)
+		l.giveBackUnit(u, uint64(u.off)+unit/2)
+	}
+	if want := [][2]int{{0, unit / 2}, {unit, 2 * unit}}; len(given) != 2 || given[0] != want[0] || given[1] != want[1] {
+		t.Fatalf("given back %v; want %v", given, want)
 	}
 	l.info.raw = []byte{1} // compressed: the stream's buffer
 	given = nil
