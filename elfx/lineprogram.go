@@ -143,39 +143,49 @@ var knownLineOpLens = map[int]int{1: 0, 2: 1, 3: 1, 4: 1, 5: 1, 6: 0, 7: 0, 8: 0
 
 // next runs opcodes from s up to the next row, leaving the row's
 // registers in s (s.pos past it); ok is false at the program's end.
+//
+// The position is worked on in a local and stored back once: kept
+// in s, its address passed to the LEB128 reader, it was a load and a
+// store per opcode, and gen-lto's programs take 3-4 standard opcodes a
+// row.
 func (p *lineProgram) next(s *lineState) (ok bool, err error) {
 	if s.end {
 		*s = lineStart(s.pos)
 	}
-	ops := p.ops
-	for s.pos < len(ops) {
-		op := int(ops[s.pos])
-		s.pos++
+	ops, pos := p.ops, s.pos
+	for pos < len(ops) {
+		op := int(ops[pos])
+		pos++
 		if op >= p.opcodeBase {
 			sp := &p.special[op]
 			p.advance(s, int(sp.ops))
 			s.line += int(sp.line)
+			s.pos = pos
 			return true, nil
 		}
+		var n uint64
 		switch op {
 		case 0:
-			n, ok := uleb(ops, &s.pos)
-			if !ok || n == 0 || n > uint64(len(ops)-s.pos) {
+			if n, pos, ok = ulebAt(ops, pos); !ok || n == 0 || n > uint64(len(ops)-pos) {
+				s.pos = pos
 				return false, errLineRefused
 			}
-			opEnd := s.pos + int(n)
-			switch ops[s.pos] {
+			opEnd := pos + int(n)
+			switch ops[pos] {
 			case 1: // DW_LNE_end_sequence
 				if n != 1 {
+					s.pos = pos
 					return false, errLineRefused
 				}
-				s.pos, s.end = opEnd, true
+				pos, s.end = opEnd, true
+				s.pos = pos
 				return true, nil
 			case 2: // DW_LNE_set_address
 				if int(n) != 1+p.addrSize {
+					s.pos = pos
 					return false, errLineRefused
 				}
-				a := ops[s.pos+1 : opEnd]
+				a := ops[pos+1 : opEnd]
 				switch p.addrSize {
 				case 1:
 					s.addr = uint64(a[0])
@@ -187,56 +197,62 @@ func (p *lineProgram) next(s *lineState) (ok bool, err error) {
 					s.addr = p.order.Uint64(a)
 				}
 			case 3: // DW_LNE_define_file: changes the file table
+				s.pos = pos
 				return false, errLineRefused
 			case 4: // DW_LNE_set_discriminator
-				q := s.pos + 1
-				if _, ok := uleb(ops[:opEnd], &q); !ok || q != opEnd {
+				if _, q, ok := ulebAt(ops[:opEnd], pos+1); !ok || q != opEnd {
+					s.pos = pos
 					return false, errLineRefused
 				}
 			}
-			s.pos = opEnd
+			pos = opEnd
 		case 1: // DW_LNS_copy
+			s.pos = pos
 			return true, nil
 		case 2: // DW_LNS_advance_pc
-			n, ok := uleb(ops, &s.pos)
-			if !ok || n > 1<<31 {
+			if n, pos, ok = ulebAt(ops, pos); !ok || n > 1<<31 {
+				s.pos = pos
 				return false, errLineRefused
 			}
 			p.advance(s, int(n))
 		case 3: // DW_LNS_advance_line
-			n, ok := sleb(ops, &s.pos)
-			if !ok || n > 1<<31 || n < -1<<31 {
+			var d int64
+			if d, pos, ok = slebAt(ops, pos); !ok || d > 1<<31 || d < -1<<31 {
+				s.pos = pos
 				return false, errLineRefused
 			}
-			s.line += int(n)
+			s.line += int(d)
 		case 4: // DW_LNS_set_file
-			n, ok := uleb(ops, &s.pos)
-			if !ok || n > 1<<31 {
+			if n, pos, ok = ulebAt(ops, pos); !ok || n > 1<<31 {
+				s.pos = pos
 				return false, errLineRefused
 			}
 			s.file = int(n)
 		case 5: // DW_LNS_set_column
-			n, ok := uleb(ops, &s.pos)
-			if !ok || n > 1<<31 {
+			if n, pos, ok = ulebAt(ops, pos); !ok || n > 1<<31 {
+				s.pos = pos
 				return false, errLineRefused
 			}
 			s.col = int(n)
 		case 8: // DW_LNS_const_add_pc
 			p.advance(s, (255-p.opcodeBase)/p.lineRange)
 		case 9: // DW_LNS_fixed_advance_pc (LineReader keeps op_index)
-			if len(ops)-s.pos < 2 {
+			if len(ops)-pos < 2 {
+				s.pos = pos
 				return false, errLineRefused
 			}
-			s.addr += uint64(p.order.Uint16(ops[s.pos:]))
-			s.pos += 2
+			s.addr += uint64(p.order.Uint16(ops[pos:]))
+			pos += 2
 		default: // no operands that matter (negate_stmt, set_isa, ...)
 			for range p.opLens[op-1] {
-				if _, ok := uleb(ops, &s.pos); !ok {
+				if _, pos, ok = ulebAt(ops, pos); !ok {
+					s.pos = pos
 					return false, errLineRefused
 				}
 			}
 		}
 	}
+	s.pos = pos
 	return false, nil
 }
 
@@ -252,36 +268,41 @@ func (p *lineProgram) advance(s *lineState, n int) {
 	s.opIndex = i % p.maxOps
 }
 
-// uleb reads an unsigned LEB128 at *pos in b; false when it runs off b
-// or past 64 bits.
-func uleb(b []byte, pos *int) (uint64, bool) {
+// ulebAt reads an unsigned LEB128 at pos in b and returns the position
+// after it; false when it runs off b or past 64 bits. (The position is a
+// value, not a pointer, so that the caller's stays in a register.) A
+// one-byte number, most of them, is read without the loop.
+func ulebAt(b []byte, pos int) (uint64, int, bool) {
+	if pos < len(b) && b[pos] < 0x80 {
+		return uint64(b[pos]), pos + 1, true
+	}
 	var v uint64
-	for shift := uint(0); *pos < len(b) && shift < 64; shift += 7 {
-		c := b[*pos]
-		*pos++
+	for shift := uint(0); pos < len(b) && shift < 64; shift += 7 {
+		c := b[pos]
+		pos++
 		v |= uint64(c&0x7f) << shift
 		if c < 0x80 {
-			return v, true
+			return v, pos, true
 		}
 	}
-	return 0, false
+	return 0, pos, false
 }
 
-// sleb reads a signed LEB128 at *pos in b.
-func sleb(b []byte, pos *int) (int64, bool) {
+// slebAt reads a signed LEB128 at pos in b, as ulebAt does.
+func slebAt(b []byte, pos int) (int64, int, bool) {
 	var v int64
-	for shift := uint(0); *pos < len(b) && shift < 64; shift += 7 {
-		c := b[*pos]
-		*pos++
+	for shift := uint(0); pos < len(b) && shift < 64; shift += 7 {
+		c := b[pos]
+		pos++
 		v |= int64(c&0x7f) << shift
 		if c < 0x80 {
 			if shift+7 < 64 && c&0x40 != 0 {
 				v |= -1 << (shift + 7)
 			}
-			return v, true
+			return v, pos, true
 		}
 	}
-	return 0, false
+	return 0, pos, false
 }
 
 // byteReader reads a header's fixed-size fields; bad is set (and zeros
