@@ -253,7 +253,7 @@ func (x *dwarfIndex) functionScope(addr uint64) (*cuIndex, *scope) {
 	var cu *cuIndex
 	var sc *scope
 	x.byPC.each(addr, func(i int32) bool {
-		c := x.cus[i]
+		c := x.unit(i)
 		if c.load(x) != nil {
 			return true
 		}

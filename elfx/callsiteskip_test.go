@@ -40,7 +40,7 @@ func TestSkimmedCallSitesAsReader(t *testing.T) {
 				t.Fatalf("lazy index: %v, %v", x, err)
 			}
 			var n skimCounts
-			for i, cu := range x.cus {
+			for i, cu := range x.allUnits() {
 				if i%tc.every != 0 {
 					continue
 				}
@@ -236,7 +236,7 @@ func TestSkimmedCallSitesConcurrent(t *testing.T) {
 		t.Fatalf("lazy index: %v, %v", x, err)
 	}
 	var entries, rets []uint64
-	for _, cu := range x.cus {
+	for _, cu := range x.allUnits() {
 		if err := cu.load(x); err != nil {
 			t.Fatalf("unit at %#x: %v", cu.off, err)
 		}

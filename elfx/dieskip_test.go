@@ -56,7 +56,7 @@ func checkSkipper(t *testing.T, o *Object, every int) {
 		t.Fatalf("no lazy index: %v", err)
 	}
 	dies, walked, units := 0, 0, 0
-	for i, cu := range x.cus {
+	for i, cu := range x.allUnits() {
 		if i%every != 0 {
 			continue
 		}

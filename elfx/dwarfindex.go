@@ -20,7 +20,12 @@ type dwarfIndex struct {
 	name string      // object name, for errors
 	d    *dwarf.Data // nil for a lazy index until a unit needs all of it
 	cus  []*cuIndex
-	byPC intervalIndex // over cus
+	byPC intervalIndex // over cus, or listedUnits (unit)
+
+	// A lazy index's listed units: their offsets in .debug_info and
+	// their cuIndex, made on first use (unit), by the index byPC holds.
+	listedOffs  []uint64
+	listedUnits []atomic.Pointer[cuIndex]
 
 	// lazy is set when the index was built from .debug_aranges: units
 	// are read one by one as lookups reach them (dwarflazy.go).
@@ -35,6 +40,35 @@ type dwarfIndex struct {
 	// names is keyed by section offsets (a unit's base plus the offset
 	// in its dwarf.Data).
 	names sync.Map // dwarf.Offset -> string: resolved function names
+}
+
+// unit returns the unit at index i of byPC.
+func (x *dwarfIndex) unit(i int32) *cuIndex {
+	if x.listedUnits == nil {
+		return x.cus[i]
+	}
+	if cu := x.listedUnits[i].Load(); cu != nil {
+		return cu
+	}
+	l := x.lazy
+	l.unitsMu.Lock()
+	cu := l.unitStartingAt(x.listedOffs[i])
+	l.unitsMu.Unlock()
+	x.listedUnits[i].Store(cu)
+	return cu
+}
+
+// allUnits returns every unit of the index, making the lazy index's
+// listed ones (tests).
+func (x *dwarfIndex) allUnits() []*cuIndex {
+	if x.listedUnits == nil {
+		return x.cus
+	}
+	out := make([]*cuIndex, len(x.listedUnits))
+	for i := range out {
+		out[i] = x.unit(int32(i))
+	}
+	return out
 }
 
 // cuIndex is one compile unit. Its line table and scope tree are built

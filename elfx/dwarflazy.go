@@ -127,11 +127,11 @@ func (o *Object) newLazyDWARFIndexFor(addrs []uint64) (*dwarfIndex, error) {
 		l.abbrev.keep()
 	}
 	x := &dwarfIndex{name: o.name, lazy: l}
-	// The units are made in one slab: glibc's 4,000 units listed, 504
-	// bytes each, were as many allocations.
-	most := mostUnits(units)
-	slab := make([]cuIndex, 0, most)
-	byOff := make(map[uint64]int32, most)
+	// A listed unit's cuIndex is made when a lookup first reaches it
+	// (dwarfIndex.unit): glibc lists 4,000 units, of which a report
+	// reads a few dozen, and making them all (500 bytes each) was 2 MB
+	// of fresh pages, a tenth of a libstdc++ report's page faults.
+	byOff := make(map[uint64]int32, mostUnits(units))
 	ivs := make([]interval, 0, len(units))
 	for _, u := range units {
 		if u.info >= uint64(len(l.info.buf)) {
@@ -139,26 +139,20 @@ func (o *Object) newLazyDWARFIndexFor(addrs []uint64) (*dwarfIndex, error) {
 		}
 		idx, ok := byOff[u.info]
 		if !ok {
-			idx = int32(len(x.cus))
+			idx = int32(len(x.listedOffs))
 			byOff[u.info] = idx
-			slab = slab[:len(slab)+1] // within its capacity: mostUnits
-			cu := &slab[len(slab)-1]
-			cu.off, cu.lazy = dwarf.Offset(u.info), l
-			x.cus = append(x.cus, cu)
+			x.listedOffs = append(x.listedOffs, u.info)
 		}
 		ivs = append(ivs, interval{lo: u.lo, hi: u.hi, idx: idx})
 	}
-	if len(x.cus) == 0 {
+	if len(x.listedOffs) == 0 {
 		g.Wait()
 		return nil, nil
 	}
+	x.listedUnits = make([]atomic.Pointer[cuIndex], len(x.listedOffs))
 	l.listed = byOff
-	l.units = make(map[uint64]*cuIndex, len(x.cus))
-	for _, cu := range x.cus {
-		l.units[uint64(cu.off)] = cu
-		l.listedStarts = append(l.listedStarts, uint64(cu.off))
-	}
-	slices.Sort(l.listedStarts)
+	l.units = make(map[uint64]*cuIndex)
+	l.listedStarts = slices.Sorted(slices.Values(x.listedOffs))
 	x.byPC = newIntervalIndex(ivs)
 	if addrs != nil && l.prefetch {
 		l.early.Store(x.startPrefetch(addrs))
@@ -650,7 +644,7 @@ func (x *dwarfIndex) unitsAt(addrs []uint64) (cus []*cuIndex, walk bool) {
 		x.byPC.each(a, func(i int32) bool {
 			if !seen[i] {
 				seen[i] = true
-				cus = append(cus, x.cus[i])
+				cus = append(cus, x.unit(i))
 			}
 			return true
 		})

@@ -29,13 +29,13 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 	addrs := sampleAddrs(t, dbg.ELF(), 300)
 	lazy.sourceFrames(addrs[0], o)
 	opened := 0
-	for _, cu := range lazy.cus {
+	for _, cu := range lazy.allUnits() {
 		if cu.entry != nil {
 			opened++
 		}
 	}
 	if opened != 1 {
-		t.Errorf("one lookup opened %d of %d units", opened, len(lazy.cus))
+		t.Errorf("one lookup opened %d of %d units", opened, len(lazy.allUnits()))
 	}
 	if done, size := lazy.lazy.info.done, len(lazy.lazy.info.buf); done > size/2 {
 		t.Errorf("one lookup at the start of the text inflated %d of %d bytes of .debug_info", done, size)

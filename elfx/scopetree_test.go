@@ -71,7 +71,7 @@ func TestScopeTreeLazy(t *testing.T) {
 				t.Fatalf("no DWARF index: %v", err)
 			}
 			bodies, expanded, seqs, marks := 0, 0, 0, 0
-			for _, cu := range x.cus {
+			for _, cu := range x.allUnits() {
 				for _, b := range cu.bodies {
 					bodies++
 					if b.tree != nil {
@@ -116,7 +116,7 @@ func TestRustUnitsLoadWithoutDecodingEveryDIE(t *testing.T) {
 		t.Fatalf("no lazy index: %v", err)
 	}
 	dies := 0
-	for _, cu := range x.cus {
+	for _, cu := range x.allUnits() {
 		if err := cu.open(); err != nil {
 			t.Fatal(err)
 		}
@@ -132,14 +132,14 @@ func TestRustUnitsLoadWithoutDecodingEveryDIE(t *testing.T) {
 		if err != nil || x == nil {
 			t.Fatalf("no lazy index: %v", err)
 		}
-		for _, cu := range x.cus {
+		for _, cu := range x.allUnits() {
 			if err := cu.load(x); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
-	t.Logf("%d units of %d DIEs loaded in %.0f allocations", len(x.cus), dies, allocs)
+	t.Logf("%d units of %d DIEs loaded in %.0f allocations", len(x.allUnits()), dies, allocs)
 	if dies < 10000 || allocs > float64(dies) {
-		t.Errorf("%d units of %d DIEs loaded in %.0f allocations", len(x.cus), dies, allocs)
+		t.Errorf("%d units of %d DIEs loaded in %.0f allocations", len(x.allUnits()), dies, allocs)
 	}
 }

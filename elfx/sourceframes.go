@@ -81,7 +81,7 @@ func (x *dwarfIndex) sourceFrames(pc uint64, o *Object) ([]SourceFrame, error) {
 	var lineOnly *lineRow
 	var lineCU *cuIndex
 	x.byPC.each(pc, func(i int32) bool {
-		cu := x.cus[i]
+		cu := x.unit(i)
 		if err := cu.load(x); err != nil && firstErr == nil {
 			firstErr = err
 		}

@@ -10,7 +10,7 @@ import (
 // on: the tests that hold a reading of ours to debug/dwarf's.
 func eachUnitDIE(t *testing.T, x *dwarfIndex, units int, visit func(cu *cuIndex, e *dwarf.Entry)) {
 	t.Helper()
-	for i, cu := range x.cus {
+	for i, cu := range x.allUnits() {
 		if units > 0 && i >= units {
 			break
 		}
