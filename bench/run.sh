@@ -160,44 +160,58 @@ json_num() {
 	sed -n "s/^ *\"$1\": *\([0-9.eE+-]*\),*\$/\1/p" "$2" | head -n 1
 }
 
-# time_ms CMD: wall time over RUNS runs, after one warmup run, printed as
-# "MEDIAN MIN CPU" in milliseconds (CPU = user + system, mean). The minimum
-# and the CPU time are less disturbed by other load on the machine.
-time_ms() {
-	cmd=$1
-	if use_hyperfine; then
-		json=$OUTDIR/out/hyperfine.json
-		if ! hyperfine --shell=none --style none --ignore-failure --warmup 1 --runs "$RUNS" \
-			--export-json "$json" "$cmd" >/dev/null 2>&1; then
-			echo "- - -"
-			return
-		fi
-		echo "$(json_num median "$json") $(json_num min "$json") $(json_num user "$json") $(json_num system "$json")" |
-			awk '{ printf "%.1f %.1f %.1f\n", $1 * 1000, $2 * 1000, ($3 + $4) * 1000 }'
+# time_hyperfine CMD: hyperfine's wall time over RUNS runs, after one
+# warmup run, printed as "MEDIAN MIN CPU" in milliseconds (CPU = user +
+# system, mean).
+time_hyperfine() {
+	json=$OUTDIR/out/hyperfine.json
+	if ! hyperfine --shell=none --style none --ignore-failure --warmup 1 --runs "$RUNS" \
+		--export-json "$json" "$1" >/dev/null 2>&1; then
+		echo "- - -"
 		return
 	fi
-	sh -c "$cmd" >/dev/null 2>&1 || true # warmup: page cache, debug files
-	# perf stat, when it works, gives each run's CPU time (task-clock).
+	echo "$(json_num median "$json") $(json_num min "$json") $(json_num user "$json") $(json_num system "$json")" |
+		awk '{ printf "%.1f %.1f %.1f\n", $1 * 1000, $2 * 1000, ($3 + $4) * 1000 }'
+}
+
+# time_rounds CASE: the wall and CPU time of every tool of CASE (the
+# "TOOL<tab>CMD" lines of $OUTDIR/out/CASE.cmds), in RUNS rounds that run
+# each tool once in turn, after one warmup run each; prints per tool
+# "TOOL MEDIAN MIN CPU" in milliseconds (CPU: perf stat's task-clock,
+# median). Rounds, not one tool's runs after another's: what moves the
+# machine's speed for a while (other jobs, the kernel reclaiming pages)
+# then falls on every tool alike, and eu-stack's CPU on one core moved by
+# up to 30% between blocks of runs.
+time_rounds() {
+	cmds=$OUTDIR/out/$1.cmds
+	samples=$OUTDIR/out/$1.samples
 	stat=$OUTDIR/out/perf-stat.txt
 	use_perf=no
 	if have perf && perf stat -x, -e task-clock -o "$stat" true >/dev/null 2>&1; then use_perf=yes; fi
-	i=0
-	while [ "$i" -lt "$RUNS" ]; do
-		cpu=-
-		t0=$(now_ns)
-		if [ $use_perf = yes ]; then
-			perf stat -x, -e task-clock -o "$stat" sh -c "exec $cmd" >/dev/null 2>&1 || true
-			t1=$(now_ns)
-			cpu=$(awk -F, '/task-clock/ { print $1 }' "$stat")
-		else
-			sh -c "exec $cmd" >/dev/null 2>&1 || true
-			t1=$(now_ns)
-		fi
-		echo "$(((t1 - t0) / 1000)) ${cpu:--}"
-		i=$((i + 1))
-	done | sort -n | awk '{ v[NR] = $1; if ($2 != "-") { c += $2; nc++ } } END {
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f %.1f %s\n", m / 1000, v[1] / 1000, nc ? sprintf("%.1f", c / nc) : "-" }'
+	: >"$samples"
+	round=0
+	while [ "$round" -le "$RUNS" ]; do # round 0: the warmup runs
+		while IFS="$(printf '\t')" read -r tool cmd; do
+			cpu=-
+			t0=$(now_ns)
+			if [ $use_perf = yes ]; then
+				perf stat -x, -e task-clock -o "$stat" sh -c "exec $cmd" >/dev/null 2>&1 </dev/null || true
+				t1=$(now_ns)
+				cpu=$(awk -F, '/task-clock/ { print $1 }' "$stat")
+			else
+				sh -c "exec $cmd" >/dev/null 2>&1 </dev/null || true
+				t1=$(now_ns)
+			fi
+			[ "$round" -gt 0 ] && echo "$tool $(((t1 - t0) / 1000)) ${cpu:--}" >>"$samples"
+		done <"$cmds"
+		round=$((round + 1))
+	done
+	cut -f1 "$cmds" | while read -r tool; do
+		awk -v t="$tool" '$1 == t { w[++n] = $2; if ($3 != "-") c[++nc] = $3 }
+			function median(a, k,   i, j, x) { for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+				return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+			END { m = median(w, n); printf "%s %.1f %.1f %s\n", t, m / 1000, w[1] / 1000, nc ? sprintf("%.1f", median(c, nc)) : "-" }' "$samples"
+	done
 }
 
 # peak_rss_mb CMD OUT: one run under /usr/bin/time, stdout kept in OUT;
@@ -223,9 +237,9 @@ peak_rss_mb() {
 if use_hyperfine; then
 	TIMER="hyperfine (1 warmup, $RUNS runs)"
 elif have perf && perf stat -x, -e task-clock true >/dev/null 2>&1; then
-	TIMER="date +%s%N loop ($RUNS runs, 1 warmup), cpu ms from perf stat task-clock"
+	TIMER="date +%s%N, $RUNS rounds of every tool in turn (1 warmup round), cpu ms: median of perf stat task-clock"
 else
-	TIMER="date +%s%N loop ($RUNS runs, 1 warmup)"
+	TIMER="date +%s%N, $RUNS rounds of every tool in turn (1 warmup round)"
 fi
 RESULTS=$OUTDIR/results.tsv
 printf 'case\ttool\tmedian_ms\tmin_ms\tcpu_ms\tpeak_rss_mb\tframes\texit\n' >"$RESULTS"
@@ -239,6 +253,8 @@ for dir in "$OUTDIR"/cores/*/; do
 	exe=$(cat "$dir/exe")
 	ADDRS=$OUTDIR/out/$case.addrs
 	eu-stack --core="$core" -e "$exe" -n 0 2>/dev/null | awk '/^#/ { print $2 }' >"$ADDRS" || true
+	: >"$OUTDIR/out/$case.cmds"
+	: >"$OUTDIR/out/$case.rows"
 	for tool in $TOOLS; do
 		cmd=$(command_for "$tool" "$core" "$exe")
 		say "  $case / $tool"
@@ -249,9 +265,21 @@ for dir in "$OUTDIR"/cores/*/; do
 		rss=${res% *}
 		st=${res#* }
 		frames=$(count_frames "$tool" "$out")
-		times=$(time_ms "$cmd" | tr ' ' '\t')
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$times" "$rss" "$frames" "$st" >>"$RESULTS"
+		printf '%s\t%s\n' "$tool" "$cmd" >>"$OUTDIR/out/$case.cmds"
+		printf '%s %s %s %s\n' "$tool" "$rss" "$frames" "$st" >>"$OUTDIR/out/$case.rows"
 	done
+	if use_hyperfine; then
+		while IFS="$(printf '\t')" read -r tool cmd; do
+			echo "$tool $(time_hyperfine "$cmd")"
+		done <"$OUTDIR/out/$case.cmds" >"$OUTDIR/out/$case.times"
+	else
+		say "  $case: $RUNS rounds of every tool"
+		time_rounds "$case" >"$OUTDIR/out/$case.times"
+	fi
+	while read -r tool rss frames st; do
+		times=$(awk -v t="$tool" '$1 == t { print $2 "\t" $3 "\t" $4 }' "$OUTDIR/out/$case.times")
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$times" "$rss" "$frames" "$st" >>"$RESULTS"
+	done <"$OUTDIR/out/$case.rows"
 done
 
 # --- process start alone ----------------------------------------------------
@@ -264,16 +292,18 @@ if [ -n "$CU_UNWIND_FLAG" ] && [ -n "$LU" ]; then
 	mkdir -p "$BIN/gostart"
 	printf 'package main\n\nfunc main() {}\n' >"$BIN/gostart/main.go"
 	if (cd "$BIN/gostart" && CGO_ENABLED=0 "$GO" build -o "$BIN/gostart/gostart" main.go) 2>"$OUTDIR/out/gostart-build.log"; then
-		for tool in coreunwind libunwind go; do
-			case $tool in
-			coreunwind) cmd="$CU --version" ;;
-			libunwind) cmd="$LU" ;;
-			go) cmd="$BIN/gostart/gostart" ;;
-			esac
-			say "  start / $tool"
-			times=$(time_ms "$cmd" | tr ' ' '\t')
-			printf 'start\t%s\t%s\t-\t-\t-\n' "$tool" "$times" >>"$RESULTS"
-		done
+		printf 'coreunwind\t%s\nlibunwind\t%s\ngo\t%s\n' "$CU --version" "$LU" "$BIN/gostart/gostart" >"$OUTDIR/out/start.cmds"
+		say "  start: $RUNS rounds"
+		if use_hyperfine; then
+			while IFS="$(printf '\t')" read -r tool cmd; do
+				echo "$tool $(time_hyperfine "$cmd")"
+			done <"$OUTDIR/out/start.cmds" >"$OUTDIR/out/start.times"
+		else
+			time_rounds start >"$OUTDIR/out/start.times"
+		fi
+		while read -r tool median min cpu; do
+			printf 'start\t%s\t%s\t%s\t%s\t-\t-\t-\n' "$tool" "$median" "$min" "$cpu" >>"$RESULTS"
+		done <"$OUTDIR/out/start.times"
 	else
 		say "  an empty Go program did not build, see $OUTDIR/out/gostart-build.log"
 	fi
