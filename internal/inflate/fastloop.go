@@ -40,51 +40,25 @@ func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litle
 		// consumed before it): e is the entry of the code they start
 		// with.
 		if e&entryLiteral != 0 {
-			bits >>= e & 63
-			nbits -= uint(e)
-			lit := byte(e >> 16)
-			e = litlen[bits&litlenMask]
-			dst[out] = lit
-			out++
+			out, bits, nbits, e = literal(dst, out, bits, nbits, e, litlen)
 			if e&entryLiteral != 0 {
-				bits >>= e & 63
-				nbits -= uint(e)
-				lit := byte(e >> 16)
-				e = litlen[bits&litlenMask]
-				dst[out] = lit
-				out++
-				if e&entryLiteral != 0 {
-					bits >>= e & 63
-					nbits -= uint(e)
-					lit := byte(e >> 16)
-					e = litlen[bits&litlenMask]
-					bits, rest, nbits = refillFast(bits, rest, nbits)
-					dst[out] = lit
-					out++
-					if out >= end || len(rest) < fastInput {
-						break
-					}
-					continue
-				}
+				out, bits, nbits, e = literal(dst, out, bits, nbits, e, litlen)
 			}
 		}
 		// At most two root literals (22 bits) went before e: a code of
 		// up to 15 bits and 5 extra ones still fit in what is left.
 		if e&entrySub != 0 {
 			e = litlen[e>>16+uint32(bits>>(e&63))&(1<<(e>>8&15)-1)]
-			if e&entryLiteral != 0 {
-				bits >>= e & 63
-				nbits -= uint(e)
-				lit := byte(e >> 16)
-				e = litlen[bits&litlenMask]
-				bits, rest, nbits = refillFast(bits, rest, nbits)
-				dst[out] = lit
-				out++
-				if out >= end || len(rest) < fastInput {
-					break
-				}
-				continue
+		}
+		if e&entryLiteral != 0 {
+			// A third literal, or one of a long code: the round ends
+			// with it.
+			out, bits, nbits, e = literal(dst, out, bits, nbits, e, litlen)
+			bits, rest, nbits = refillFast(bits, rest, nbits)
+			if out >= end || len(rest) < fastInput {
+				break
 			}
+			continue
 		}
 		if e&(entryEOB|entryInvalid) != 0 {
 			if e&entryInvalid != 0 {
@@ -136,6 +110,16 @@ func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litle
 		}
 	}
 	return out, rest, bits, nbits & 63, false, nil
+}
+
+// literal writes the literal of entry e at dst[out], consumes its bits
+// and looks up the entry of the code after it (before the store: the
+// lookup is the chain that matters).
+func literal(dst []byte, out int, bits uint64, nbits uint, e uint32, litlen *litlenTable) (int, uint64, uint, uint32) {
+	bits >>= e & 63
+	next := litlen[bits&(1<<litlenRootBits-1)]
+	dst[out] = byte(e >> 16)
+	return out + 1, bits, nbits - uint(e), next
 }
 
 // refillFast is a refill (see bitReader) with at least 8 bytes of input
