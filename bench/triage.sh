@@ -13,7 +13,9 @@
 #   eu-stack --core=CORE -e EXE  (once per core, $JOBS at a time, as a
 #                                 script would run it)
 # and prints cores per second, peak RSS (/usr/bin/time -f %M) and the
-# ratio. The target is 20x eu-stack's throughput.
+# ratio. The target is 20x eu-stack's throughput. RUNS (default 5)
+# rounds, each a cold triage, a warm one and eu-stack on every core;
+# medians.
 #
 # Environment: CORES (default 1000), JOBS (default: nproc), COREUNWIND
 # (default: build ./cmd/coreunwind), EU_SAMPLE (run eu-stack on only the
@@ -83,37 +85,27 @@ triage_run() {
 	buckets=$(grep -c '"id":' "$WORK/triage.json" || true)
 }
 
-# triage_median RUNS FLAGS...: RUNS timed triages; sets cu_ms, cu_cpu and
-# cu_rss to their medians (runs of 150 ms move by 10% on a shared machine).
-triage_median() {
-	runs=$1
-	shift
-	: >"$WORK/runs"
-	i=0
-	while [ "$i" -lt "$runs" ]; do
-		triage_run "$@"
-		echo "$cu_ms $cu_cpu $cu_rss" >>"$WORK/runs"
-		i=$((i + 1))
-	done
-	cu_ms=$(median 1) cu_cpu=$(median 2) cu_rss=$(median 3)
+# eu_run: one eu-stack per core of list.eu, JOBS at a time; sets eu_ms,
+# eu_cpu (seconds) and eu_rss. /usr/bin/time around xargs reports the
+# CPU time of all the eu-stack processes together and the peak RSS of the
+# largest one (rusage of waited-for descendants). No shell per core: one
+# xargs per program (the cores are named by it).
+eu_run() {
+	t0=$(now_ns)
+	/usr/bin/time -f "%M %U %S" -o "$WORK/eu-stack.rss" sh -c '
+		for p in $4; do
+			grep "/core\.$p\." "$1" | xargs -P "$2" -I{} eu-stack --core={} -e "$3/$p" >/dev/null 2>&1 || true
+		done' sh "$WORK/list.eu" "$JOBS" "$WORK/bin" "$PROGRAMS"
+	t1=$(now_ns)
+	eu_ms=$(((t1 - t0) / 1000000))
+	eu_rss=$(tail -1 "$WORK/eu-stack.rss" | cut -d' ' -f1)
+	eu_cpu=$(tail -1 "$WORK/eu-stack.rss" | awk '{print $2 + $3}')
 }
 
-# median FIELD: the median of a column of $WORK/runs.
+# median FILE FIELD: the median of a column of FILE.
 median() {
-	cut -d' ' -f"$1" "$WORK/runs" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-
-# Cold: no symbol cache. Warm: a second triage with the cache the first
-# one filled (a batch after a batch on the same binaries). A first,
-# unmeasured run brings the cores into the page cache, as eu-stack's
-# measured run below finds them. RUNS (default 5) measured runs each.
-RUNS=${RUNS:-5}
-triage_run --no-cache
-triage_median "$RUNS" --no-cache
-cold_ms=$cu_ms cold_rss=$cu_rss cold_cpu=$cu_cpu
-rm -rf "$WORK/symcache"
-triage_run --cache-dir "$WORK/symcache"
-triage_median "$RUNS" --cache-dir "$WORK/symcache"
 
 find "$WORK/cores" -name 'core.*' | sort >"$WORK/list"
 if [ -n "${EU_SAMPLE:-}" ]; then
@@ -122,19 +114,35 @@ else
 	cp "$WORK/list" "$WORK/list.eu"
 fi
 eu_n=$(wc -l <"$WORK/list.eu")
-# One eu-stack per core, JOBS at a time. /usr/bin/time around xargs
-# reports the CPU time of all the eu-stack processes together and the
-# peak RSS of the largest one (rusage of waited-for descendants).
-t0=$(now_ns)
-# No shell per core: one xargs per program (the cores are named by it).
-/usr/bin/time -f "%M %U %S" -o "$WORK/eu-stack.rss" sh -c '
-	for p in $4; do
-		grep "/core\.$p\." "$1" | xargs -P "$2" -I{} eu-stack --core={} -e "$3/$p" >/dev/null 2>&1 || true
-	done' sh "$WORK/list.eu" "$JOBS" "$WORK/bin" "$PROGRAMS"
-t1=$(now_ns)
-eu_ms=$(((t1 - t0) / 1000000))
-eu_rss=$(tail -1 "$WORK/eu-stack.rss" | cut -d' ' -f1)
-eu_cpu=$(tail -1 "$WORK/eu-stack.rss" | awk '{print $2 + $3}')
+
+# Cold: no symbol cache. Warm: a triage with the cache a first one filled
+# (a batch after a batch on the same binaries). Unmeasured runs first
+# bring the cores into the page cache and fill the warm cache. Then RUNS
+# rounds (default 5), each a cold triage, a warm one and eu-stack on
+# every core, so that what slows the machine for a while (other jobs,
+# the kernel reclaiming page cache) falls on all three alike: eu-stack's
+# CPU a core moved between 26 and 55 ms over four runs of the same cores
+# measured one after the other.
+RUNS=${RUNS:-5}
+triage_run --no-cache
+rm -rf "$WORK/symcache"
+triage_run --cache-dir "$WORK/symcache"
+: >"$WORK/runs.cold"
+: >"$WORK/runs.warm"
+: >"$WORK/runs.eu"
+round=0
+while [ "$round" -lt "$RUNS" ]; do
+	triage_run --no-cache
+	echo "$cu_ms $cu_cpu $cu_rss" >>"$WORK/runs.cold"
+	triage_run --cache-dir "$WORK/symcache"
+	echo "$cu_ms $cu_cpu $cu_rss" >>"$WORK/runs.warm"
+	eu_run
+	echo "$eu_ms $eu_cpu $eu_rss" >>"$WORK/runs.eu"
+	round=$((round + 1))
+done
+cold_ms=$(median "$WORK/runs.cold" 1) cold_cpu=$(median "$WORK/runs.cold" 2) cold_rss=$(median "$WORK/runs.cold" 3)
+cu_ms=$(median "$WORK/runs.warm" 1) cu_cpu=$(median "$WORK/runs.warm" 2) cu_rss=$(median "$WORK/runs.warm" 3)
+eu_ms=$(median "$WORK/runs.eu" 1) eu_cpu=$(median "$WORK/runs.eu" 2) eu_rss=$(median "$WORK/runs.eu" 3)
 
 # Wall-clock rates depend on what else the machine runs; CPU seconds
 # (user + system) per core are printed beside them.
