@@ -26,11 +26,17 @@ type bitReader struct {
 // input as one slice: one register fewer than a slice and an index).
 func refill(rest []byte, bits uint64, nbits uint, pad *int) ([]byte, uint64, uint) {
 	if len(rest) >= 8 {
-		// One load brings (63-nbits)/8 whole new bytes into the buffer.
-		bits |= binary.LittleEndian.Uint64(rest) << (nbits & 63)
-		return rest[(63-nbits)>>3:], bits, nbits | 56
+		return refillFast(rest, bits, nbits)
 	}
 	return refillSlow(rest, bits, nbits, pad)
+}
+
+// refillFast is refill with at least 8 bytes of input left: one load
+// brings (63-nbits)/8 whole new bytes into the buffer. Only nbits' low 6
+// bits count (decodeFast keeps it modulo 64).
+func refillFast(rest []byte, bits uint64, nbits uint) ([]byte, uint64, uint) {
+	bits |= binary.LittleEndian.Uint64(rest) << (nbits & 63)
+	return rest[7-(nbits>>3)&7:], bits, nbits | 56
 }
 
 // refillSlow loads the last bytes of the input one at a time, then zeros.

@@ -1,7 +1,5 @@
 package inflate
 
-import "encoding/binary"
-
 // fastRoom is the output room decodeFast keeps free at the top of each
 // round: two literals, the longest match and the 7 bytes a word copy may
 // write past a match's end.
@@ -27,12 +25,12 @@ const fastInput = 16
 // nbits is kept modulo 64: a consumed entry is subtracted whole, as its
 // low 6 bits are the bits it takes and bits 6-7 are clear.
 func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litlen *litlenTable, dist *distTable) (int, []byte, uint64, uint, bool, error) {
-	const litlenMask, distMask = 1<<litlenRootBits - 1, 1<<distRootBits - 1
+	const litlenMask = 1<<litlenRootBits - 1
 	end := len(dst) - fastRoom
 	if out >= end || len(rest) < fastInput {
 		return out, rest, bits, nbits, false, nil
 	}
-	bits, rest, nbits = refillFast(bits, rest, nbits)
+	rest, bits, nbits = refillFast(rest, bits, nbits)
 	e := litlen[bits&litlenMask]
 	for {
 		// bits holds at least 45 valid bits (one literal was looked up
@@ -48,13 +46,13 @@ func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litle
 		// At most two root literals (22 bits) went before e: a code of
 		// up to 15 bits and 5 extra ones still fit in what is left.
 		if e&entrySub != 0 {
-			e = litlen[e>>16+uint32(bits>>(e&63))&(1<<(e>>8&15)-1)]
+			e = subEntry(litlen[:], e, bits)
 		}
 		if e&entryLiteral != 0 {
 			// A third literal, or one of a long code: the round ends
 			// with it.
 			out, bits, nbits, e = literal(dst, out, bits, nbits, e, litlen)
-			bits, rest, nbits = refillFast(bits, rest, nbits)
+			rest, bits, nbits = refillFast(rest, bits, nbits)
 			if out >= end || len(rest) < fastInput {
 				break
 			}
@@ -69,14 +67,14 @@ func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litle
 		saved := bits
 		bits >>= e & 63
 		nbits -= uint(e)
-		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+		length := entryValue(e, saved)
 
 		// The distance takes up to 15+13 bits: refill first (the round
 		// began with fastInput bytes, so 8 are still there to load).
-		bits, rest, nbits = refillFast(bits, rest, nbits)
-		e = dist[bits&distMask]
+		rest, bits, nbits = refillFast(rest, bits, nbits)
+		e = dist[bits&(1<<distRootBits-1)]
 		if e&entrySub != 0 {
-			e = dist[e>>16+uint32(bits>>(e&63))&(1<<(e>>8&15)-1)]
+			e = subEntry(dist[:], e, bits)
 		}
 		if e&entryInvalid != 0 {
 			return out, rest, bits, nbits & 63, false, errBadDist
@@ -84,21 +82,15 @@ func decodeFast(dst []byte, out int, rest []byte, bits uint64, nbits uint, litle
 		saved = bits
 		bits >>= e & 63
 		nbits -= uint(e)
-		distance := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+		distance := entryValue(e, saved)
 		if distance > out {
 			return out, rest, bits, nbits & 63, false, errFarDist
 		}
 		e = litlen[bits&litlenMask]
-		bits, rest, nbits = refillFast(bits, rest, nbits)
+		rest, bits, nbits = refillFast(rest, bits, nbits)
 		switch {
 		case distance >= 8:
-			// Most matches are at most 8 bytes long (86% of glibc's
-			// .debug_info's): one word, then the rest if there is any.
-			to, from := dst[out:out+fastRoom-2], dst[out-distance:]
-			binary.LittleEndian.PutUint64(to, binary.LittleEndian.Uint64(from))
-			for i := 8; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(to[i:], binary.LittleEndian.Uint64(from[i:]))
-			}
+			copyWords(dst, out, distance, length)
 		case distance == 1:
 			copyRun(dst, out, length)
 		default:
@@ -120,11 +112,4 @@ func literal(dst []byte, out int, bits uint64, nbits uint, e uint32, litlen *lit
 	next := litlen[bits&(1<<litlenRootBits-1)]
 	dst[out] = byte(e >> 16)
 	return out + 1, bits, nbits - uint(e), next
-}
-
-// refillFast is a refill (see bitReader) with at least 8 bytes of input
-// left, for a count of valid bits kept modulo 64.
-func refillFast(bits uint64, rest []byte, nbits uint) (uint64, []byte, uint) {
-	bits |= binary.LittleEndian.Uint64(rest) << (nbits & 63)
-	return bits, rest[7-(nbits>>3)&7:], nbits | 56
 }

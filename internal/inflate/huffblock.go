@@ -53,7 +53,7 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 			d.endBlock()
 			break
 		}
-		length := int(e>>16) + int(bits&(1<<total-1)>>(e>>8&15))
+		length := entryValue(e, bits)
 		bits >>= total
 		nbits -= total
 
@@ -63,7 +63,7 @@ func (d *Decoder) decodeHuffman(dst []byte, out int) (int, error) {
 			break
 		}
 		total = uint(e & 63)
-		distance := int(e>>16) + int(bits&(1<<total-1)>>(e>>8&15))
+		distance := entryValue(e, bits)
 		bits >>= total
 		nbits -= total
 		if distance > out {

@@ -188,7 +188,19 @@ func reverse(code uint32, n uint8) uint32 {
 func lookup(t []uint32, rootMask uint64, b uint64) uint32 {
 	e := t[b&rootMask]
 	if e&entrySub != 0 {
-		e = t[e>>16+uint32(b>>(e&63))&(1<<(e>>8&15)-1)]
+		e = subEntry(t, e, b)
 	}
 	return e
+}
+
+// subEntry returns the entry that the root entry e, a pointer, leads
+// to for the code at the bottom of b.
+func subEntry(t []uint32, e uint32, b uint64) uint32 {
+	return t[e>>16+uint32(b>>(e&63))&(1<<(e>>8&15)-1)]
+}
+
+// entryValue is a length or distance entry's value: its base plus the
+// extra bits that follow its code at the bottom of b.
+func entryValue(e uint32, b uint64) int {
+	return int(e>>16) + int(b&(1<<(e&63)-1)>>(e>>8&15))
 }
