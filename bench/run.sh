@@ -202,16 +202,21 @@ time_rounds() {
 				sh -c "exec $cmd" >/dev/null 2>&1 </dev/null || true
 				t1=$(now_ns)
 			fi
-			[ "$round" -gt 0 ] && echo "$tool $(((t1 - t0) / 1000)) ${cpu:--}" >>"$samples"
+			if [ "$round" -gt 0 ]; then echo "$tool $(((t1 - t0) / 1000)) ${cpu:--}" >>"$samples"; fi
 		done <"$cmds"
 		round=$((round + 1))
 	done
 	cut -f1 "$cmds" | while read -r tool; do
-		awk -v t="$tool" '$1 == t { w[++n] = $2; if ($3 != "-") c[++nc] = $3 }
-			function median(a, k,   i, j, x) { for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-				return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-			END { m = median(w, n); printf "%s %.1f %.1f %s\n", t, m / 1000, w[1] / 1000, nc ? sprintf("%.1f", median(c, nc)) : "-" }' "$samples"
+		wall=$(awk -v t="$tool" '$1 == t { print $2 / 1000 }' "$samples" | sort -g)
+		cpu=$(awk -v t="$tool" '$1 == t && $3 != "-" { print $3 }' "$samples" | median)
+		echo "$tool $(echo "$wall" | median) $(echo "$wall" | head -n 1) ${cpu:--}" |
+			awk '{ printf "%s %.1f %.1f %s\n", $1, $2, $3, $4 == "-" ? "-" : sprintf("%.1f", $4) }'
 	done
+}
+
+# median: the median of the numbers on stdin, one a line (nothing for none).
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # peak_rss_mb CMD OUT: one run under /usr/bin/time, stdout kept in OUT;
