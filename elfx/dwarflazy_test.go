@@ -66,9 +66,9 @@ func TestLazyDWARFMatchesEager(t *testing.T) {
 	faults := minorFaults(t)
 	dropping.preload([]uint64{addrs[0], addrs[len(addrs)-1]})
 	faults = minorFaults(t) - faults
-	if info := dropping.lazy.info; info.owned && len(info.dropped) == 0 {
+	if info := dropping.lazy.info; info.owned() && len(info.dropped) == 0 {
 		t.Error("preloading two far-apart units gave no page of .debug_info back")
-	} else if skipped := droppedPages(info); info.owned && !raceDetector && faults > int64(skipped*3/4) {
+	} else if skipped := droppedPages(info); info.owned() && !raceDetector && faults > int64(skipped*3/4) {
 		// The bytes between the two units go through a small buffer:
 		// the pages of the section's mapping there are never touched
 		// (each page inflated into it and given back was a fault). The
@@ -103,7 +103,7 @@ func TestBatchKeepsInflatedDWARF(t *testing.T) {
 	addrs := sampleAddrs(t, dbg.ELF(), 300)
 	x.preload([]uint64{addrs[0], addrs[len(addrs)-1]})
 	info := x.lazy.info
-	if !info.owned {
+	if !info.owned() {
 		t.Fatal("libc's debug file has an uncompressed .debug_info (Debian compresses it): nothing to test")
 	}
 	if len(info.dropped) != 0 || !info.kept {

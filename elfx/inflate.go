@@ -164,10 +164,9 @@ type sectionStream struct {
 	inflated sync.Cond
 	busy     bool
 	waitFor  int
-	buf      []byte // the whole section; valid up to done except in dropped
-	owned    bool   // buf is an anonymous mapping of ours
-	mapping  *anonMapping
-	kept     bool // give nothing back (units refer into each other)
+	buf      []byte       // the whole section; valid up to done except in dropped
+	mapping  *anonMapping // buf's anonymous mapping, nil where buf is not ours
+	kept     bool         // give nothing back (units refer into each other)
 	// wholeClaimed: a prefetch of the whole stream was started
 	// (prefetchWhole).
 	wholeClaimed bool
@@ -243,7 +242,7 @@ func newCompressedStream(name string, raw []byte, class elf.Class, order binary.
 		c.close()
 		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
-	st.buf, st.owned = buf[:size:size], true
+	st.buf = buf[:size:size]
 	// The dwarf.Data values over the buffer belong to the index that
 	// holds the stream: once the stream is unreachable, so are they.
 	// Closing the object gives it back at once (sectionStream.unmap).
@@ -271,6 +270,9 @@ func (m *anonMapping) unmap() {
 		m.b = nil
 	}
 }
+
+// owned reports whether buf is an anonymous mapping of the stream's own.
+func (st *sectionStream) owned() bool { return st.mapping != nil }
 
 // unmap gives back the stream's inflated bytes: its object is closed,
 // nobody reads them any more.
@@ -330,14 +332,14 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 	// nobody's: give them back as the stream passes them.
 	dropFrom := st.floor
 	st.floor = max(st.floor, hi)
-	if st.owned && !st.kept && lo > dropFrom {
+	if st.owned() && !st.kept && lo > dropFrom {
 		st.drop(dropFrom, min(lo, st.done))
 	}
 	// What lies between the stream's position and start is nobody's
 	// either: it is inflated into a small buffer that stays in the cache
 	// instead of into pages of buf that would be faulted in, zeroed and
 	// given back (glibc's clone3 unit lies 4 MB into .debug_info).
-	if st.owned && !st.kept && lo > dropFrom && lo > st.done && st.c != nil {
+	if st.owned() && !st.kept && lo > dropFrom && lo > st.done && st.c != nil {
 		st.skipTo(lo)
 	}
 	for st.done < hi && st.c != nil {
@@ -348,7 +350,7 @@ func (st *sectionStream) ensure(start, end uint64) ([]byte, error) {
 		})
 		st.advance(n, err)
 		st.wake(false)
-		if st.owned && !st.kept && lo > dropFrom {
+		if st.owned() && !st.kept && lo > dropFrom {
 			st.drop(dropFrom, min(lo, st.done))
 		}
 	}

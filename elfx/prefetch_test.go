@@ -310,7 +310,7 @@ func TestCloseGivesBackInflatedSections(t *testing.T) {
 	}
 	var inflated [][]byte
 	for _, st := range []*sectionStream{x.lazy.info, x.lazy.line, x.lazy.abbrev} {
-		if !st.owned {
+		if !st.owned() {
 			t.Fatalf("%s of %s is not compressed", st.name, o.name)
 		}
 		inflated = append(inflated, st.buf)
