@@ -1,12 +1,9 @@
 package elfx
 
 import (
-	"bufio"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/coreunwind/coreunwind/internal/testenv"
 )
@@ -32,7 +29,7 @@ func TestWholeStreamsAskForHugePages(t *testing.T) {
 		if st.done != len(st.buf) || len(st.buf) < hugePageSize {
 			t.Fatalf("%s %s: %d of %d bytes inflated; the test wants it whole and at least a huge page", py.name, st.name, st.done, len(st.buf))
 		}
-		if flags := vmFlags(t, st.buf); !strings.Contains(" "+flags+" ", " hg ") {
+		if flags := testenv.VMFlags(t, st.buf); !strings.Contains(" "+flags+" ", " hg ") {
 			t.Errorf("%s %s, inflated whole for the walk: VmFlags %q, no hg (MADV_HUGEPAGE)", py.name, st.name, flags)
 		}
 		// Whole huge pages: Linux starts such a mapping at a huge
@@ -49,48 +46,10 @@ func TestWholeStreamsAskForHugePages(t *testing.T) {
 		t.Fatalf("%s: listed addresses walked the unlisted units", libc.name)
 	}
 	if st := y.lazy.info; len(st.buf) >= hugePageSize {
-		if flags := vmFlags(t, st.buf); strings.Contains(" "+flags+" ", " hg ") {
+		if flags := testenv.VMFlags(t, st.buf); strings.Contains(" "+flags+" ", " hg ") {
 			t.Errorf("%s %s, read by units: VmFlags %q ask for huge pages", libc.name, st.name, flags)
 		}
 	} else {
 		t.Fatalf("%s %s: %d bytes, less than a huge page", libc.name, st.name, len(st.buf))
 	}
-}
-
-// vmFlags returns the VmFlags of the mapping of this process holding b
-// (/proc/self/smaps).
-func vmFlags(t *testing.T, b []byte) string {
-	t.Helper()
-	addr := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	in := false
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		line := s.Text()
-		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok {
-			if in {
-				return strings.TrimSpace(flags)
-			}
-			continue
-		}
-		span, _, _ := strings.Cut(line, " ")
-		lo, hi, ok := strings.Cut(span, "-")
-		if !ok {
-			continue
-		}
-		l, err1 := strconv.ParseUint(lo, 16, 64)
-		h, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 == nil && err2 == nil {
-			in = l <= addr && addr < h
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Fatalf("no mapping holds %#x in /proc/self/smaps", addr)
-	return ""
 }
