@@ -431,6 +431,9 @@ func (s *dieSkipper) setShape(code uint64, sh *dieShape) {
 // readULEB decodes the unsigned LEB128 number at the start of b; n is
 // its length, 0 when b ends inside it.
 func readULEB(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 { // most numbers: one byte, no loop
+		return uint64(b[0]), 1
+	}
 	var shift uint
 	for i, c := range b {
 		if shift < 64 {
@@ -438,6 +441,25 @@ func readULEB(b []byte) (v uint64, n int) {
 		}
 		shift += 7
 		if c&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// readSLEB is readULEB for a signed number. Both drop the bits past
+// 64, as debug/dwarf does.
+func readSLEB(b []byte) (v int64, n int) {
+	var shift uint
+	for i, c := range b {
+		if shift < 64 {
+			v |= int64(c&0x7f) << shift
+		}
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
 			return v, i + 1
 		}
 	}

@@ -268,41 +268,18 @@ func (p *lineProgram) advance(s *lineState, n int) {
 	s.opIndex = i % p.maxOps
 }
 
-// ulebAt reads an unsigned LEB128 at pos in b and returns the position
-// after it; false when it runs off b or past 64 bits. (The position is a
-// value, not a pointer, so that the caller's stays in a register.) A
-// one-byte number, most of them, is read without the loop.
+// ulebAt is readULEB at pos in b (pos <= len(b)), returning the
+// position after the number: a value, not a pointer, so that the
+// caller's stays in a register. False when b ends inside it.
 func ulebAt(b []byte, pos int) (uint64, int, bool) {
-	if pos < len(b) && b[pos] < 0x80 {
-		return uint64(b[pos]), pos + 1, true
-	}
-	var v uint64
-	for shift := uint(0); pos < len(b) && shift < 64; shift += 7 {
-		c := b[pos]
-		pos++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, pos, true
-		}
-	}
-	return 0, pos, false
+	v, n := readULEB(b[pos:])
+	return v, pos + n, n > 0
 }
 
-// slebAt reads a signed LEB128 at pos in b, as ulebAt does.
+// slebAt is ulebAt for readSLEB.
 func slebAt(b []byte, pos int) (int64, int, bool) {
-	var v int64
-	for shift := uint(0); pos < len(b) && shift < 64; shift += 7 {
-		c := b[pos]
-		pos++
-		v |= int64(c&0x7f) << shift
-		if c < 0x80 {
-			if shift+7 < 64 && c&0x40 != 0 {
-				v |= -1 << (shift + 7)
-			}
-			return v, pos, true
-		}
-	}
-	return 0, pos, false
+	v, n := readSLEB(b[pos:])
+	return v, pos + n, n > 0
 }
 
 // byteReader reads a header's fixed-size fields; bad is set (and zeros

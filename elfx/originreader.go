@@ -148,29 +148,10 @@ func (r *originReader) constant(pos, next, f uint64) (int64, bool) {
 		v, _ := readULEB(b)
 		return int64(v), true
 	case formSdata:
-		return readSLEB(b), true
+		v, _ := readSLEB(b)
+		return v, true
 	}
 	return 0, false
-}
-
-// readSLEB decodes the signed LEB128 number at the start of b (whole:
-// its extent is known).
-func readSLEB(b []byte) int64 {
-	var v int64
-	var shift uint
-	for _, c := range b {
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			break
-		}
-	}
-	return v
 }
 
 // die reads the DIE at section offset pos of the unit; r.mu is held.
