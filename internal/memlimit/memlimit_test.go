@@ -13,6 +13,26 @@ import (
 
 const childEnv = "MEMLIMIT_TEST_CHILD"
 
+// runChild runs the test named test of this binary as the child side
+// of its check (childEnv set), with GOMEMLIMIT set to gomemlimit, and
+// returns its output.
+func runChild(test, gomemlimit string) ([]byte, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT="+gomemlimit)
+	return cmd.CombinedOutput()
+}
+
+// growHeap keeps allocating, up to 2 GiB, and exits 0 if nothing
+// stopped it.
+func growHeap() {
+	var keep [][]byte
+	for range 512 {
+		keep = append(keep, make([]byte, 4<<20))
+	}
+	fmt.Println("not stopped", len(keep))
+	os.Exit(0)
+}
+
 // TestHeapAboveLimitEnds keeps allocating (as a parser trusting a size
 // field would) in a child process whose limit is 64 MiB: the child must
 // end through exceeded, with its status, long before the 2 GiB it asks
@@ -23,16 +43,9 @@ func TestHeapAboveLimitEnds(t *testing.T) {
 			fmt.Printf("exceeded: %d live of %d\n", live, limit)
 			os.Exit(7)
 		})
-		var keep [][]byte
-		for range 512 {
-			keep = append(keep, make([]byte, 4<<20))
-		}
-		fmt.Println("not stopped", len(keep))
-		os.Exit(0)
+		growHeap()
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHeapAboveLimitEnds$")
-	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=")
-	out, err := cmd.CombinedOutput()
+	out, err := runChild("TestHeapAboveLimitEnds", "")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(string(out), "exceeded: ") {
 		t.Errorf("child: %v, want exit status 7 from exceeded\n%s", err, out)
@@ -50,16 +63,9 @@ func TestLimitReadAtFirstCollection(t *testing.T) {
 			os.Exit(7)
 		})
 		fmt.Printf("reads before a collection: %d\n", reads.Load())
-		var keep [][]byte
-		for range 512 {
-			keep = append(keep, make([]byte, 4<<20))
-		}
-		fmt.Println("not stopped", len(keep))
-		os.Exit(0)
+		growHeap()
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLimitReadAtFirstCollection$")
-	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=")
-	out, err := cmd.CombinedOutput()
+	out, err := runChild("TestLimitReadAtFirstCollection", "")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(string(out), "reads before a collection: 0\n") ||
 		!strings.Contains(string(out), " after 1 reads") {
@@ -73,9 +79,7 @@ func TestGOMEMLIMITWins(t *testing.T) {
 		fmt.Println("limit", Start(1<<40, func(uint64, uint64) {}))
 		os.Exit(0)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestGOMEMLIMITWins$")
-	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMEMLIMIT=100MiB")
-	out, err := cmd.CombinedOutput()
+	out, err := runChild("TestGOMEMLIMITWins", "100MiB")
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf("limit %d", 100<<20)) {
 		t.Errorf("child: %v\n%s", err, out)
 	}
