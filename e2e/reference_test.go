@@ -133,19 +133,27 @@ func runEuStack(t *testing.T, exe, core string, extra ...string) (map[int]*refbt
 // over two minutes.
 func runTool(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	out, ok := runToolWithin(t, 10*time.Minute, name, args...)
+	if !ok {
+		t.Fatalf("%s timed out", name)
+	}
+	return out
+}
+
+// runToolWithin is runTool with a time limit of its own; ok is false
+// when the tool ran out of it (and was killed).
+func runToolWithin(t *testing.T, limit time.Duration, name string, args ...string) (out string, ok bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	_ = cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%s timed out", name)
-	}
 	if stderr.Len() > 0 {
 		t.Logf("%s stderr (first 1000 bytes): %s", name, truncate(stderr.String(), 1000))
 	}
-	return stdout.String()
+	return stdout.String(), ctx.Err() == nil
 }
 
 func truncate(s string, n int) string {
